@@ -1,0 +1,95 @@
+// perfmon: a counting session — event groups opened on a target, started, stopped and read.
+//
+//   perfmon::EventCatalog catalog;
+//   perfmon::CounterSession session(catalog.parse("task-clock,{page-faults,context-switches}"),
+//                                   perfmon::Target::self());
+//   session.start();
+//   work();
+//   session.stop();
+//   if (session.read() == 0) std::printf("%llu\n", (unsigned long long)session.value(1).raw);
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "perfmon/counter.hpp"
+#include "perfmon/event.hpp"
+#include "perfmon/target.hpp"
+
+namespace perfmon {
+
+struct SessionOptions {
+  // Count threads and processes the target creates after the counters are opened.
+  bool inherit = true;
+  // Events this machine cannot count (no PMU, unknown to the PMU) are kept and reported as
+  // unsupported instead of failing the session.
+  bool skip_unsupported = true;
+  // Collect the counts of every inherited thread as it exits (see exited_threads()).
+  bool track_exited_threads = false;
+};
+
+// One place the events are opened at: a thread (cpu == -1) or a CPU (tid == -1).
+struct Location {
+  pid_t tid = -1;
+  int cpu = -1;
+};
+
+// The counts of one inherited thread, taken by the kernel when it exited.
+struct ThreadCounts {
+  pid_t pid = 0;
+  pid_t tid = 0;
+  std::string comm;
+  std::vector<CounterValue> values;  // by event index; zero for events in groups that were not tracked
+};
+
+class CounterSession {
+ public:
+  // Opens every event of every group on every location of the target, disabled (a workload
+  // target is enabled by the kernel at exec). Throws perfmon::Error.
+  CounterSession(const std::vector<EventGroup>& groups, const Target& target, SessionOptions options = {});
+  ~CounterSession();
+  CounterSession(CounterSession&&) noexcept;
+  CounterSession& operator=(CounterSession&&) noexcept;
+
+  // Enable, disable and zero all groups (one ioctl per group and location). Throw perfmon::Error.
+  void start();
+  void stop();
+  void reset();
+
+  // Reads every group with one read(2) each. Allocates nothing, throws nothing.
+  // Returns 0, or the errno of the first failed read (the values of that group are left as they were).
+  int read() noexcept;
+
+  std::size_t event_count() const noexcept;
+  const Event& event(std::size_t index) const noexcept;
+  // False when the machine cannot count the event; unsupported_reason() says why (a cause and a fix).
+  bool supported(std::size_t index) const noexcept;
+  const std::string& unsupported_reason(std::size_t index) const noexcept;
+  // True when the kernel put a pinned group into error state: it could not be kept on the PMU.
+  bool scheduling_failed(std::size_t index) const noexcept;
+
+  const std::vector<Location>& locations() const noexcept;
+  // The last read value of an event, summed over all locations, or at one location.
+  CounterValue value(std::size_t index) const noexcept;
+  CounterValue value(std::size_t index, std::size_t location) const noexcept;
+
+  // Things the session did on the user's behalf (for example a fallback to user-space counting).
+  const std::vector<std::string>& notes() const noexcept;
+
+  // With track_exited_threads: consumes the kernel's exit records; call it from time to time
+  // (the ring buffer is finite) and once after the target has exited.
+  void collect_exited_threads();
+  const std::vector<ThreadCounts>& exited_threads() const noexcept;
+  // Records the kernel had to drop because collect_exited_threads() ran too rarely.
+  std::uint64_t lost_thread_records() const noexcept;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace perfmon

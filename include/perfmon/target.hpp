@@ -1,0 +1,40 @@
+// perfmon: where events are counted — threads, processes, CPUs or a cgroup.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace perfmon {
+
+class Workload;
+
+struct Target {
+  enum class Kind {
+    Self,     // the calling thread (and, with inherit, the threads it creates afterwards)
+    Threads,  // the listed threads, one counter set each
+    Cpus,     // everything that runs on the listed CPUs
+    Cgroup,   // tasks of one cgroup while they run on the listed CPUs
+  };
+
+  Kind kind = Kind::Self;
+  std::vector<pid_t> threads;  // Threads
+  std::vector<int> cpus;       // Cpus, Cgroup
+  std::string cgroup;          // Cgroup: a path below the cgroup mount, or an absolute path
+  bool enable_on_exec = false; // counting starts when the (stopped) workload calls exec
+
+  static Target self();
+  static Target thread(pid_t tid);
+  // Every thread the process has now; threads it creates later are counted with inherit.
+  static Target process(pid_t pid);
+  // A command started by perfmon::Workload and held before its exec.
+  static Target workload(const Workload& workload);
+  static Target cpu_list(std::vector<int> cpus);
+  static Target all_cpus();
+  static Target cgroup_on(std::string path, std::vector<int> cpus = {});
+
+  bool cpu_wide() const { return kind == Kind::Cpus || kind == Kind::Cgroup; }
+};
+
+}  // namespace perfmon

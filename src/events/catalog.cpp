@@ -1,0 +1,307 @@
+#include "perfmon/catalog.hpp"
+
+#include <linux/hw_breakpoint.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "events/event_syntax.hpp"
+#include "events/generic_events.hpp"
+#include "events/suggest.hpp"
+#include "events/sysfs_pmu.hpp"
+#include "events/tracefs.hpp"
+#include "kernel/cpu_list.hpp"
+#include "perfmon/error.hpp"
+
+namespace perfmon {
+
+using events::EventSpec;
+
+struct EventCatalog::State {
+  CatalogPaths paths;
+  std::vector<events::Pmu> pmus;
+  mutable std::once_flag tracefs_once;
+  mutable std::string tracefs;
+
+  const std::string& tracefs_root() const {
+    std::call_once(tracefs_once, [this] { tracefs = paths.tracefs.empty() ? events::find_tracefs() : paths.tracefs; });
+    return tracefs;
+  }
+
+  const events::Pmu* find_pmu(std::string_view name) const {
+    for (const events::Pmu& pmu : pmus)
+      if (pmu.name == name) return &pmu;
+    return nullptr;
+  }
+
+  std::vector<std::string> event_names() const {
+    std::vector<std::string> names;
+    for (auto table : {events::hardware_events(), events::software_events()}) {
+      for (const events::GenericEvent& event : table) {
+        names.emplace_back(event.name);
+        if (!event.alias.empty()) names.emplace_back(event.alias);
+      }
+    }
+    for (std::string& name : events::hardware_cache_event_names()) names.push_back(std::move(name));
+    for (const events::Pmu& pmu : pmus)
+      for (const events::PmuEventAlias& alias : pmu.events) names.push_back(alias.name);
+    return names;
+  }
+
+  Event resolve(const EventSpec& spec) const;
+  void resolve_named(const EventSpec& spec, Event& event) const;
+  void resolve_pmu(const EventSpec& spec, Event& event) const;
+  void resolve_tracepoint(const EventSpec& spec, Event& event) const;
+  void apply_terms(const events::Pmu& pmu, const std::vector<events::Term>& terms, const EventSpec& spec,
+                   Event& event, bool inside_alias) const;
+};
+
+namespace {
+
+[[noreturn]] void fail(const EventSpec& spec, const std::string& why) {
+  throw Error("invalid event '" + spec.text + "': " + why);
+}
+
+void apply_modifiers(const events::Modifiers& mods, Event& event) {
+  perf_event_attr& attr = event.attr;
+  if (mods.user || mods.kernel || mods.hypervisor) {
+    attr.exclude_user = !mods.user;
+    attr.exclude_kernel = !mods.kernel;
+    attr.exclude_hv = !mods.hypervisor;
+  }
+  if (mods.guest != mods.host) {
+    attr.exclude_host = mods.guest;
+    attr.exclude_guest = mods.host;
+  }
+  attr.precise_ip = static_cast<std::uint64_t>(mods.precise);
+  attr.exclude_idle = mods.exclude_idle;
+  attr.exclusive = mods.exclusive;
+  event.pinned = mods.pinned;
+  event.group_read = mods.group_read;
+  event.max_precise = mods.max_precise;
+  event.weak_group = mods.weak_group;
+}
+
+std::uint64_t term_number(const EventSpec& spec, const events::Term& term) {
+  if (!term.value) return 1;  // a bare flag term such as 'edge' means 1, as in perf
+  auto value = events::parse_number(*term.value);
+  if (!value) fail(spec, "term '" + term.key + "' needs a number (decimal or 0x hex), not '" + *term.value + "'.");
+  return *value;
+}
+
+}  // namespace
+
+void EventCatalog::State::resolve_named(const EventSpec& spec, Event& event) const {
+  if (auto generic = events::find_generic_event(spec.name)) {
+    event.attr.type = generic->type;
+    event.attr.config = generic->config;
+    event.pmu = generic->type == PERF_TYPE_SOFTWARE ? "software" : "cpu";
+    return;
+  }
+  // A sysfs event alias written without its PMU ("tsc" for msr/tsc/): the first PMU that has it.
+  for (const events::Pmu& pmu : pmus) {
+    if (pmu.event(spec.name) != nullptr) {
+      apply_terms(pmu, {events::Term{spec.name, std::nullopt}}, spec, event, false);
+      return;
+    }
+  }
+  std::string hint = events::did_you_mean(events::nearest_names(spec.name, event_names()));
+  fail(spec, "unknown event '" + spec.name + "'" + (hint.empty() ? "; run 'perfmon list' to see the events of this machine." : hint));
+}
+
+void EventCatalog::State::apply_terms(const events::Pmu& pmu, const std::vector<events::Term>& terms,
+                                      const EventSpec& spec, Event& event, bool inside_alias) const {
+  event.attr.type = pmu.type;
+  event.pmu = pmu.name;
+  event.cpus = pmu.cpus;
+  for (const events::Term& term : terms) {
+    if (term.key == "config") {
+      event.attr.config = term_number(spec, term);
+    } else if (term.key == "config1") {
+      event.attr.config1 = term_number(spec, term);
+    } else if (term.key == "config2") {
+      event.attr.config2 = term_number(spec, term);
+    } else if (term.key == "name") {
+      if (!term.value) fail(spec, "term 'name' needs a value, like name=my-event.");
+      event.name = *term.value;
+    } else if (term.key == "period") {
+      event.attr.sample_period = term_number(spec, term);
+    } else if (term.key == "freq") {
+      event.attr.sample_freq = term_number(spec, term);
+      event.attr.freq = 1;
+    } else if (const events::FormatField* field = pmu.format(term.key)) {
+      if (term.value && *term.value == "?") fail(spec, "term '" + term.key + "' needs a value here.");
+      try {
+        events::pack_format_value(*field, term_number(spec, term), event.attr);
+      } catch (const Error& error) {
+        fail(spec, error.what());
+      }
+    } else if (const events::PmuEventAlias* alias = pmu.event(term.key); alias && !term.value && !inside_alias) {
+      apply_terms(pmu, events::parse_terms(alias->terms, alias->terms), spec, event, true);
+      event.scale = alias->scale;
+      event.unit = alias->unit;
+    } else {
+      std::vector<std::string> known = {"config", "config1", "config2", "name", "period", "freq"};
+      for (const events::FormatField& field : pmu.formats) known.push_back(field.name);
+      for (const events::PmuEventAlias& alias : pmu.events) known.push_back(alias.name);
+      std::string hint = events::did_you_mean(events::nearest_names(term.key, known));
+      std::string listing;
+      for (const events::FormatField& field : pmu.formats) listing += (listing.empty() ? "" : ", ") + field.name;
+      fail(spec, "PMU '" + pmu.name + "' has no term or event '" + term.key + "'" +
+                     (hint.empty() ? "; its format terms are: " + (listing.empty() ? "(none)" : listing) +
+                                         "; see 'perfmon list " + pmu.name + "'."
+                                   : hint));
+    }
+  }
+}
+
+void EventCatalog::State::resolve_pmu(const EventSpec& spec, Event& event) const {
+  const events::Pmu* pmu = find_pmu(spec.name);
+  if (pmu == nullptr) {
+    std::vector<std::string> names;
+    for (const events::Pmu& known : pmus) names.push_back(known.name);
+    std::string hint = events::did_you_mean(events::nearest_names(spec.name, names));
+    std::string listing;
+    for (const std::string& name : names) listing += (listing.empty() ? "" : ", ") + name;
+    fail(spec, "no PMU named '" + spec.name + "'" + (hint.empty() ? "; this machine has: " + listing + "." : hint));
+  }
+  if (spec.terms.empty()) fail(spec, "name an event or terms between the slashes, like " + spec.name + "/event=0x1/.");
+  apply_terms(*pmu, spec.terms, spec, event, false);
+}
+
+void EventCatalog::State::resolve_tracepoint(const EventSpec& spec, Event& event) const {
+  const std::string& root = tracefs_root();
+  if (root.empty())
+    fail(spec, "tracefs is not mounted and could not be mounted; run 'mount -t tracefs nodev /sys/kernel/tracing' as root.");
+  auto id = events::tracepoint_id(root, spec.name, spec.event);
+  if (!id) {
+    std::vector<std::string> names;
+    for (const events::Tracepoint& tp : events::list_tracepoints(root)) names.push_back(tp.subsystem + ":" + tp.name);
+    std::string hint = events::did_you_mean(events::nearest_names(spec.name + ":" + spec.event, names));
+    fail(spec, "unknown tracepoint '" + spec.name + ":" + spec.event + "'" +
+                   (hint.empty() ? "; run 'perfmon list tracepoint' to see them." : hint));
+  }
+  event.attr.type = PERF_TYPE_TRACEPOINT;
+  event.attr.config = *id;
+  event.pmu = "tracepoint";
+}
+
+Event EventCatalog::State::resolve(const EventSpec& spec) const {
+  Event event;
+  event.name = spec.text;
+  event.attr.size = sizeof(perf_event_attr);
+  switch (spec.kind) {
+    case EventSpec::Kind::Named: resolve_named(spec, event); break;
+    case EventSpec::Kind::Pmu: resolve_pmu(spec, event); break;
+    case EventSpec::Kind::Tracepoint: resolve_tracepoint(spec, event); break;
+    case EventSpec::Kind::Raw:
+      event.attr.type = PERF_TYPE_RAW;
+      event.attr.config = spec.raw;
+      event.pmu = "cpu";
+      break;
+    case EventSpec::Kind::Breakpoint:
+      event.attr.type = PERF_TYPE_BREAKPOINT;
+      event.attr.bp_type = spec.access;
+      event.attr.bp_addr = spec.address;
+      // perf's defaults: one instruction address for x, four bytes for data.
+      if (spec.length != 0) event.attr.bp_len = spec.length;
+      else if (spec.access == HW_BREAKPOINT_X) event.attr.bp_len = sizeof(long);
+      else event.attr.bp_len = HW_BREAKPOINT_LEN_4;
+      event.pmu = "breakpoint";
+      break;
+  }
+  // A term such as name= may have renamed it; keep the user's modifiers visible either way.
+  apply_modifiers(spec.modifiers, event);
+  return event;
+}
+
+EventCatalog::EventCatalog() : EventCatalog(CatalogPaths{}) {}
+
+EventCatalog::EventCatalog(CatalogPaths paths) : state_(std::make_unique<State>()) {
+  state_->paths = std::move(paths);
+  state_->pmus = events::discover_pmus(state_->paths.sysfs_devices);
+}
+
+EventCatalog::~EventCatalog() = default;
+EventCatalog::EventCatalog(EventCatalog&&) noexcept = default;
+EventCatalog& EventCatalog::operator=(EventCatalog&&) noexcept = default;
+
+std::vector<EventGroup> EventCatalog::parse(std::string_view list) const {
+  std::vector<EventGroup> groups;
+  for (const events::GroupSpec& group_spec : events::parse_event_list_syntax(list)) {
+    EventGroup group;
+    for (const EventSpec& spec : group_spec.events) group.events.push_back(state_->resolve(spec));
+    groups.push_back(std::move(group));
+  }
+  return groups;
+}
+
+Event EventCatalog::resolve(std::string_view text) const {
+  auto groups = events::parse_event_list_syntax(text);
+  if (groups.size() != 1 || groups.front().braced || groups.front().events.size() != 1)
+    throw Error("invalid event '" + std::string(text) + "': expected one event, not a list or a group.");
+  return state_->resolve(groups.front().events.front());
+}
+
+const std::string& EventCatalog::tracefs_root() const { return state_->tracefs_root(); }
+
+std::vector<CatalogEntry> EventCatalog::entries() const {
+  std::vector<CatalogEntry> entries;
+  auto add = [&](std::string name, std::string source, std::string description, bool with_attr) {
+    CatalogEntry entry;
+    entry.name = std::move(name);
+    entry.source = std::move(source);
+    entry.description = std::move(description);
+    if (with_attr) {
+      entry.attr = resolve(entry.name).attr;
+      entry.has_attr = true;
+    }
+    entries.push_back(std::move(entry));
+  };
+  for (const events::GenericEvent& event : events::hardware_events())
+    add(std::string(event.name), "hardware",
+        std::string(event.description) + (event.alias.empty() ? "" : " [alias: " + std::string(event.alias) + "]"), true);
+  for (const events::GenericEvent& event : events::software_events())
+    add(std::string(event.name), "software",
+        std::string(event.description) + (event.alias.empty() ? "" : " [alias: " + std::string(event.alias) + "]"), true);
+  for (const std::string& name : events::hardware_cache_event_names()) add(name, "hw-cache", "hardware cache event", true);
+  for (const events::Pmu& pmu : state_->pmus) {
+    for (const events::PmuEventAlias& alias : pmu.events) {
+      std::string description = "PMU " + pmu.name + " (type " + std::to_string(pmu.type) + "): " + alias.terms;
+      if (!alias.unit.empty()) description += ", in " + alias.unit;
+      add(pmu.name + "/" + alias.name + "/", "pmu", description, true);
+    }
+  }
+  for (const events::Tracepoint& tp : events::list_tracepoints(tracefs_root()))
+    add(tp.subsystem + ":" + tp.name, "tracepoint", "tracepoint", true);
+  add("rNNN", "raw", "raw event code for the core PMU, in hex (see the CPU's manual)", false);
+  add("mem:ADDR[/LEN][:rwx]", "breakpoint", "hardware breakpoint: count reads, writes or executions of ADDR", false);
+  return entries;
+}
+
+std::vector<PmuSummary> EventCatalog::pmus() const {
+  std::vector<PmuSummary> result;
+  for (const events::Pmu& pmu : state_->pmus) {
+    PmuSummary summary;
+    summary.name = pmu.name;
+    summary.type = pmu.type;
+    for (const events::FormatField& field : pmu.formats) {
+      std::string text = field.name + "=";
+      int word = field.ranges.front().word;
+      text += word == 0 ? "config:" : "config" + std::to_string(word) + ":";
+      for (std::size_t i = 0; i < field.ranges.size(); ++i) {
+        const events::BitRange& range = field.ranges[i];
+        if (i > 0) text += ",";
+        text += std::to_string(range.low);
+        if (range.high != range.low) text += "-" + std::to_string(range.high);
+      }
+      summary.formats.push_back(text);
+    }
+    summary.event_count = pmu.events.size();
+    summary.cpus = kernel::format_cpu_list(pmu.cpus);
+    result.push_back(std::move(summary));
+  }
+  return result;
+}
+
+}  // namespace perfmon

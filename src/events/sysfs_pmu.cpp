@@ -1,0 +1,161 @@
+#include "events/sysfs_pmu.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "kernel/cpu_list.hpp"
+#include "perfmon/error.hpp"
+
+namespace perfmon::events {
+
+namespace fs = std::filesystem;
+
+int FormatField::width() const {
+  int bits = 0;
+  for (const BitRange& range : ranges) bits += range.high - range.low + 1;
+  return bits;
+}
+
+const FormatField* Pmu::format(std::string_view term) const {
+  for (const FormatField& field : formats)
+    if (field.name == term) return &field;
+  return nullptr;
+}
+
+const PmuEventAlias* Pmu::event(std::string_view wanted) const {
+  for (const PmuEventAlias& alias : events)
+    if (alias.name == wanted) return &alias;
+  return nullptr;
+}
+
+namespace {
+
+int parse_bit(std::string_view text, std::string_view whole, const std::string& name) {
+  int bit = -1;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), bit);
+  if (ec != std::errc() || end != text.data() + text.size() || bit < 0 || bit > 63)
+    throw Error("malformed PMU format '" + name + "': '" + std::string(whole) +
+                "' (expected e.g. config:0-7); the kernel's sysfs entry is not understood.");
+  return bit;
+}
+
+std::string read_first_line(const fs::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+}  // namespace
+
+FormatField parse_format_field(std::string name, std::string_view text) {
+  FormatField field;
+  field.name = std::move(name);
+  std::string_view whole = text;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos)
+    throw Error("malformed PMU format '" + field.name + "': '" + std::string(whole) + "' has no ':'.");
+  std::string_view word_name = text.substr(0, colon);
+  int word = -1;
+  if (word_name == "config") word = 0;
+  else if (word_name == "config1") word = 1;
+  else if (word_name == "config2") word = 2;
+  else if (word_name == "config3") word = 3;
+  else
+    throw Error("malformed PMU format '" + field.name + "': unknown attr word '" + std::string(word_name) + "'.");
+  text.remove_prefix(colon + 1);
+  while (!text.empty()) {
+    std::size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    std::size_t dash = item.find('-');
+    BitRange range;
+    range.word = word;
+    range.low = parse_bit(item.substr(0, dash), whole, field.name);
+    range.high = dash == std::string_view::npos ? range.low : parse_bit(item.substr(dash + 1), whole, field.name);
+    if (range.high < range.low)
+      throw Error("malformed PMU format '" + field.name + "': bit range '" + std::string(item) + "' runs backwards.");
+    field.ranges.push_back(range);
+  }
+  if (field.ranges.empty())
+    throw Error("malformed PMU format '" + field.name + "': '" + std::string(whole) + "' names no bits.");
+  return field;
+}
+
+void pack_format_value(const FormatField& field, std::uint64_t value, perf_event_attr& attr) {
+  int width = field.width();
+  if (width < 64 && (value >> width) != 0) {
+    std::ostringstream msg;
+    msg << "value 0x" << std::hex << value << std::dec << " does not fit term '" << field.name << "' ("
+        << width << " bits, at most 0x" << std::hex << ((std::uint64_t{1} << width) - 1) << ").";
+    throw Error(msg.str());
+  }
+  for (const BitRange& range : field.ranges) {
+    int bits = range.high - range.low + 1;
+    std::uint64_t mask = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+    std::uint64_t part = value & mask;
+    value = bits == 64 ? 0 : value >> bits;
+    __u64* target = nullptr;
+    switch (range.word) {
+      case 0: target = &attr.config; break;
+      case 1: target = &attr.config1; break;
+      case 2: target = &attr.config2; break;
+      default:
+        throw Error("term '" + field.name + "' lives in config3, which this build's kernel headers do not have; "
+                    "rebuild perfmon against Linux 6.3 or newer headers.");
+    }
+    *target = (*target & ~(mask << range.low)) | (part << range.low);
+  }
+}
+
+std::vector<Pmu> discover_pmus(const std::string& devices_dir) {
+  std::vector<Pmu> pmus;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(devices_dir, ec)) {
+    Pmu pmu;
+    pmu.name = entry.path().filename().string();
+    std::string type = read_first_line(entry.path() / "type");
+    if (type.empty()) continue;
+    pmu.type = static_cast<std::uint32_t>(std::stoul(type));
+    for (const fs::directory_entry& format : fs::directory_iterator(entry.path() / "format", ec)) {
+      try {
+        pmu.formats.push_back(parse_format_field(format.path().filename().string(), read_first_line(format.path())));
+      } catch (const Error&) {
+        // A format this version cannot parse is left out; events that need it report the missing term.
+      }
+    }
+    std::sort(pmu.formats.begin(), pmu.formats.end(),
+              [](const FormatField& a, const FormatField& b) { return a.name < b.name; });
+    for (const fs::directory_entry& event : fs::directory_iterator(entry.path() / "events", ec)) {
+      std::string name = event.path().filename().string();
+      if (name.find('.') != std::string::npos) continue;  // .scale, .unit, .snapshot, .per-pkg
+      PmuEventAlias alias;
+      alias.name = name;
+      alias.terms = read_first_line(event.path());
+      std::string scale = read_first_line(event.path().string() + ".scale");
+      if (!scale.empty()) alias.scale = std::strtod(scale.c_str(), nullptr);
+      alias.unit = read_first_line(event.path().string() + ".unit");
+      pmu.events.push_back(std::move(alias));
+    }
+    std::sort(pmu.events.begin(), pmu.events.end(),
+              [](const PmuEventAlias& a, const PmuEventAlias& b) { return a.name < b.name; });
+    std::string mask = read_first_line(entry.path() / "cpumask");
+    if (mask.empty()) mask = read_first_line(entry.path() / "cpus");
+    if (!mask.empty()) {
+      try {
+        pmu.cpus = kernel::parse_cpu_list(mask);
+      } catch (const Error&) {
+        pmu.cpus.clear();
+      }
+    }
+    pmus.push_back(std::move(pmu));
+  }
+  std::sort(pmus.begin(), pmus.end(), [](const Pmu& a, const Pmu& b) { return a.name < b.name; });
+  return pmus;
+}
+
+}  // namespace perfmon::events

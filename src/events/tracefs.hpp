@@ -1,0 +1,28 @@
+// Tracepoints as tracefs describes them: events/<subsystem>/<name>/id.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace perfmon::events {
+
+// The tracefs mount to use: /sys/kernel/tracing, else /sys/kernel/debug/tracing. When neither is
+// mounted and this process may mount, tracefs is mounted at /sys/kernel/tracing (as perf does).
+// Returns an empty string when there is none.
+std::string find_tracefs();
+
+struct Tracepoint {
+  std::string subsystem;
+  std::string name;
+};
+
+// The id of subsystem:name under tracefs_root, or nullopt when it does not exist.
+std::optional<std::uint64_t> tracepoint_id(const std::string& tracefs_root, const std::string& subsystem,
+                                           const std::string& name);
+
+// Every tracepoint under tracefs_root, sorted.
+std::vector<Tracepoint> list_tracepoints(const std::string& tracefs_root);
+
+}  // namespace perfmon::events

@@ -1,0 +1,341 @@
+#include "perfmon/session.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+
+#include "kernel/explain.hpp"
+#include "kernel/fd.hpp"
+#include "kernel/perf_event.hpp"
+#include "kernel/privileges.hpp"
+#include "kernel/read_format.hpp"
+#include "kernel/ring_buffer.hpp"
+#include "perfmon/error.hpp"
+
+namespace perfmon {
+
+namespace {
+
+constexpr std::size_t kThreadRecordPages = 64;
+
+// A group as opened at one location: the leader first, then the members, in kernel order.
+struct GroupAtLocation {
+  std::vector<kernel::FileDescriptor> fds;
+  std::vector<std::uint64_t> ids;
+  kernel::RingBuffer records;  // leader only, with track_exited_threads
+};
+
+struct OpenGroup {
+  std::vector<std::size_t> members;      // event indices that opened (leader first)
+  std::vector<GroupAtLocation> at;       // by location; empty fds where the group does not apply
+  std::vector<std::uint64_t> read_words; // scratch for one read(2)
+  std::vector<kernel::MemberValue> read_members;
+};
+
+std::string resolve_cgroup_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (path.starts_with('/') && fs::is_directory(path, ec)) return path;
+  for (const char* root : {"/sys/fs/cgroup/perf_event", "/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
+    fs::path candidate = fs::path(root) / path;
+    if (fs::is_directory(candidate, ec)) return candidate.string();
+  }
+  throw Error("no cgroup '" + path + "': give a path below /sys/fs/cgroup (for example system.slice).", ENOENT);
+}
+
+}  // namespace
+
+struct CounterSession::State {
+  SessionOptions options;
+  Target target;
+  std::vector<Event> events;
+  std::vector<std::string> unsupported;  // reason by event; empty when supported
+  std::vector<Location> locations;
+  std::vector<CounterValue> values;      // [event * locations + location]
+  std::vector<unsigned char> failed;     // pinned group in error state, same layout
+  std::vector<OpenGroup> groups;
+  std::vector<std::string> notes;
+  kernel::FileDescriptor cgroup_fd;
+  std::uint64_t read_format = 0;
+  std::vector<ThreadCounts> exited;
+  std::vector<std::pair<pid_t, std::string>> comms;  // from PERF_RECORD_COMM, in arrival order
+  std::uint64_t lost_records = 0;
+
+  void open_group(const std::vector<std::size_t>& indices);
+  int open_member(Event& event, perf_event_attr attr, std::size_t location, int group_fd);
+  void drain(OpenGroup& group, GroupAtLocation& at);
+  std::string comm_of(pid_t pid, pid_t tid) const;
+};
+
+int CounterSession::State::open_member(Event& event, perf_event_attr attr, std::size_t location, int group_fd) {
+  const Location& where = locations[location];
+  pid_t pid = where.tid;
+  unsigned long flags = 0;
+  if (target.kind == Target::Kind::Self) pid = 0;
+  if (target.kind == Target::Kind::Cgroup) {
+    pid = cgroup_fd.get();
+    flags |= PERF_FLAG_PID_CGROUP;
+  }
+  if (event.max_precise) attr.precise_ip = 3;
+  while (true) {
+    int fd = kernel::perf_event_open_raw(attr, pid, where.cpu, group_fd, flags);
+    if (fd >= 0) {
+      event.attr.precise_ip = attr.precise_ip;
+      return fd;
+    }
+    int err = -fd;
+    if (event.max_precise && attr.precise_ip > 0 && (err == EINVAL || err == EOPNOTSUPP)) {
+      --attr.precise_ip;
+      continue;
+    }
+    // perf's fallback: where paranoid forbids kernel counting, count user space only and say so.
+    if ((err == EACCES || err == EPERM) && !attr.exclude_kernel && !kernel::is_perf_privileged()) {
+      attr.exclude_kernel = 1;
+      attr.exclude_hv = 1;
+      event.attr.exclude_kernel = 1;
+      event.attr.exclude_hv = 1;
+      notes.push_back("kernel.perf_event_paranoid=" + std::to_string(kernel::perf_event_paranoid()) +
+                      " forbids counting the kernel: '" + event.name + "' counts user space only.");
+      event.name += event.name.find(':') == std::string::npos || event.pmu == "tracepoint" ? ":u" : "u";
+      continue;
+    }
+    return fd;
+  }
+}
+
+void CounterSession::State::open_group(const std::vector<std::size_t>& indices) {
+  OpenGroup group;
+  group.at.resize(locations.size());
+  for (std::size_t location = 0; location < locations.size(); ++location) {
+    GroupAtLocation& at = group.at[location];
+    for (std::size_t index : indices) {
+      Event& event = events[index];
+      if (!unsupported[index].empty()) continue;
+      int cpu = locations[location].cpu;
+      if (cpu >= 0 && !event.cpus.empty() && std::find(event.cpus.begin(), event.cpus.end(), cpu) == event.cpus.end())
+        continue;  // the PMU does not count on this CPU (uncore or hybrid cpumask)
+      bool leader = at.fds.empty();
+      perf_event_attr attr = event.attr;
+      attr.size = sizeof attr;
+      attr.read_format = read_format;
+      attr.disabled = leader ? 1 : 0;
+      attr.enable_on_exec = leader && target.enable_on_exec ? 1 : 0;
+      attr.inherit = options.inherit && !target.cpu_wide() ? 1 : 0;
+      attr.pinned = leader && event.pinned ? 1 : 0;
+      if (leader && options.track_exited_threads && attr.inherit) {
+        attr.inherit_stat = 1;  // the kernel reports each inherited thread's counts as it exits
+        attr.task = 1;
+        attr.comm = 1;
+        attr.sample_id_all = 0;
+      }
+      int fd = open_member(event, attr, location, leader ? -1 : at.fds.front().get());
+      if (fd < 0) {
+        int err = -fd;
+        if (options.skip_unsupported && kernel::is_unsupported_errno(err) && location == 0) {
+          unsupported[index] = kernel::open_failure_cause(err, event.attr, locations[location].tid, cpu);
+          continue;
+        }
+        throw Error(kernel::explain_open_failure(err, event.attr, locations[location].tid, cpu, event.name), err);
+      }
+      at.fds.emplace_back(fd);
+      at.ids.push_back(kernel::event_id(fd));
+      if (location == 0) group.members.push_back(index);
+    }
+    if (!at.fds.empty() && options.track_exited_threads && !target.cpu_wide() && options.inherit)
+      at.records = kernel::RingBuffer(at.fds.front().get(), kThreadRecordPages);
+  }
+  group.read_words.resize(kernel::group_read_words(read_format, group.members.size()));
+  group.read_members.resize(group.members.size());
+  if (!group.members.empty()) groups.push_back(std::move(group));
+}
+
+CounterSession::CounterSession(const std::vector<EventGroup>& event_groups, const Target& target,
+                               SessionOptions options)
+    : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.options = options;
+  s.target = target;
+  s.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
+                  PERF_FORMAT_TOTAL_TIME_RUNNING | (kernel::supports_format_lost() ? PERF_FORMAT_LOST : 0);
+  switch (target.kind) {
+    case Target::Kind::Self: s.locations.push_back({0, -1}); break;
+    case Target::Kind::Threads:
+      for (pid_t tid : target.threads) s.locations.push_back({tid, -1});
+      break;
+    case Target::Kind::Cgroup:
+      s.cgroup_fd.reset(::open(resolve_cgroup_path(target.cgroup).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      if (!s.cgroup_fd)
+        throw Error("cannot open cgroup '" + target.cgroup + "': " + std::strerror(errno) + ".", errno);
+      [[fallthrough]];
+    case Target::Kind::Cpus:
+      for (int cpu : target.cpus) s.locations.push_back({-1, cpu});
+      break;
+  }
+  if (s.locations.empty()) throw Error("nothing to monitor: the target names no thread and no CPU.", EINVAL);
+  std::vector<std::vector<std::size_t>> members;
+  for (const EventGroup& group : event_groups) {
+    members.emplace_back();
+    for (const Event& event : group.events) {
+      members.back().push_back(s.events.size());
+      s.events.push_back(event);
+    }
+  }
+  if (s.events.empty()) throw Error("no events to count: name at least one with -e.", EINVAL);
+  s.unsupported.resize(s.events.size());
+  s.values.resize(s.events.size() * s.locations.size());
+  s.failed.resize(s.values.size());
+  for (const auto& indices : members) s.open_group(indices);
+}
+
+CounterSession::~CounterSession() = default;
+CounterSession::CounterSession(CounterSession&&) noexcept = default;
+CounterSession& CounterSession::operator=(CounterSession&&) noexcept = default;
+
+namespace {
+template <typename Op>
+void for_each_leader(std::vector<OpenGroup>& groups, Op op, const char* verb) {
+  for (OpenGroup& group : groups) {
+    for (GroupAtLocation& at : group.at) {
+      if (at.fds.empty()) continue;
+      int err = -op(at.fds.front().get(), true);
+      if (err != 0)
+        throw Error(std::string("cannot ") + verb + " the counters: " + std::strerror(err) + ".", err);
+    }
+  }
+}
+}  // namespace
+
+void CounterSession::start() { for_each_leader(state_->groups, kernel::enable, "start"); }
+void CounterSession::stop() { for_each_leader(state_->groups, kernel::disable, "stop"); }
+void CounterSession::reset() { for_each_leader(state_->groups, kernel::reset, "reset"); }
+
+int CounterSession::read() noexcept {
+  State& s = *state_;
+  const std::size_t location_count = s.locations.size();
+  int first_error = 0;
+  for (OpenGroup& group : s.groups) {
+    for (std::size_t location = 0; location < location_count; ++location) {
+      GroupAtLocation& at = group.at[location];
+      if (at.fds.empty()) continue;
+      const std::size_t bytes = group.read_words.size() * sizeof(std::uint64_t);
+      ssize_t got = ::read(at.fds.front().get(), group.read_words.data(), bytes);
+      if (got == 0) {
+        // A pinned group that could not stay on the PMU: the kernel signals it with EOF.
+        for (std::size_t index : group.members) s.failed[index * location_count + location] = 1;
+        continue;
+      }
+      kernel::GroupReadHeader header;
+      long members = got < 0 ? -1
+                             : kernel::parse_group_read(group.read_words.data(),
+                                                        static_cast<std::size_t>(got) / sizeof(std::uint64_t),
+                                                        s.read_format, header, group.read_members.data(),
+                                                        group.read_members.size());
+      if (members < 0) {
+        if (first_error == 0) first_error = got < 0 ? errno : EIO;
+        continue;
+      }
+      for (std::size_t k = 0; k < static_cast<std::size_t>(members) && k < at.ids.size(); ++k) {
+        // Members come back in the order they were opened; ids guard that assumption.
+        std::size_t slot = k;
+        if (group.read_members[k].id != at.ids[k]) {
+          slot = static_cast<std::size_t>(std::find(at.ids.begin(), at.ids.end(), group.read_members[k].id) -
+                                          at.ids.begin());
+          if (slot >= at.ids.size()) continue;
+        }
+        CounterValue& value = s.values[group.members[slot] * location_count + location];
+        value.raw = group.read_members[k].value;
+        value.enabled = header.time_enabled;
+        value.running = header.time_running;
+        value.lost = group.read_members[k].lost;
+      }
+    }
+  }
+  return first_error;
+}
+
+std::size_t CounterSession::event_count() const noexcept { return state_->events.size(); }
+const Event& CounterSession::event(std::size_t index) const noexcept { return state_->events[index]; }
+bool CounterSession::supported(std::size_t index) const noexcept { return state_->unsupported[index].empty(); }
+const std::string& CounterSession::unsupported_reason(std::size_t index) const noexcept {
+  return state_->unsupported[index];
+}
+bool CounterSession::scheduling_failed(std::size_t index) const noexcept {
+  const std::size_t n = state_->locations.size();
+  for (std::size_t location = 0; location < n; ++location)
+    if (state_->failed[index * n + location]) return true;
+  return false;
+}
+const std::vector<Location>& CounterSession::locations() const noexcept { return state_->locations; }
+
+CounterValue CounterSession::value(std::size_t index) const noexcept {
+  CounterValue total;
+  const std::size_t n = state_->locations.size();
+  for (std::size_t location = 0; location < n; ++location) total += state_->values[index * n + location];
+  return total;
+}
+
+CounterValue CounterSession::value(std::size_t index, std::size_t location) const noexcept {
+  return state_->values[index * state_->locations.size() + location];
+}
+
+const std::vector<std::string>& CounterSession::notes() const noexcept { return state_->notes; }
+
+void CounterSession::State::drain(OpenGroup& group, GroupAtLocation& at) {
+  at.records.drain([&](const perf_event_header& header) {
+    // Records are 8-byte aligned in the buffer (and in its scratch copy).
+    const auto* body = reinterpret_cast<const unsigned char*>(&header + 1);
+    const std::size_t body_size = header.size - sizeof header;
+    if (header.type == PERF_RECORD_LOST && body_size >= 16) {
+      lost_records += reinterpret_cast<const std::uint64_t*>(body)[1];
+      return;
+    }
+    if (body_size < 8) return;
+    const auto* ids = reinterpret_cast<const std::uint32_t*>(body);
+    const auto pid = static_cast<pid_t>(ids[0]), tid = static_cast<pid_t>(ids[1]);
+    if (header.type == PERF_RECORD_COMM) {
+      const char* name = reinterpret_cast<const char*>(body + 8);
+      comms.emplace_back(tid, std::string(name, strnlen(name, body_size - 8)));
+    } else if (header.type == PERF_RECORD_READ) {
+      auto thread = std::find_if(exited.begin(), exited.end(), [&](const ThreadCounts& t) { return t.tid == tid; });
+      if (thread == exited.end()) {
+        thread = exited.insert(exited.end(), ThreadCounts{pid, tid, comm_of(pid, tid), {}});
+        thread->values.resize(events.size());
+      }
+      kernel::GroupReadHeader read_header;
+      long members = kernel::parse_group_read(reinterpret_cast<const std::uint64_t*>(body + 8),
+                                              (body_size - 8) / sizeof(std::uint64_t), read_format, read_header,
+                                              group.read_members.data(), group.read_members.size());
+      for (long k = 0; k < members && static_cast<std::size_t>(k) < group.members.size(); ++k) {
+        CounterValue& value = thread->values[group.members[static_cast<std::size_t>(k)]];
+        value.raw = group.read_members[static_cast<std::size_t>(k)].value;
+        value.enabled = read_header.time_enabled;
+        value.running = read_header.time_running;
+      }
+    }
+  });
+}
+
+std::string CounterSession::State::comm_of(pid_t pid, pid_t tid) const {
+  // The latest name the thread was given, else its process's (threads start with it).
+  for (pid_t wanted : {tid, pid})
+    for (auto it = comms.rbegin(); it != comms.rend(); ++it)
+      if (it->first == wanted) return it->second;
+  return "";
+}
+
+void CounterSession::collect_exited_threads() {
+  State& s = *state_;
+  for (OpenGroup& group : s.groups)
+    for (GroupAtLocation& at : group.at)
+      if (at.records.mapped()) s.drain(group, at);
+}
+
+const std::vector<ThreadCounts>& CounterSession::exited_threads() const noexcept { return state_->exited; }
+std::uint64_t CounterSession::lost_thread_records() const noexcept { return state_->lost_records; }
+
+}  // namespace perfmon
