@@ -28,22 +28,12 @@ struct SessionOptions {
   // Events this machine cannot count (no PMU, unknown to the PMU) are kept and reported as
   // unsupported instead of failing the session.
   bool skip_unsupported = true;
-  // Collect the counts of every inherited thread as it exits (see exited_threads()).
-  bool track_exited_threads = false;
 };
 
 // One place the events are opened at: a thread (cpu == -1) or a CPU (tid == -1).
 struct Location {
   pid_t tid = -1;
   int cpu = -1;
-};
-
-// The counts of one inherited thread, taken by the kernel when it exited.
-struct ThreadCounts {
-  pid_t pid = 0;
-  pid_t tid = 0;
-  std::string comm;
-  std::vector<CounterValue> values;  // by event index; zero for events in groups that were not tracked
 };
 
 class CounterSession {
@@ -80,12 +70,6 @@ class CounterSession {
   // Things the session did on the user's behalf (for example a fallback to user-space counting).
   const std::vector<std::string>& notes() const noexcept;
 
-  // With track_exited_threads: consumes the kernel's exit records; call it from time to time
-  // (the ring buffer is finite) and once after the target has exited.
-  void collect_exited_threads();
-  const std::vector<ThreadCounts>& exited_threads() const noexcept;
-  // Records the kernel had to drop because collect_exited_threads() ran too rarely.
-  std::uint64_t lost_thread_records() const noexcept;
 
  private:
   struct State;

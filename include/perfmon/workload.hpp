@@ -7,7 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "perfmon/error.hpp"
+
 namespace perfmon {
+
+// The command could not be executed (not found, not executable); errnum() holds exec's errno.
+class WorkloadStartError : public Error {
+ public:
+  using Error::Error;
+};
 
 struct WorkloadExit {
   int status = 0;           // wait(2) status
@@ -27,7 +35,7 @@ class Workload {
   pid_t pid() const { return pid_; }
   const std::vector<std::string>& argv() const { return argv_; }
 
-  // Lets the child exec. Throws perfmon::Error (errno set) if the command cannot be run;
+  // Lets the child exec. Throws WorkloadStartError if the command cannot be run;
   // the child has then exited with status 127.
   void start();
   // Waits for the child to exit. Interrupted by a signal, it returns false and may be called again.

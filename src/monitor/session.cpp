@@ -14,20 +14,16 @@
 #include "kernel/perf_event.hpp"
 #include "kernel/privileges.hpp"
 #include "kernel/read_format.hpp"
-#include "kernel/ring_buffer.hpp"
 #include "perfmon/error.hpp"
 
 namespace perfmon {
 
 namespace {
 
-constexpr std::size_t kThreadRecordPages = 64;
-
 // A group as opened at one location: the leader first, then the members, in kernel order.
 struct GroupAtLocation {
   std::vector<kernel::FileDescriptor> fds;
   std::vector<std::uint64_t> ids;
-  kernel::RingBuffer records;  // leader only, with track_exited_threads
 };
 
 struct OpenGroup {
@@ -62,14 +58,9 @@ struct CounterSession::State {
   std::vector<std::string> notes;
   kernel::FileDescriptor cgroup_fd;
   std::uint64_t read_format = 0;
-  std::vector<ThreadCounts> exited;
-  std::vector<std::pair<pid_t, std::string>> comms;  // from PERF_RECORD_COMM, in arrival order
-  std::uint64_t lost_records = 0;
 
   void open_group(const std::vector<std::size_t>& indices);
   int open_member(Event& event, perf_event_attr attr, std::size_t location, int group_fd);
-  void drain(OpenGroup& group, GroupAtLocation& at);
-  std::string comm_of(pid_t pid, pid_t tid) const;
 };
 
 int CounterSession::State::open_member(Event& event, perf_event_attr attr, std::size_t location, int group_fd) {
@@ -127,12 +118,6 @@ void CounterSession::State::open_group(const std::vector<std::size_t>& indices) 
       attr.enable_on_exec = leader && target.enable_on_exec ? 1 : 0;
       attr.inherit = options.inherit && !target.cpu_wide() ? 1 : 0;
       attr.pinned = leader && event.pinned ? 1 : 0;
-      if (leader && options.track_exited_threads && attr.inherit) {
-        attr.inherit_stat = 1;  // the kernel reports each inherited thread's counts as it exits
-        attr.task = 1;
-        attr.comm = 1;
-        attr.sample_id_all = 0;
-      }
       int fd = open_member(event, attr, location, leader ? -1 : at.fds.front().get());
       if (fd < 0) {
         int err = -fd;
@@ -146,8 +131,6 @@ void CounterSession::State::open_group(const std::vector<std::size_t>& indices) 
       at.ids.push_back(kernel::event_id(fd));
       if (location == 0) group.members.push_back(index);
     }
-    if (!at.fds.empty() && options.track_exited_threads && !target.cpu_wide() && options.inherit)
-      at.records = kernel::RingBuffer(at.fds.front().get(), kThreadRecordPages);
   }
   group.read_words.resize(kernel::group_read_words(read_format, group.members.size()));
   group.read_members.resize(group.members.size());
@@ -284,58 +267,5 @@ CounterValue CounterSession::value(std::size_t index, std::size_t location) cons
 }
 
 const std::vector<std::string>& CounterSession::notes() const noexcept { return state_->notes; }
-
-void CounterSession::State::drain(OpenGroup& group, GroupAtLocation& at) {
-  at.records.drain([&](const perf_event_header& header) {
-    // Records are 8-byte aligned in the buffer (and in its scratch copy).
-    const auto* body = reinterpret_cast<const unsigned char*>(&header + 1);
-    const std::size_t body_size = header.size - sizeof header;
-    if (header.type == PERF_RECORD_LOST && body_size >= 16) {
-      lost_records += reinterpret_cast<const std::uint64_t*>(body)[1];
-      return;
-    }
-    if (body_size < 8) return;
-    const auto* ids = reinterpret_cast<const std::uint32_t*>(body);
-    const auto pid = static_cast<pid_t>(ids[0]), tid = static_cast<pid_t>(ids[1]);
-    if (header.type == PERF_RECORD_COMM) {
-      const char* name = reinterpret_cast<const char*>(body + 8);
-      comms.emplace_back(tid, std::string(name, strnlen(name, body_size - 8)));
-    } else if (header.type == PERF_RECORD_READ) {
-      auto thread = std::find_if(exited.begin(), exited.end(), [&](const ThreadCounts& t) { return t.tid == tid; });
-      if (thread == exited.end()) {
-        thread = exited.insert(exited.end(), ThreadCounts{pid, tid, comm_of(pid, tid), {}});
-        thread->values.resize(events.size());
-      }
-      kernel::GroupReadHeader read_header;
-      long members = kernel::parse_group_read(reinterpret_cast<const std::uint64_t*>(body + 8),
-                                              (body_size - 8) / sizeof(std::uint64_t), read_format, read_header,
-                                              group.read_members.data(), group.read_members.size());
-      for (long k = 0; k < members && static_cast<std::size_t>(k) < group.members.size(); ++k) {
-        CounterValue& value = thread->values[group.members[static_cast<std::size_t>(k)]];
-        value.raw = group.read_members[static_cast<std::size_t>(k)].value;
-        value.enabled = read_header.time_enabled;
-        value.running = read_header.time_running;
-      }
-    }
-  });
-}
-
-std::string CounterSession::State::comm_of(pid_t pid, pid_t tid) const {
-  // The latest name the thread was given, else its process's (threads start with it).
-  for (pid_t wanted : {tid, pid})
-    for (auto it = comms.rbegin(); it != comms.rend(); ++it)
-      if (it->first == wanted) return it->second;
-  return "";
-}
-
-void CounterSession::collect_exited_threads() {
-  State& s = *state_;
-  for (OpenGroup& group : s.groups)
-    for (GroupAtLocation& at : group.at)
-      if (at.records.mapped()) s.drain(group, at);
-}
-
-const std::vector<ThreadCounts>& CounterSession::exited_threads() const noexcept { return state_->exited; }
-std::uint64_t CounterSession::lost_thread_records() const noexcept { return state_->lost_records; }
 
 }  // namespace perfmon

@@ -44,6 +44,9 @@ Workload::Workload(std::vector<std::string> argv) : argv_(std::move(argv)) {
   if (pid_ == 0) {
     ::close(go[1]);
     ::close(error[0]);
+    sigset_t none;  // the parent may block signals it waits for; the command must not inherit that
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
     char byte;
     ssize_t got;
     do got = ::read(go[0], &byte, 1);
@@ -92,7 +95,7 @@ void Workload::start() {
     std::string advice = err == ENOENT   ? "check the command's name and PATH"
                          : err == EACCES ? "check that it is an executable file"
                                          : "check the command";
-    throw Error("cannot run '" + argv_.front() + "': " + std::strerror(err) + "; " + advice + ".", err);
+    throw WorkloadStartError("cannot run '" + argv_.front() + "': " + std::strerror(err) + "; " + advice + ".", err);
   }
 }
 

@@ -1,0 +1,112 @@
+// perfmon-test-worker: a workload whose system calls, page faults and function calls are known
+// exactly, for tests that check perfmon's counts.
+//
+//   getppid N [--threads T] [--fork-child M] [--wait-stdin]
+//       each of T threads (default 1: the main thread only) calls getppid() N times; with
+//       --fork-child a child process calls it M times; --wait-stdin first waits for a line on stdin
+//   touch K      writes to K fresh pages (K page faults, plus the program's own)
+//   call N       calls a function (not inlined) N times and prints its address
+//   sleep MS     sleeps
+//   spin MS      burns CPU
+//   exit CODE    exits with CODE
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <latch>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+void call_getppid(long n) {
+  for (long i = 0; i < n; ++i) syscall(SYS_getppid);  // the raw syscall: no libc caching
+}
+
+[[gnu::noinline]] void counted_function(volatile long* sink) { *sink = *sink + 1; }
+
+int usage() {
+  std::fprintf(stderr, "usage: perfmon-test-worker getppid N [--threads T] [--fork-child M] [--wait-stdin] | "
+                       "touch K | call N | sleep MS | spin MS | exit CODE\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) return usage();
+  std::string mode = argv[1];
+  long n = std::strtol(argv[2], nullptr, 10);
+  if (mode == "getppid") {
+    long threads = 1, child_calls = -1;
+    bool wait_stdin = false;
+    for (int i = 3; i < argc; ++i) {
+      if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::strtol(argv[++i], nullptr, 10);
+      else if (!std::strcmp(argv[i], "--fork-child") && i + 1 < argc) child_calls = std::strtol(argv[++i], nullptr, 10);
+      else if (!std::strcmp(argv[i], "--wait-stdin")) wait_stdin = true;
+      else return usage();
+    }
+    // With --wait-stdin the threads exist before "ready" is printed, so that a monitor attaching
+    // to the process (-p) sees them all, and they start when a line arrives on stdin.
+    std::latch go(1);
+    std::vector<std::thread> pool;
+    for (long t = 0; threads > 1 && t < threads; ++t)
+      pool.emplace_back([&go, n] {
+        go.wait();
+        call_getppid(n);
+      });
+    if (wait_stdin) {
+      std::printf("ready %d\n", getpid());
+      std::fflush(stdout);
+      std::string line;
+      std::getline(std::cin, line);
+    }
+    if (child_calls >= 0) {
+      pid_t child = fork();
+      if (child == 0) {
+        call_getppid(child_calls);
+        _exit(0);
+      }
+      int status;
+      waitpid(child, &status, 0);
+    }
+    if (threads <= 1) call_getppid(n);
+    go.count_down();
+    for (std::thread& thread : pool) thread.join();
+    return 0;
+  }
+  if (mode == "touch") {
+    long page = sysconf(_SC_PAGESIZE);
+    auto* memory = static_cast<char*>(mmap(nullptr, static_cast<size_t>(n * page), PROT_READ | PROT_WRITE,
+                                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (memory == MAP_FAILED) return 1;
+    for (long i = 0; i < n; ++i) memory[i * page] = 1;
+    return 0;
+  }
+  if (mode == "call") {
+    volatile long sink = 0;
+    std::printf("%p\n", reinterpret_cast<void*>(&counted_function));
+    std::fflush(stdout);
+    for (long i = 0; i < n; ++i) counted_function(&sink);
+    return 0;
+  }
+  if (mode == "sleep") {
+    std::this_thread::sleep_for(std::chrono::milliseconds(n));
+    return 0;
+  }
+  if (mode == "spin") {
+    auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(n);
+    volatile unsigned long x = 0;
+    while (std::chrono::steady_clock::now() < end) x = x + 1;
+    return 0;
+  }
+  if (mode == "exit") return static_cast<int>(n);
+  return usage();
+}

@@ -1,0 +1,12 @@
+// The subcommands of the perfmon tool; each returns the process exit status.
+#pragma once
+
+#include <span>
+
+namespace perfmon::cli {
+
+int run_stat(std::span<char* const> args);
+int run_list(std::span<char* const> args);
+int run_info(std::span<char* const> args);
+
+}  // namespace perfmon::cli

@@ -1,0 +1,2 @@
+#include "commands.hpp"
+namespace perfmon::cli { int run_list(std::span<char* const>) { return 0; } }

@@ -1,0 +1,51 @@
+// perfmon: count and sample CPU performance events (perf's conventions, perfmon2's features).
+#include <signal.h>
+
+#include <cstdio>
+#include <span>
+#include <string_view>
+
+#include "commands.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: perfmon <command> [<options>]\n"
+    "\n"
+    "  stat    count events while a command runs, or on processes, threads, CPUs or a cgroup\n"
+    "  list    list the events this machine can resolve, and whether they can be counted here\n"
+    "  info    report what this machine and kernel allow (PMUs, permissions, limits) and why\n"
+    "\n"
+    "Run 'perfmon <command> --help' for a command's options.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Signals the tool waits for are blocked here and taken with sigtimedwait, so that a Ctrl-C
+  // stops the measured command and the counts are still printed. Commands it starts unblock them.
+  sigset_t waited;
+  sigemptyset(&waited);
+  for (int signo : {SIGINT, SIGTERM, SIGCHLD, SIGHUP}) sigaddset(&waited, signo);
+  sigprocmask(SIG_BLOCK, &waited, nullptr);
+
+  std::span<char* const> args(argv, static_cast<std::size_t>(argc));
+  if (args.size() < 2) {
+    std::fputs(kUsage, stderr);
+    return 129;
+  }
+  std::string_view command = args[1];
+  auto rest = args.subspan(2);
+  if (command == "stat") return perfmon::cli::run_stat(rest);
+  if (command == "list") return perfmon::cli::run_list(rest);
+  if (command == "info") return perfmon::cli::run_info(rest);
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (command == "--version") {
+    std::puts("perfmon " PERFMON_VERSION);
+    return 0;
+  }
+  std::fprintf(stderr, "perfmon: unknown command '%.*s'.\n%s", static_cast<int>(command.size()), command.data(), kUsage);
+  return 129;
+}

@@ -1,0 +1,91 @@
+#include "options.hpp"
+
+#include <charconv>
+
+namespace perfmon::cli {
+
+namespace {
+const Option* find_long(const std::vector<Option>& options, std::string_view name) {
+  for (const Option& option : options)
+    if (option.long_name == name) return &option;
+  return nullptr;
+}
+const Option* find_short(const std::vector<Option>& options, char name) {
+  for (const Option& option : options)
+    if (option.short_name != 0 && option.short_name == name) return &option;
+  return nullptr;
+}
+}  // namespace
+
+std::vector<std::string> parse_options(std::span<char* const> args, const std::vector<Option>& options) {
+  std::size_t i = 0;
+  for (; i < args.size(); ++i) {
+    std::string_view arg = args[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg.size() < 2 || arg[0] != '-') break;  // the command starts here
+    if (arg.starts_with("--")) {
+      std::string_view body = arg.substr(2);
+      std::size_t equals = body.find('=');
+      std::string_view name = body.substr(0, equals);
+      const Option* option = find_long(options, name);
+      if (option == nullptr) throw UsageError("unknown option '--" + std::string(name) + "'");
+      if (option->value_name.empty()) {
+        if (equals != std::string_view::npos)
+          throw UsageError("option '--" + std::string(name) + "' takes no value");
+        option->apply("");
+      } else if (equals != std::string_view::npos) {
+        option->apply(body.substr(equals + 1));
+      } else {
+        if (i + 1 >= args.size())
+          throw UsageError("option '--" + std::string(name) + "' needs a value (" + std::string(option->value_name) + ")");
+        option->apply(args[++i]);
+      }
+      continue;
+    }
+    for (std::size_t k = 1; k < arg.size(); ++k) {
+      const Option* option = find_short(options, arg[k]);
+      if (option == nullptr) throw UsageError("unknown switch '-" + std::string(1, arg[k]) + "'");
+      if (option->value_name.empty()) {
+        option->apply("");
+        continue;
+      }
+      if (k + 1 < arg.size()) {
+        option->apply(arg.substr(k + 1));
+      } else {
+        if (i + 1 >= args.size())
+          throw UsageError("switch '-" + std::string(1, arg[k]) + "' needs a value (" + std::string(option->value_name) + ")");
+        option->apply(args[++i]);
+      }
+      break;
+    }
+  }
+  return {args.begin() + static_cast<std::ptrdiff_t>(i), args.end()};
+}
+
+std::string usage_text(std::string_view synopsis, const std::vector<Option>& options) {
+  std::string text = "\n usage: " + std::string(synopsis) + "\n\n";
+  for (const Option& option : options) {
+    std::string left = "    ";
+    left += option.short_name ? std::string("-") + option.short_name + ", " : "    ";
+    left += "--" + std::string(option.long_name);
+    if (!option.value_name.empty()) left += " <" + std::string(option.value_name) + ">";
+    if (left.size() < 30) left.resize(30, ' ');
+    else left += "\n" + std::string(30, ' ');
+    text += left + std::string(option.help) + "\n";
+  }
+  return text + "\n";
+}
+
+long parse_long(std::string_view text, std::string_view option, long min, long max) {
+  long value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max)
+    throw UsageError("option '" + std::string(option) + "' needs a whole number from " + std::to_string(min) +
+                     " to " + std::to_string(max) + ", not '" + std::string(text) + "'");
+  return value;
+}
+
+}  // namespace perfmon::cli

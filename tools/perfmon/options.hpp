@@ -1,0 +1,36 @@
+// Command-line options in perf's style: -e X, -eX, --event X, --event=X, clustered -aA, and the
+// first word that is not an option (or whatever follows "--") starts the command to run.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perfmon::cli {
+
+// A mistake in the command line: printed with a hint to --help, exit status 129 (as perf).
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Option {
+  char short_name = 0;          // 0: long form only
+  std::string_view long_name;
+  std::string_view value_name;  // empty: a flag without a value
+  std::string_view help;
+  std::function<void(std::string_view)> apply;
+};
+
+// Applies the options in args and returns the remaining words (the command). Throws UsageError.
+std::vector<std::string> parse_options(std::span<char* const> args, const std::vector<Option>& options);
+
+std::string usage_text(std::string_view synopsis, const std::vector<Option>& options);
+
+// Helpers for option values; they throw UsageError naming the option.
+long parse_long(std::string_view text, std::string_view option, long min, long max);
+
+}  // namespace perfmon::cli

@@ -1,0 +1,418 @@
+// perfmon stat: count events while a command runs, or on processes, threads, CPUs or a cgroup.
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "kernel/cpu_list.hpp"
+#include "options.hpp"
+#include "output.hpp"
+#include "perfmon/catalog.hpp"
+#include "perfmon/error.hpp"
+#include "perfmon/session.hpp"
+#include "perfmon/workload.hpp"
+#include "report/stat_report.hpp"
+
+namespace perfmon::cli {
+
+namespace {
+
+constexpr const char* kDefaultEvents =
+    "task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,branch-misses";
+constexpr const char* kSynopsis = "perfmon stat [<options>] [--] [<command> [<args>]]";
+
+struct StatOptions {
+  std::vector<std::string> events;
+  std::vector<pid_t> pids, tids;
+  bool all_cpus = false;
+  std::optional<std::vector<int>> cpus;
+  std::string cgroup;
+  bool no_aggr = false;
+  bool per_thread = false;
+  long interval_ms = 0;
+  long repeat = 1;
+  std::optional<std::string> separator;
+  bool json = false;
+  std::string output;
+  bool inherit = true;
+  bool verbose = false;
+  bool help = false;
+  std::vector<std::string> command;
+};
+
+std::vector<pid_t> parse_pid_list(std::string_view text, std::string_view option) {
+  std::vector<pid_t> pids;
+  while (!text.empty()) {
+    std::size_t comma = text.find(',');
+    pids.push_back(static_cast<pid_t>(parse_long(text.substr(0, comma), option, 1, 1L << 22)));
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  if (pids.empty()) throw UsageError("option '" + std::string(option) + "' needs a process or thread id");
+  return pids;
+}
+
+std::vector<Option> stat_options(StatOptions& o) {
+  return {
+      {'e', "event", "event", "event selector, perf syntax; repeatable (see 'perfmon list')",
+       [&](std::string_view v) { o.events.emplace_back(v); }},
+      {'p', "pid", "pid", "count existing processes (comma-separated ids) until they exit",
+       [&](std::string_view v) { o.pids = parse_pid_list(v, "--pid"); }},
+      {'t', "tid", "tid", "count existing threads (comma-separated ids) until they exit",
+       [&](std::string_view v) { o.tids = parse_pid_list(v, "--tid"); }},
+      {'a', "all-cpus", "", "count system-wide, on every online CPU", [&](std::string_view) { o.all_cpus = true; }},
+      {'C', "cpu", "cpus", "count system-wide on these CPUs only (0-3,5)",
+       [&](std::string_view v) {
+         try {
+           o.cpus = kernel::parse_cpu_list(v);
+         } catch (const Error& e) {
+           throw UsageError(e.what());
+         }
+       }},
+      {'G', "cgroup", "name", "count only tasks of this cgroup (system-wide)",
+       [&](std::string_view v) { o.cgroup = std::string(v); }},
+      {'A', "no-aggr", "", "do not sum over CPUs: one row per CPU", [&](std::string_view) { o.no_aggr = true; }},
+      {0, "per-thread", "", "with -p or -t: one row per thread",
+       [&](std::string_view) { o.per_thread = true; }},
+      {'I', "interval-print", "ms", "print the counts every <ms> milliseconds (at least 10)",
+       [&](std::string_view v) { o.interval_ms = parse_long(v, "--interval-print", 10, 86'400'000); }},
+      {'r', "repeat", "n", "run the command n times and print the mean and its relative stddev",
+       [&](std::string_view v) { o.repeat = parse_long(v, "--repeat", 1, 100'000); }},
+      {'x', "field-separator", "sep", "print CSV with this separator (perf's field order)",
+       [&](std::string_view v) { o.separator = std::string(v); }},
+      {'j', "json-output", "", "print one JSON object per line (perf's keys)", [&](std::string_view) { o.json = true; }},
+      {'o', "output", "file", "write the counts to a file (atomically) instead of standard error",
+       [&](std::string_view v) { o.output = std::string(v); }},
+      {'i', "no-inherit", "", "do not count threads and processes the command creates",
+       [&](std::string_view) { o.inherit = false; }},
+      {'v', "verbose", "", "say what is opened and when counting starts", [&](std::string_view) { o.verbose = true; }},
+      {'h', "help", "", "show this help", [&](std::string_view) { o.help = true; }},
+  };
+}
+
+double now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+std::string read_comm(pid_t tid) {
+  std::ifstream in("/proc/" + std::to_string(tid) + "/comm");
+  std::string comm;
+  std::getline(in, comm);
+  return comm.empty() ? "?" : comm;
+}
+
+bool thread_alive(pid_t tid) { return ::access(("/proc/" + std::to_string(tid)).c_str(), F_OK) == 0; }
+
+std::string describe_target(const StatOptions& o) {
+  if (!o.command.empty()) {
+    std::string text;
+    for (const std::string& word : o.command) text += (text.empty() ? "" : " ") + word;
+    return "'" + text + "'";
+  }
+  auto ids = [](const std::vector<pid_t>& list) {
+    std::string text;
+    for (pid_t id : list) text += (text.empty() ? "" : ",") + std::to_string(id);
+    return text;
+  };
+  if (!o.pids.empty()) return "process id '" + ids(o.pids) + "'";
+  if (!o.tids.empty()) return "thread id '" + ids(o.tids) + "'";
+  if (o.cpus) return "'CPU(s) " + kernel::format_cpu_list(*o.cpus) + "'";
+  return "'system wide'";
+}
+
+// One row's state and scaled value from a reading.
+report::StatRow make_row(const CounterSession& session, std::size_t index, const CounterValue& value,
+                         std::string prefix) {
+  const Event& event = session.event(index);
+  report::StatRow row;
+  row.prefix = std::move(prefix);
+  row.event = event.name;
+  row.type = event.attr.type;
+  row.config = event.attr.config;
+  row.value = value;
+  row.scale = event.scale;
+  row.unit = event.unit;
+  if (!session.supported(index)) row.state = report::StatRow::State::NotSupported;
+  else if (session.scheduling_failed(index)) row.state = report::StatRow::State::NotScheduled;
+  else if (!value.counted()) row.state = report::StatRow::State::NotCounted;
+  row.scaled = value.scaled() * event.scale;
+  if (report::is_clock_event(row.type, row.config)) {
+    row.scaled /= 1e6;
+    row.unit = "msec";
+  }
+  return row;
+}
+
+struct Run {
+  std::vector<report::StatRow> rows;
+  double elapsed_ns = 0;
+  std::optional<WorkloadExit> exit;
+  bool interrupted = false;
+  std::vector<std::string> footnotes;
+};
+
+class StatCommand {
+ public:
+  explicit StatCommand(StatOptions& options) : o_(options) {}
+
+  int execute() {
+    EventCatalog catalog;
+    std::string list;
+    for (const std::string& events : o_.events) list += (list.empty() ? "" : ",") + events;
+    try {
+      groups_ = catalog.parse(list.empty() ? kDefaultEvents : list);
+    } catch (const Error& error) {
+      std::fprintf(stderr, "perfmon stat: %s\n", error.what());
+      return 129;
+    }
+    Output out(o_.output, stderr);
+    format_ = o_.json ? report::StatFormat::Json : o_.separator ? report::StatFormat::Csv : report::StatFormat::Table;
+    separator_ = o_.separator.value_or(",");
+    std::vector<Run> runs;
+    int status = 0;
+    for (long i = 0; i < o_.repeat; ++i) {
+      Run run = run_once(out);
+      if (run.exit) status = run.exit->exit_code();
+      bool stop = run.interrupted;
+      runs.push_back(std::move(run));
+      if (stop) break;
+    }
+    if (o_.interval_ms == 0) out.write(report::format_report(summarise(runs), format_, separator_));
+    out.commit();
+    // Table output carries its footnotes; CSV and JSON stay machine-readable, so the notes go to
+    // standard error only when the data went to a file.
+    if (format_ != report::StatFormat::Table && out.is_file())
+      for (const std::string& note : runs.back().footnotes) std::fprintf(stderr, "%s\n", note.c_str());
+    return status;
+  }
+
+ private:
+  Target make_target(const Workload* workload) const {
+    if (!o_.cgroup.empty()) return Target::cgroup_on(o_.cgroup, o_.cpus.value_or(std::vector<int>{}));
+    if (o_.cpus) return Target::cpu_list(*o_.cpus);
+    if (o_.all_cpus) return Target::all_cpus();
+    if (!o_.pids.empty()) {
+      Target target = Target::process(o_.pids.front());
+      for (std::size_t i = 1; i < o_.pids.size(); ++i)
+        for (pid_t tid : Target::process(o_.pids[i]).threads) target.threads.push_back(tid);
+      return target;
+    }
+    if (!o_.tids.empty()) {
+      Target target = Target::thread(o_.tids.front());
+      target.threads = o_.tids;
+      return target;
+    }
+    return Target::workload(*workload);
+  }
+
+  bool targets_alive(const Target& target) const {
+    if (target.kind != Target::Kind::Threads) return true;
+    for (pid_t tid : target.threads)
+      if (thread_alive(tid)) return true;
+    return false;
+  }
+
+  Run run_once(Output& out) {
+    Run run;
+    std::optional<Workload> workload;
+    if (!o_.command.empty()) workload.emplace(o_.command);
+    Target target = make_target(workload ? &*workload : nullptr);
+    SessionOptions options;
+    options.inherit = o_.inherit;
+    CounterSession session(groups_, target, options);
+    // Thread names now, while the threads exist, for --per-thread rows.
+    thread_names_.clear();
+    for (const Location& where : session.locations())
+      thread_names_.push_back(where.tid > 0 ? read_comm(where.tid) + "-" + std::to_string(where.tid) : "");
+    if (o_.verbose)
+      for (std::size_t i = 0; i < session.event_count(); ++i)
+        std::fprintf(stderr, "perfmon: %s: type %u config 0x%llx%s\n", session.event(i).name.c_str(),
+                     session.event(i).attr.type, static_cast<unsigned long long>(session.event(i).attr.config),
+                     session.supported(i) ? "" : " (not supported)");
+    if (!target.enable_on_exec) session.start();
+    const double start = now_ns();
+    if (workload) workload->start();  // throws (exit 127) when the command cannot run
+    if (o_.verbose) std::fprintf(stderr, "perfmon: counting started\n");
+
+    sigset_t signals;
+    sigemptyset(&signals);
+    for (int signo : {SIGINT, SIGTERM, SIGCHLD, SIGHUP}) sigaddset(&signals, signo);
+    double next_tick = start + static_cast<double>(o_.interval_ms) * 1e6;
+    std::vector<CounterValue> previous(session.event_count());
+    bool header_printed = false;
+    WorkloadExit exit;
+    bool done = false;
+    while (!done) {
+      // Wake for a signal, the next interval, or (attached to others' threads) a liveness check.
+      std::optional<double> wake;
+      if (o_.interval_ms > 0) wake = next_tick;
+      else if (!workload && target.kind == Target::Kind::Threads) wake = now_ns() + 200e6;
+      timespec timeout{};
+      if (wake) {
+        double wait = std::max(0.0, *wake - now_ns());
+        timeout.tv_sec = static_cast<time_t>(wait / 1e9);
+        timeout.tv_nsec = static_cast<long>(std::fmod(wait, 1e9));
+      }
+      siginfo_t info;
+      int signo = sigtimedwait(&signals, &info, wake ? &timeout : nullptr);
+      if (signo == SIGCHLD && workload && workload->wait(exit, false)) done = true;
+      if (signo == SIGINT || signo == SIGTERM || signo == SIGHUP) {
+        run.interrupted = true;
+        if (workload) workload->signal(signo);  // it ends; its exit ends the loop
+        else done = true;
+      }
+      if (!workload && !targets_alive(target)) done = true;
+      if (o_.interval_ms > 0 && (now_ns() >= next_tick || done)) {
+        session.read();
+        std::vector<report::StatRow> rows;
+        for (std::size_t i = 0; i < session.event_count(); ++i) {
+          CounterValue current = session.value(i);
+          rows.push_back(make_row(session, i, current - previous[i], ""));
+          previous[i] = current;
+        }
+        double now = now_ns();
+        report::compute_metrics(rows, std::min(now, next_tick) - (next_tick - static_cast<double>(o_.interval_ms) * 1e6));
+        out.write(report::format_interval(rows, (now - start) / 1e9, format_, separator_, !header_printed));
+        header_printed = true;
+        while (next_tick <= now) next_tick += static_cast<double>(o_.interval_ms) * 1e6;
+      }
+    }
+    run.elapsed_ns = now_ns() - start;
+    session.stop();
+    if (int err = session.read(); err != 0)
+      throw Error(std::string("cannot read the counters: ") + std::strerror(err) + ".", err);
+    if (workload) run.exit = exit;
+    run.rows = rows_for(session);
+    run.footnotes = footnotes_for(session);
+    return run;
+  }
+
+  std::vector<report::StatRow> rows_for(const CounterSession& session) const {
+    std::vector<report::StatRow> rows;
+    const auto& locations = session.locations();
+    const std::size_t n = session.event_count();
+    const bool cpu_locations = locations.front().cpu >= 0;
+    const bool split = (o_.per_thread && !cpu_locations) || (o_.no_aggr && cpu_locations);
+    if (!split) {
+      for (std::size_t i = 0; i < n; ++i) rows.push_back(make_row(session, i, session.value(i), ""));
+      return rows;
+    }
+    for (std::size_t l = 0; l < locations.size(); ++l) {
+      std::string prefix = locations[l].cpu >= 0 ? "CPU" + std::to_string(locations[l].cpu) : thread_names_[l];
+      for (std::size_t i = 0; i < n; ++i) rows.push_back(make_row(session, i, session.value(i, l), prefix));
+    }
+    return rows;
+  }
+
+  static std::vector<std::string> footnotes_for(const CounterSession& session) {
+    std::map<std::string, std::string> by_reason;  // reason -> events
+    for (std::size_t i = 0; i < session.event_count(); ++i) {
+      if (session.supported(i)) continue;
+      std::string& names = by_reason[session.unsupported_reason(i)];
+      names += (names.empty() ? "" : ", ") + session.event(i).name;
+    }
+    std::vector<std::string> notes;
+    for (const auto& [reason, names] : by_reason) notes.push_back("<not supported> " + names + ": " + reason);
+    for (const std::string& note : session.notes()) notes.push_back("note: " + note);
+    return notes;
+  }
+
+  report::StatReport summarise(const std::vector<Run>& runs) const {
+    report::StatReport report;
+    report.target = describe_target(o_);
+    report.runs = static_cast<int>(runs.size());
+    report.rows = runs.back().rows;
+    report.footnotes = runs.back().footnotes;
+    std::vector<double> elapsed;
+    for (const Run& run : runs) elapsed.push_back(run.elapsed_ns);
+    report::RunStats time = report::run_stats(elapsed);
+    report.elapsed_ns = time.mean;
+    if (runs.size() > 1) {
+      report.elapsed_stddev_ns = time.stddev_of_mean;
+      report.elapsed_rel_stddev = time.rel_stddev;
+      for (std::size_t r = 0; r < report.rows.size(); ++r) {
+        std::vector<double> samples;
+        for (const Run& run : runs) samples.push_back(run.rows[r].scaled);
+        report::RunStats stats = report::run_stats(samples);
+        report.rows[r].scaled = stats.mean;
+        report.rows[r].rel_stddev = stats.rel_stddev;
+      }
+    }
+    if (runs.back().exit) {
+      const rusage& usage = runs.back().exit->usage;
+      report.user_s = static_cast<double>(usage.ru_utime.tv_sec) + static_cast<double>(usage.ru_utime.tv_usec) / 1e6;
+      report.sys_s = static_cast<double>(usage.ru_stime.tv_sec) + static_cast<double>(usage.ru_stime.tv_usec) / 1e6;
+    }
+    report::compute_metrics(report.rows, report.elapsed_ns);
+    return report;
+  }
+
+  StatOptions& o_;
+  std::vector<EventGroup> groups_;
+  std::vector<std::string> thread_names_;  // "comm-tid" by location
+  report::StatFormat format_ = report::StatFormat::Table;
+  std::string separator_;
+};
+
+void validate(const StatOptions& o) {
+  int targets = (o.pids.empty() ? 0 : 1) + (o.tids.empty() ? 0 : 1) + (o.all_cpus || o.cpus ? 1 : 0);
+  if (targets > 1) throw UsageError("choose one target: -p, -t, or -a/-C");
+  if (!o.cgroup.empty() && (!o.pids.empty() || !o.tids.empty()))
+    throw UsageError("-G counts a cgroup system-wide; it cannot be combined with -p or -t");
+  if (o.command.empty() && targets == 0 && o.cgroup.empty())
+    throw UsageError("nothing to count: give a command, or a target with -p, -t, -a, -C or -G");
+  if (!o.command.empty() && (!o.pids.empty() || !o.tids.empty()))
+    throw UsageError("-p and -t attach to running processes; they cannot be combined with a command");
+  if (o.separator && o.json) throw UsageError("-x (CSV) and -j (JSON) exclude each other");
+  if (o.separator && o.separator->empty()) throw UsageError("-x needs a separator, like -x,");
+  if (o.repeat > 1 && (o.interval_ms > 0 || o.per_thread || o.no_aggr))
+    throw UsageError("-r cannot be combined with -I, --per-thread or -A");
+  if (o.repeat > 1 && o.command.empty()) throw UsageError("-r repeats a command; give one");
+  if (o.per_thread && o.pids.empty() && o.tids.empty())
+    throw UsageError("--per-thread counts each thread of a running process: use it with -p or -t "
+                     "(a command's later threads are counted with inherit, in one total)");
+  if (o.no_aggr && !o.all_cpus && !o.cpus && o.cgroup.empty())
+    throw UsageError("-A prints one row per CPU; it needs -a, -C or -G");
+}
+
+}  // namespace
+
+int run_stat(std::span<char* const> args) {
+  StatOptions o;
+  std::vector<Option> options = stat_options(o);
+  try {
+    o.command = parse_options(args, options);
+    if (o.help) {
+      std::fputs(usage_text(kSynopsis, options).c_str(), stdout);
+      return 0;
+    }
+    validate(o);
+  } catch (const UsageError& error) {
+    std::fprintf(stderr, "perfmon stat: %s.\nRun 'perfmon stat --help' for the options.\n", error.what());
+    return 129;
+  }
+  try {
+    StatCommand command(o);
+    return command.execute();
+  } catch (const WorkloadStartError& error) {
+    std::fprintf(stderr, "perfmon stat: %s\n", error.what());
+    return 127;  // as a shell reports a command it cannot run
+  } catch (const Error& error) {
+    std::fprintf(stderr, "perfmon stat: %s\n", error.what());
+    return 1;
+  }
+}
+
+}  // namespace perfmon::cli
