@@ -1,2 +1,121 @@
+// perfmon list: every event this machine can resolve, by source, each marked usable here or not.
+#include <fnmatch.h>
+
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "commands.hpp"
-namespace perfmon::cli { int run_list(std::span<char* const>) { return 0; } }
+#include "options.hpp"
+#include "perfmon/catalog.hpp"
+#include "perfmon/error.hpp"
+#include "perfmon/probe.hpp"
+#include "report/stat_report.hpp"
+
+namespace perfmon::cli {
+
+namespace {
+
+const std::map<std::string, std::string> kSourceAliases = {
+    {"hw", "hardware"}, {"hardware", "hardware"}, {"sw", "software"}, {"software", "software"},
+    {"cache", "hw-cache"}, {"hwcache", "hw-cache"}, {"hw-cache", "hw-cache"}, {"pmu", "pmu"},
+    {"tracepoint", "tracepoint"}, {"raw", "raw"}, {"breakpoint", "breakpoint"}, {"bp", "breakpoint"},
+};
+
+const char* heading(const std::string& source) {
+  if (source == "hardware") return "Hardware events (generic)";
+  if (source == "software") return "Software events";
+  if (source == "hw-cache") return "Hardware cache events (generic)";
+  if (source == "pmu") return "PMU events (sysfs)";
+  if (source == "tracepoint") return "Tracepoints";
+  if (source == "raw") return "Raw events";
+  return "Hardware breakpoints";
+}
+
+bool matches(const CatalogEntry& entry, const std::string& pattern) {
+  if (pattern.empty()) return true;
+  if (auto alias = kSourceAliases.find(pattern); alias != kSourceAliases.end()) return entry.source == alias->second;
+  std::string glob = pattern.find_first_of("*?[") == std::string::npos ? "*" + pattern + "*" : pattern;
+  return fnmatch(glob.c_str(), entry.name.c_str(), FNM_CASEFOLD) == 0;
+}
+
+}  // namespace
+
+int run_list(std::span<char* const> args) {
+  bool json = false, help = false;
+  std::vector<Option> options = {
+      {'j', "json", "", "print one JSON object per event", [&](std::string_view) { json = true; }},
+      {'h', "help", "", "show this help", [&](std::string_view) { help = true; }},
+  };
+  std::string pattern;
+  try {
+    std::vector<std::string> rest = parse_options(args, options);
+    if (rest.size() > 1) throw UsageError("list takes at most one pattern");
+    if (!rest.empty()) pattern = rest.front();
+  } catch (const UsageError& error) {
+    std::fprintf(stderr, "perfmon list: %s.\nRun 'perfmon list --help' for the options.\n", error.what());
+    return 129;
+  }
+  if (help) {
+    std::fputs(usage_text("perfmon list [--json] [hw|sw|cache|pmu|tracepoint|raw|breakpoint|GLOB]", options).c_str(),
+               stdout);
+    return 0;
+  }
+  try {
+    EventCatalog catalog;
+    std::vector<CatalogEntry> entries = catalog.entries();
+    std::string out, current;
+    std::map<std::string, std::vector<std::string>> unusable;  // reason -> events
+    std::size_t shown = 0;
+    // Opening a tracepoint event costs the kernel a synchronisation (tens of ms), and all
+    // tracepoints are allowed or refused alike: one probe speaks for them all.
+    std::optional<std::string> tracepoint_reason;
+    auto probe = [&](const CatalogEntry& entry) -> std::string {
+      if (!entry.has_attr) return "";
+      if (entry.source != "tracepoint") return probe_event(entry.attr);
+      if (!tracepoint_reason) tracepoint_reason = probe_event(entry.attr);
+      return *tracepoint_reason;
+    };
+    for (const CatalogEntry& entry : entries) {
+      if (!matches(entry, pattern)) continue;
+      ++shown;
+      std::string reason = probe(entry);
+      if (json) {
+        out += "{\"name\": " + report::json_quote(entry.name) + ", \"source\": " + report::json_quote(entry.source) +
+               ", \"description\": " + report::json_quote(entry.description) + ", \"usable\": " +
+               (entry.has_attr ? (reason.empty() ? "true" : "false") : "null") +
+               ", \"reason\": " + report::json_quote(reason) + "}\n";
+        continue;
+      }
+      if (entry.source != current) {
+        current = entry.source;
+        out += std::string(out.empty() ? "" : "\n") + heading(current) + ":\n";
+      }
+      char row[512];
+      std::snprintf(row, sizeof row, "  %-44s %s%s\n", entry.name.c_str(), reason.empty() ? "" : "[not usable here] ",
+                    entry.description.c_str());
+      out += row;
+      if (!reason.empty()) unusable[reason].push_back(entry.name);
+    }
+    if (!json && !unusable.empty()) {
+      out += "\nNot usable here:\n";
+      for (const auto& [reason, names] : unusable)
+        out += "  " + std::to_string(names.size()) + " event" + (names.size() == 1 ? "" : "s") + " (" + names.front() +
+               (names.size() > 1 ? ", ..." : "") + "): " + reason + "\n";
+    }
+    if (shown == 0) {
+      std::fprintf(stderr, "perfmon list: no event matches '%s'; try a shorter pattern, or one of hw, sw, cache, pmu, "
+                           "tracepoint.\n", pattern.c_str());
+      return 1;
+    }
+    std::fputs(out.c_str(), stdout);
+    return 0;
+  } catch (const Error& error) {
+    std::fprintf(stderr, "perfmon list: %s\n", error.what());
+    return 1;
+  }
+}
+
+}  // namespace perfmon::cli

@@ -1,0 +1,209 @@
+#include "perfmon/system_info.hpp"
+
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include "kernel/explain.hpp"
+#include "kernel/privileges.hpp"
+
+namespace perfmon {
+
+namespace {
+
+std::optional<long> read_long(const std::string& path) {
+  std::ifstream in(path);
+  long value = 0;
+  if (!(in >> value)) return std::nullopt;
+  return value;
+}
+
+std::string read_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::string cpuinfo_field(const std::string& key) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) != 0) continue;
+    std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string value = line.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(" \t"));
+    return value;
+  }
+  return "";
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+void read_x86(SystemInfo& info) {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(0, &a, &b, &c, &d)) {
+    char vendor[13];
+    std::memcpy(vendor, &b, 4);
+    std::memcpy(vendor + 4, &d, 4);
+    std::memcpy(vendor + 8, &c, 4);
+    vendor[12] = 0;
+    info.cpu_vendor = vendor;
+  }
+  unsigned max_leaf = a;
+  if (__get_cpuid(1, &a, &b, &c, &d)) {
+    int base_family = (a >> 8) & 0xf, base_model = (a >> 4) & 0xf;
+    info.family = base_family == 0xf ? base_family + static_cast<int>((a >> 20) & 0xff) : base_family;
+    info.model = (base_family == 6 || base_family == 0xf) ? base_model | static_cast<int>(((a >> 16) & 0xf) << 4)
+                                                           : base_model;
+    info.stepping = static_cast<int>(a & 0xf);
+    info.hypervisor = (c >> 31) & 1U;
+  }
+  if (info.hypervisor) {
+    __cpuid(0x40000000, a, b, c, d);
+    char vendor[13];
+    std::memcpy(vendor, &b, 4);
+    std::memcpy(vendor + 4, &c, 4);
+    std::memcpy(vendor + 8, &d, 4);
+    vendor[12] = 0;
+    info.hypervisor_vendor = vendor;
+    info.hypervisor_vendor.erase(info.hypervisor_vendor.find_last_not_of(' ') + 1);
+  }
+  if (info.cpu_vendor == "GenuineIntel" && max_leaf >= 0xa) {
+    __cpuid_count(0xa, 0, a, b, c, d);
+    CounterCapacity counters;
+    counters.source = "CPUID leaf 0AH";
+    counters.version = static_cast<int>(a & 0xff);
+    counters.general_purpose = static_cast<int>((a >> 8) & 0xff);
+    counters.general_width = static_cast<int>((a >> 16) & 0xff);
+    if (*counters.version > 1) {
+      counters.fixed = static_cast<int>(d & 0x1f);
+      counters.fixed_width = static_cast<int>((d >> 5) & 0xff);
+    }
+    if (*counters.version > 0) info.counters = counters;
+  } else if (info.cpu_vendor == "AuthenticAMD" || info.cpu_vendor == "HygonGenuine") {
+    __cpuid(0x80000000, a, b, c, d);
+    unsigned max_ext = a;
+    CounterCapacity counters;
+    if (max_ext >= 0x80000022) {
+      __cpuid_count(0x80000022, 0, a, b, c, d);
+      if (a & 1U) {  // PerfMonV2
+        counters.source = "CPUID leaf 80000022H (PerfMonV2)";
+        counters.version = 2;
+        counters.general_purpose = static_cast<int>(b & 0xf);
+      }
+    }
+    if (!counters.general_purpose && max_ext >= 0x80000001) {
+      __cpuid(0x80000001, a, b, c, d);
+      counters.source = "CPUID leaf 80000001H (PerfCtrExtCore)";
+      counters.general_purpose = ((c >> 23) & 1U) ? 6 : 4;
+    }
+    counters.general_width = 48;
+    if (counters.general_purpose) info.counters = counters;
+  }
+}
+#endif
+
+void read_user_access(SystemInfo& info) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/sys/bus/event_source/devices", ec)) {
+    std::string rdpmc = read_line((entry.path() / "rdpmc").string());
+    if (!rdpmc.empty()) info.user_access.emplace_back(entry.path().string() + "/rdpmc", rdpmc);
+  }
+  std::string user_access = read_line("/proc/sys/kernel/perf_user_access");
+  if (!user_access.empty()) info.user_access.emplace_back("/proc/sys/kernel/perf_user_access", user_access);
+}
+
+}  // namespace
+
+SystemInfo collect_system_info(const EventCatalog& catalog) {
+  SystemInfo info;
+  utsname uts{};
+  if (uname(&uts) == 0) info.kernel = std::string(uts.sysname) + " " + uts.release + " " + uts.machine;
+  info.cpu_model = cpuinfo_field("model name");
+  if (info.cpu_model.empty()) info.cpu_model = cpuinfo_field("CPU part");
+#if defined(__x86_64__) || defined(__i386__)
+  read_x86(info);
+#else
+  info.cpu_vendor = cpuinfo_field("CPU implementer") == "0x41" ? "ARM" : cpuinfo_field("CPU implementer");
+  info.hypervisor = kernel::running_under_hypervisor();
+#endif
+
+  info.pmus = catalog.pmus();
+  for (const PmuSummary& pmu : info.pmus) {
+    bool core = pmu.type == 4 /* PERF_TYPE_RAW */ || pmu.name == "cpu_core" || pmu.name == "cpu_atom" ||
+                pmu.name.rfind("armv8_", 0) == 0 || pmu.name.rfind("armv7_", 0) == 0;
+    if (core && !info.hardware_pmu) {
+      info.hardware_pmu = true;
+      info.hardware_pmu_name = pmu.name;
+    }
+  }
+  if (info.hardware_pmu) {
+    info.hardware_pmu_explanation = "the kernel drives the CPU's counters through PMU '" + info.hardware_pmu_name + "'";
+  } else if (info.hypervisor) {
+    info.hardware_pmu_explanation =
+        "none: this is a virtual machine" +
+        (info.hypervisor_vendor.empty() ? std::string() : " (" + info.hypervisor_vendor + ")") +
+        " and its hypervisor does not expose a virtual PMU, so the kernel registered no core PMU; cycles, "
+        "instructions, cache and branch events and raw codes cannot be counted here";
+  } else {
+    info.hardware_pmu_explanation =
+        "none: the kernel registered no core PMU (no driver for this CPU, or disabled); check 'dmesg | grep -i "
+        "perf'";
+  }
+
+  info.paranoid = kernel::perf_event_paranoid();
+  info.paranoid_meaning = kernel::paranoid_meaning(info.paranoid);
+  info.root = geteuid() == 0;
+  info.cap_perfmon = kernel::has_capability(38);
+  info.cap_sys_admin = kernel::has_capability(21);
+  if (kernel::is_perf_privileged())
+    info.permission_summary = std::string("this process is ") + (info.root ? "root" : "privileged (CAP_PERFMON or CAP_SYS_ADMIN)") +
+                              ": every event, every process and every CPU may be monitored, kernel included";
+  else
+    info.permission_summary = "this process is unprivileged: " + info.paranoid_meaning;
+
+  info.max_sample_rate = read_long("/proc/sys/kernel/perf_event_max_sample_rate");
+  info.mlock_kb = read_long("/proc/sys/kernel/perf_event_mlock_kb");
+  rlimit memlock{};
+  if (getrlimit(RLIMIT_MEMLOCK, &memlock) == 0 && memlock.rlim_cur != RLIM_INFINITY)
+    info.memlock_limit_kb = static_cast<long>(memlock.rlim_cur / 1024);
+  if (auto watchdog = read_long("/proc/sys/kernel/nmi_watchdog")) info.nmi_watchdog = static_cast<int>(*watchdog);
+  read_user_access(info);
+  info.tracefs = catalog.tracefs_root();
+
+  if (!info.hardware_pmu) {
+    info.advice.push_back("Hardware events cannot be counted on this machine. Software events (task-clock, "
+                          "page-faults, context-switches), tracepoints (syscalls:sys_enter_getppid) and breakpoints "
+                          "(mem:ADDR:x) work; for hardware counts use a machine with a PMU" +
+                          std::string(info.hypervisor ? " or enable the hypervisor's vPMU" : "") + ".");
+  }
+  if (info.hardware_pmu && info.nmi_watchdog.value_or(0) == 1)
+    info.advice.push_back("The NMI watchdog holds one counter; 'sysctl kernel.nmi_watchdog=0' frees it.");
+  if (!kernel::is_perf_privileged() && info.paranoid >= 2)
+    info.advice.push_back("Only user-space counting of your own processes is allowed; 'sysctl "
+                          "kernel.perf_event_paranoid=1' (or CAP_PERFMON) allows kernel counting, 0 CPU-wide.");
+  if (info.tracefs.empty())
+    info.advice.push_back("tracefs is not mounted, so tracepoints cannot be resolved: 'mount -t tracefs nodev "
+                          "/sys/kernel/tracing' as root.");
+  if (info.hardware_pmu) {
+    bool user_reads = false;
+    for (const auto& [knob, value] : info.user_access)
+      if (value != "0") user_reads = true;
+    if (!user_reads && !info.user_access.empty())
+      info.advice.push_back("User-mode counter reads (rdpmc/mrs) are disabled; reads fall back to read(2).");
+  }
+  return info;
+}
+
+}  // namespace perfmon
