@@ -174,6 +174,8 @@ void EventCatalog::State::resolve_tracepoint(const EventSpec& spec, Event& event
   if (root.empty())
     fail(spec, "tracefs is not mounted and could not be mounted; run 'mount -t tracefs nodev /sys/kernel/tracing' as root.");
   auto id = events::tracepoint_id(root, spec.name, spec.event);
+  if (!id && (events::find_generic_event(spec.name) || find_pmu(spec.name) != nullptr))
+    fail(spec, "'" + spec.event + "' is not a modifier of '" + spec.name + "' (known: u k h G H p pp ppp P D S I e W).");
   if (!id) {
     std::vector<std::string> names;
     for (const events::Tracepoint& tp : events::list_tracepoints(root)) names.push_back(tp.subsystem + ":" + tp.name);

@@ -114,12 +114,13 @@ RawSpec parse_pmu_event(std::string_view text) {
     fail(text, "a PMU event is written pmu/term=value,.../, like cpu/event=0x3c/ or msr/tsc/.");
   if (close == std::string_view::npos) fail(text, "the term list of PMU '" + spec.name + "' has no closing '/'.");
   spec.terms = parse_terms(text.substr(open + 1, close - open - 1), text);
+  // Modifiers follow the closing '/' directly (cpu/event=0x3c/u) or after a colon (.../:u).
   std::string_view after = text.substr(close + 1);
-  if (!after.empty()) {
-    if (after.front() != ':' || after.size() == 1)
-      fail(text, "after the closing '/' only ':modifiers' may follow, like cpu/event=0x3c/u.");
-    raw.letters = std::string(after.substr(1));
+  if (after.starts_with(':')) {
+    after.remove_prefix(1);
+    if (after.empty()) fail(text, "after the closing '/' only ':modifiers' may follow, like cpu/event=0x3c/u.");
   }
+  raw.letters = std::string(after);
   return raw;
 }
 
@@ -130,17 +131,17 @@ RawSpec parse_named_or_tracepoint(std::string_view text) {
   std::string_view head = text.substr(0, colon);
   std::string_view rest = colon == std::string_view::npos ? std::string_view() : text.substr(colon + 1);
   if (head.empty()) fail(text, "an event name is missing before ':'.");
+  if (colon != std::string_view::npos && rest.empty()) fail(text, "modifiers are missing after ':'.");
   if (!all_of(head, is_name_char))
     fail(text, "event names are made of letters, digits, '-', '_' and '.'; see 'perfmon list'.");
   bool has_modifiers_only = colon != std::string_view::npos && rest.find(':') == std::string_view::npos &&
                             all_of(rest, is_modifier_letter);
   if (colon == std::string_view::npos || has_modifiers_only) {
     raw.letters = std::string(rest);
-    if (colon != std::string_view::npos && rest.empty()) fail(text, "modifiers are missing after ':'.");
     if (head.size() > 1 && head.front() == 'r' && all_of(head.substr(1), is_hex_digit)) {
+      if (head.size() > 17) fail(text, "a raw event has at most 16 hex digits.");
       spec.kind = EventSpec::Kind::Raw;
       spec.raw = std::stoull(std::string(head.substr(1)), nullptr, 16);
-      if (head.size() > 17) fail(text, "a raw event has at most 16 hex digits.");
     } else {
       spec.kind = EventSpec::Kind::Named;
       spec.name = std::string(head);

@@ -1,0 +1,281 @@
+// perfmon as a user runs it: exact counts through the CLI, exit codes, signals, output shapes.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "process.hpp"
+
+namespace perfmon::testing {
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> fields_of(const std::string& line, char separator = ',') {
+  std::vector<std::string> fields;
+  std::istringstream in(line);
+  for (std::string field; std::getline(in, field, separator);) fields.push_back(field);
+  if (!line.empty() && line.back() == separator) fields.emplace_back();
+  return fields;
+}
+
+// The value column of the CSV row for `event` (optionally with a row prefix such as comm-tid).
+std::vector<long long> csv_values(const std::string& csv, const std::string& event) {
+  std::vector<long long> values;
+  for (const std::string& line : lines_of(csv)) {
+    auto fields = fields_of(line);
+    for (std::size_t i = 0; i + 1 < fields.size(); ++i)
+      if (fields[i + 1] == "" && i + 2 < fields.size() && fields[i + 2] == event) values.push_back(std::stoll(fields[i]));
+  }
+  return values;
+}
+
+std::vector<std::string> stat(std::vector<std::string> args) {
+  args.insert(args.begin(), {PERFMON, "stat"});
+  return args;
+}
+
+TEST(CliStat, CountsTheCommandExactly) {
+  Result r = run(stat({"-x,", "-e", "syscalls:sys_enter_getppid", "--", WORKER, "getppid", "1000"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(csv_values(r.err, "syscalls:sys_enter_getppid"), std::vector<long long>{1000});
+}
+
+TEST(CliStat, InheritedThreadsAddUp) {
+  Result r = run(stat({"-x,", "-e", "syscalls:sys_enter_getppid", "--", WORKER, "getppid", "1000", "--threads", "4"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(csv_values(r.err, "syscalls:sys_enter_getppid"), std::vector<long long>{4000});
+}
+
+TEST(CliStat, ForkedChildFollowsInherit) {
+  Result with = run(stat({"-x,", "-e", "syscalls:sys_enter_getppid", "--", WORKER, "getppid", "1000", "--fork-child", "250"}));
+  Result without = run(stat({"-x,", "--no-inherit", "-e", "syscalls:sys_enter_getppid", "--", WORKER, "getppid", "1000",
+                             "--fork-child", "250"}));
+  EXPECT_EQ(csv_values(with.err, "syscalls:sys_enter_getppid"), std::vector<long long>{1250}) << with.err;
+  EXPECT_EQ(csv_values(without.err, "syscalls:sys_enter_getppid"), std::vector<long long>{1000}) << without.err;
+}
+
+TEST(CliStat, SystemWideCountsTheCommand) {
+  Result r = run(stat({"-a", "-x,", "-e", "syscalls:sys_enter_getppid", "--", WORKER, "getppid", "1000"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto values = csv_values(r.err, "syscalls:sys_enter_getppid");
+  ASSERT_EQ(values.size(), 1u) << r.err;
+  EXPECT_GE(values[0], 1000);
+  EXPECT_LE(values[0], 1005);  // a stray getppid() elsewhere on the machine
+}
+
+TEST(CliStat, PerCpuRowsWithNoAggr) {
+  Result r = run(stat({"-a", "-A", "-x,", "-e", "task-clock", "--", WORKER, "sleep", "10"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto lines = lines_of(r.err);
+  EXPECT_EQ(lines.size(), static_cast<std::size_t>(sysconf(_SC_NPROCESSORS_ONLN))) << r.err;
+  EXPECT_EQ(lines.at(0).rfind("CPU", 0), 0u);
+}
+
+// A worker whose 4 threads exist and wait for a line on stdin.
+struct WaitingWorker {
+  Process process{{WORKER, "getppid", "1000", "--threads", "4", "--wait-stdin"}};
+  std::string pid;
+  WaitingWorker() {
+    std::string ready = process.read_stdout_until("\n");
+    pid = ready.substr(ready.find(' ') + 1, ready.find('\n') - ready.find(' ') - 1);
+  }
+};
+
+TEST(CliStat, AttachesToARunningProcessUntilItExits) {
+  WaitingWorker worker;
+  Process perfmon(stat({"-v", "-x,", "-p", worker.pid, "-e", "syscalls:sys_enter_getppid"}));
+  perfmon.read_stderr_until("counting started");
+  worker.process.write_stdin("go\n");
+  worker.process.wait();
+  Result r = perfmon.wait();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(csv_values(r.err, "syscalls:sys_enter_getppid"), std::vector<long long>{4000}) << r.err;
+}
+
+TEST(CliStat, PerThreadShowsEachThread) {
+  WaitingWorker worker;
+  Process perfmon(stat({"-v", "-x,", "--per-thread", "-p", worker.pid, "-e", "syscalls:sys_enter_getppid"}));
+  perfmon.read_stderr_until("counting started");
+  worker.process.write_stdin("go\n");
+  worker.process.wait();
+  Result r = perfmon.wait();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<long long> per_thread;
+  for (const std::string& line : lines_of(r.err)) {
+    auto fields = fields_of(line);
+    if (fields.size() > 3 && fields[3] == "syscalls:sys_enter_getppid") {
+      EXPECT_EQ(fields[0].rfind("perfmon-test-wo-", 0), 0u) << line;  // comm-tid
+      per_thread.push_back(std::stoll(fields[1]));
+    }
+  }
+  EXPECT_EQ(per_thread, (std::vector<long long>{0, 1000, 1000, 1000, 1000})) << r.err;
+}
+
+TEST(CliStat, PageFaultsAgreeWithPerf) {
+  if (access("/usr/bin/perf", X_OK) != 0) GTEST_SKIP() << "Debian's linux-perf is not installed (/usr/bin/perf)";
+  const std::vector<std::string> command = {WORKER, "touch", "3000"};
+  auto perfmon_args = stat({"-x,", "-e", "page-faults", "--"});
+  perfmon_args.insert(perfmon_args.end(), command.begin(), command.end());
+  std::vector<std::string> perf_args = {"/usr/bin/perf", "stat", "-x,", "-e", "page-faults", "--"};
+  perf_args.insert(perf_args.end(), command.begin(), command.end());
+  Result ours = run(perfmon_args), theirs = run(perf_args);
+  ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
+  long long a = csv_values(ours.err, "page-faults").at(0), b = csv_values(theirs.err, "page-faults").at(0);
+  EXPECT_GE(a, 3000);
+  // Same program, same kernel: the runs differ only by the loader's and libc's own faults.
+  EXPECT_NEAR(static_cast<double>(a), static_cast<double>(b), 0.02 * static_cast<double>(b) + 10) << ours.err << theirs.err;
+}
+
+TEST(CliStat, ExitStatusIsTheCommands) {
+  Result r = run(stat({"-e", "task-clock", "--", WORKER, "exit", "7"}));
+  EXPECT_EQ(r.exit_code, 7);
+  EXPECT_NE(r.err.find("task-clock"), std::string::npos);
+}
+
+TEST(CliStat, CommandThatCannotStartExits127) {
+  Result r = run(stat({"--", "/nonexistent/program"}));
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_NE(r.err.find("cannot run '/nonexistent/program': No such file or directory"), std::string::npos) << r.err;
+  EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
+}
+
+TEST(CliStat, UsageErrorsExit129WithOneSentence) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--bogus"}, {"-I"}, {"-r", "zero", "true"}, {}, {"-p", "1", "-a"}, {"-x,", "-j", "true"}, {"-A", "true"}}) {
+    Result r = run(stat(args));
+    EXPECT_EQ(r.exit_code, 129) << r.err;
+    EXPECT_NE(r.err.find("perfmon stat: "), std::string::npos) << r.err;
+  }
+}
+
+TEST(CliStat, UnknownEventSuggestsAndExits129) {
+  Result r = run(stat({"-e", "instructons", "true"}));
+  EXPECT_EQ(r.exit_code, 129);
+  EXPECT_NE(r.err.find("did you mean 'instructions'"), std::string::npos) << r.err;
+}
+
+TEST(CliStat, InterruptStopsTheCommandAndStillPrints) {
+  Process perfmon(stat({"-v", "-x,", "-e", "task-clock,syscalls:sys_enter_getppid", "--", WORKER, "sleep", "60000"}));
+  perfmon.read_stderr_until("counting started");
+  perfmon.signal(SIGINT);
+  Result r = perfmon.wait();
+  EXPECT_EQ(r.exit_code, 128 + SIGINT);  // the command's own status: killed by SIGINT
+  EXPECT_EQ(csv_values(r.err, "syscalls:sys_enter_getppid").size(), 1u) << r.err;
+  EXPECT_NE(r.err.find(",msec,task-clock,"), std::string::npos) << r.err;
+}
+
+TEST(CliStat, IntervalPrintsOneBlockPerInterval) {
+  Result r = run(stat({"-I", "200", "-x,", "-e", "task-clock,page-faults", "--", WORKER, "sleep", "1000"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> stamps;
+  for (const std::string& line : lines_of(r.err)) stamps.insert(fields_of(line).at(0));
+  // Five full intervals and the final partial one; a loaded machine may shift one either way.
+  EXPECT_GE(stamps.size(), 5u) << r.err;
+  EXPECT_LE(stamps.size(), 7u) << r.err;
+  EXPECT_EQ(lines_of(r.err).size(), 2 * stamps.size());
+}
+
+TEST(CliStat, RepeatPrintsTheRelativeStddev) {
+  Result table = run(stat({"-r", "5", "-e", "task-clock,page-faults", "--", WORKER, "touch", "100"}));
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.err.find("(5 runs)"), std::string::npos) << table.err;
+  EXPECT_NE(table.err.find("( +- "), std::string::npos) << table.err;
+  Result csv = run(stat({"-r", "5", "-x,", "-e", "page-faults", "--", WORKER, "touch", "100"}));
+  auto fields = fields_of(lines_of(csv.err).at(0));
+  ASSERT_EQ(fields.size(), 8u) << csv.err;
+  EXPECT_EQ(fields[5].back(), '%');
+}
+
+TEST(CliStat, JsonLinesParse) {
+  Result r = run(stat({"-j", "-e", "task-clock,page-faults,cycles", "--", WORKER, "touch", "10"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 3u) << r.err;  // no footnote mixed into the JSON stream
+  for (const std::string& line : lines) {
+    auto object = nlohmann::json::parse(line);
+    EXPECT_TRUE(object.contains("counter-value"));
+    EXPECT_TRUE(object.contains("event-runtime"));
+  }
+}
+
+TEST(CliStat, CsvHasPerfsSevenFields) {
+  Result r = run(stat({"-x;", "--", WORKER, "touch", "10"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 8u) << r.err;  // perf's default events
+  for (const std::string& line : lines) EXPECT_EQ(fields_of(line, ';').size(), 7u) << line;
+}
+
+TEST(CliStat, OutputFileIsWrittenWhole) {
+  std::string path = std::filesystem::temp_directory_path() / ("perfmon-out-" + std::to_string(getpid()) + ".csv");
+  Result r = run(stat({"-x,", "-o", path, "-e", "syscalls:sys_enter_getppid", "--", WORKER, "getppid", "77"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(csv_values(text.str(), "syscalls:sys_enter_getppid"), std::vector<long long>{77});
+  std::filesystem::remove(path);
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
+    EXPECT_EQ(entry.path().string().rfind(path + ".", 0), std::string::npos) << "left behind: " << entry.path();
+}
+
+TEST(CliStat, OutputFileInAMissingDirectoryFails) {
+  Result r = run(stat({"-o", "/nonexistent/dir/out.txt", "--", WORKER, "exit", "0"}));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot create '/nonexistent/dir/out.txt'"), std::string::npos) << r.err;
+}
+
+TEST(CliStat, DefaultTableExplainsUnsupportedEvents) {
+  Result r = run(stat({"--", WORKER, "exit", "0"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("Performance counter stats for"), std::string::npos);
+  EXPECT_NE(r.err.find("task-clock"), std::string::npos);
+  if (r.err.find("<not supported>") != std::string::npos) {
+    EXPECT_NE(r.err.find("<not supported> cycles, instructions, branches, branch-misses: "), std::string::npos) << r.err;
+  }
+}
+
+TEST(CliList, ListsSoftwareEventsAsUsable) {
+  Result r = run({PERFMON, "list", "sw"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("task-clock"), std::string::npos);
+  EXPECT_EQ(r.out.find("[not usable here] time the task ran"), std::string::npos);
+  Result json = run({PERFMON, "list", "--json", "getppid"});
+  ASSERT_EQ(json.exit_code, 0);
+  for (const std::string& line : lines_of(json.out)) EXPECT_EQ(nlohmann::json::parse(line)["source"], "tracepoint");
+  EXPECT_EQ(run({PERFMON, "list", "no-such-event-anywhere"}).exit_code, 1);
+}
+
+TEST(CliInfo, ExplainsTheHardwarePmuTruthfully) {
+  Result r = run({PERFMON, "info", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto info = nlohmann::json::parse(r.out);
+  Result probe = run(stat({"-x,", "-e", "instructions", "--", WORKER, "exit", "0"}));
+  bool counts_instructions = probe.err.find("<not supported>") == std::string::npos;
+  EXPECT_EQ(info["hardware_pmu"].get<bool>(), counts_instructions) << r.out << probe.err;
+  if (!counts_instructions) {
+    std::string why = info["hardware_pmu_explanation"];
+    EXPECT_NE(why.find(info["hypervisor"].get<bool>() ? "virtual machine" : "registered no core PMU"), std::string::npos)
+        << why;
+  }
+  EXPECT_EQ(info["root"].get<bool>(), geteuid() == 0);
+  Result text = run({PERFMON, "info"});
+  EXPECT_NE(text.out.find("hardware PMU"), std::string::npos);
+  EXPECT_NE(text.out.find("perf_event_paranoid"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace perfmon::testing
