@@ -20,10 +20,10 @@ struct CatalogPaths {
 
 // One row of `perfmon list`.
 struct CatalogEntry {
-  std::string name;         // what to write after -e
-  std::string source;       // "hardware", "software", "hw-cache", "pmu", "tracepoint", "raw", "breakpoint"
+  std::string name;    // what to write after -e
+  std::string source;  // "hardware", "software", "hw-cache", "pmu", "tracepoint", "raw", "breakpoint"
   std::string description;
-  bool has_attr = false;    // false for syntax-only rows (raw, breakpoint)
+  bool has_attr = false;  // false for syntax-only rows (raw, breakpoint)
   perf_event_attr attr{};
 };
 
@@ -33,7 +33,7 @@ struct PmuSummary {
   std::uint32_t type = 0;
   std::vector<std::string> formats;  // "event=config:0-7"
   std::size_t event_count = 0;
-  std::string cpus;                  // "0-3", or "" for every CPU
+  std::string cpus;  // "0-3", or "" for every CPU
 };
 
 class EventCatalog {

@@ -13,8 +13,7 @@ namespace perfmon {
 // sentence that says what went wrong and what to do about it.
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& message, int errnum = 0)
-      : std::runtime_error(message), errnum_(errnum) {}
+  explicit Error(const std::string& message, int errnum = 0) : std::runtime_error(message), errnum_(errnum) {}
 
   // errno of the failed system call, or 0.
   int errnum() const noexcept { return errnum_; }

@@ -70,7 +70,6 @@ class CounterSession {
   // Things the session did on the user's behalf (for example a fallback to user-space counting).
   const std::vector<std::string>& notes() const noexcept;
 
-
  private:
   struct State;
   std::unique_ptr<State> state_;

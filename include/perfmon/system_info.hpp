@@ -20,32 +20,32 @@ struct CounterCapacity {
 };
 
 struct SystemInfo {
-  std::string kernel;                  // "Linux 6.1.0-13-amd64 x86_64"
-  std::string cpu_vendor;              // "GenuineIntel", "AuthenticAMD", "ARM", ...
-  std::string cpu_model;               // model name
+  std::string kernel;      // "Linux 6.1.0-13-amd64 x86_64"
+  std::string cpu_vendor;  // "GenuineIntel", "AuthenticAMD", "ARM", ...
+  std::string cpu_model;   // model name
   std::optional<int> family, model, stepping;
   bool hypervisor = false;
-  std::string hypervisor_vendor;       // "KVMKVMKVM", "Microsoft Hv", ... where CPUID tells
+  std::string hypervisor_vendor;  // "KVMKVMKVM", "Microsoft Hv", ... where CPUID tells
 
   std::vector<PmuSummary> pmus;
-  bool hardware_pmu = false;           // a core PMU is registered
+  bool hardware_pmu = false;  // a core PMU is registered
   std::string hardware_pmu_name;
   std::string hardware_pmu_explanation;  // why there is none, or which one there is
 
   int paranoid = 0;
   std::string paranoid_meaning;
   bool root = false, cap_perfmon = false, cap_sys_admin = false;
-  std::string permission_summary;      // what this process may do, in one sentence
+  std::string permission_summary;  // what this process may do, in one sentence
 
-  std::optional<long> max_sample_rate;     // /proc/sys/kernel/perf_event_max_sample_rate
-  std::optional<long> mlock_kb;            // /proc/sys/kernel/perf_event_mlock_kb
-  std::optional<long> memlock_limit_kb;    // RLIMIT_MEMLOCK (nullopt: unlimited)
-  std::optional<int> nmi_watchdog;         // /proc/sys/kernel/nmi_watchdog
+  std::optional<long> max_sample_rate;                           // /proc/sys/kernel/perf_event_max_sample_rate
+  std::optional<long> mlock_kb;                                  // /proc/sys/kernel/perf_event_mlock_kb
+  std::optional<long> memlock_limit_kb;                          // RLIMIT_MEMLOCK (nullopt: unlimited)
+  std::optional<int> nmi_watchdog;                               // /proc/sys/kernel/nmi_watchdog
   std::vector<std::pair<std::string, std::string>> user_access;  // rdpmc / perf_user_access knobs
   std::string tracefs;
 
   std::optional<CounterCapacity> counters;
-  std::vector<std::string> advice;     // what to do next, each a sentence
+  std::vector<std::string> advice;  // what to do next, each a sentence
 };
 
 SystemInfo collect_system_info(const EventCatalog& catalog);

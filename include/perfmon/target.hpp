@@ -19,10 +19,10 @@ struct Target {
   };
 
   Kind kind = Kind::Self;
-  std::vector<pid_t> threads;  // Threads
-  std::vector<int> cpus;       // Cpus, Cgroup
-  std::string cgroup;          // Cgroup: a path below the cgroup mount, or an absolute path
-  bool enable_on_exec = false; // counting starts when the (stopped) workload calls exec
+  std::vector<pid_t> threads;   // Threads
+  std::vector<int> cpus;        // Cpus, Cgroup
+  std::string cgroup;           // Cgroup: a path below the cgroup mount, or an absolute path
+  bool enable_on_exec = false;  // counting starts when the (stopped) workload calls exec
 
   static Target self();
   static Target thread(pid_t tid);

@@ -18,9 +18,9 @@ class WorkloadStartError : public Error {
 };
 
 struct WorkloadExit {
-  int status = 0;           // wait(2) status
-  rusage usage{};           // its resources (user and system time)
-  int exit_code() const;    // the exit code, or 128 + signal, as a shell reports it
+  int status = 0;         // wait(2) status
+  rusage usage{};         // its resources (user and system time)
+  int exit_code() const;  // the exit code, or 128 + signal, as a shell reports it
 };
 
 class Workload {

@@ -52,8 +52,8 @@ struct EventCatalog::State {
   void resolve_named(const EventSpec& spec, Event& event) const;
   void resolve_pmu(const EventSpec& spec, Event& event) const;
   void resolve_tracepoint(const EventSpec& spec, Event& event) const;
-  void apply_terms(const events::Pmu& pmu, const std::vector<events::Term>& terms, const EventSpec& spec,
-                   Event& event, bool inside_alias) const;
+  void apply_terms(const events::Pmu& pmu, const std::vector<events::Term>& terms, const EventSpec& spec, Event& event,
+                   bool inside_alias) const;
 };
 
 namespace {
@@ -106,7 +106,8 @@ void EventCatalog::State::resolve_named(const EventSpec& spec, Event& event) con
     }
   }
   std::string hint = events::did_you_mean(events::nearest_names(spec.name, event_names()));
-  fail(spec, "unknown event '" + spec.name + "'" + (hint.empty() ? "; run 'perfmon list' to see the events of this machine." : hint));
+  fail(spec, "unknown event '" + spec.name + "'" +
+                 (hint.empty() ? "; run 'perfmon list' to see the events of this machine." : hint));
 }
 
 void EventCatalog::State::apply_terms(const events::Pmu& pmu, const std::vector<events::Term>& terms,
@@ -172,10 +173,12 @@ void EventCatalog::State::resolve_pmu(const EventSpec& spec, Event& event) const
 void EventCatalog::State::resolve_tracepoint(const EventSpec& spec, Event& event) const {
   const std::string& root = tracefs_root();
   if (root.empty())
-    fail(spec, "tracefs is not mounted and could not be mounted; run 'mount -t tracefs nodev /sys/kernel/tracing' as root.");
+    fail(spec,
+         "tracefs is not mounted and could not be mounted; run 'mount -t tracefs nodev /sys/kernel/tracing' as root.");
   auto id = events::tracepoint_id(root, spec.name, spec.event);
   if (!id && (events::find_generic_event(spec.name) || find_pmu(spec.name) != nullptr))
-    fail(spec, "'" + spec.event + "' is not a modifier of '" + spec.name + "' (known: u k h G H p pp ppp P D S I e W).");
+    fail(spec,
+         "'" + spec.event + "' is not a modifier of '" + spec.name + "' (known: u k h G H p pp ppp P D S I e W).");
   if (!id) {
     std::vector<std::string> names;
     for (const events::Tracepoint& tp : events::list_tracepoints(root)) names.push_back(tp.subsystem + ":" + tp.name);
@@ -193,9 +196,15 @@ Event EventCatalog::State::resolve(const EventSpec& spec) const {
   event.name = spec.text;
   event.attr.size = sizeof(perf_event_attr);
   switch (spec.kind) {
-    case EventSpec::Kind::Named: resolve_named(spec, event); break;
-    case EventSpec::Kind::Pmu: resolve_pmu(spec, event); break;
-    case EventSpec::Kind::Tracepoint: resolve_tracepoint(spec, event); break;
+    case EventSpec::Kind::Named:
+      resolve_named(spec, event);
+      break;
+    case EventSpec::Kind::Pmu:
+      resolve_pmu(spec, event);
+      break;
+    case EventSpec::Kind::Tracepoint:
+      resolve_tracepoint(spec, event);
+      break;
     case EventSpec::Kind::Raw:
       event.attr.type = PERF_TYPE_RAW;
       event.attr.config = spec.raw;
@@ -206,9 +215,12 @@ Event EventCatalog::State::resolve(const EventSpec& spec) const {
       event.attr.bp_type = spec.access;
       event.attr.bp_addr = spec.address;
       // perf's defaults: one instruction address for x, four bytes for data.
-      if (spec.length != 0) event.attr.bp_len = spec.length;
-      else if (spec.access == HW_BREAKPOINT_X) event.attr.bp_len = sizeof(long);
-      else event.attr.bp_len = HW_BREAKPOINT_LEN_4;
+      if (spec.length != 0)
+        event.attr.bp_len = spec.length;
+      else if (spec.access == HW_BREAKPOINT_X)
+        event.attr.bp_len = sizeof(long);
+      else
+        event.attr.bp_len = HW_BREAKPOINT_LEN_4;
       event.pmu = "breakpoint";
       break;
   }
@@ -245,7 +257,9 @@ Event EventCatalog::resolve(std::string_view text) const {
   return state_->resolve(groups.front().events.front());
 }
 
-const std::string& EventCatalog::tracefs_root() const { return state_->tracefs_root(); }
+const std::string& EventCatalog::tracefs_root() const {
+  return state_->tracefs_root();
+}
 
 std::vector<CatalogEntry> EventCatalog::entries() const {
   std::vector<CatalogEntry> entries;
@@ -262,11 +276,14 @@ std::vector<CatalogEntry> EventCatalog::entries() const {
   };
   for (const events::GenericEvent& event : events::hardware_events())
     add(std::string(event.name), "hardware",
-        std::string(event.description) + (event.alias.empty() ? "" : " [alias: " + std::string(event.alias) + "]"), true);
+        std::string(event.description) + (event.alias.empty() ? "" : " [alias: " + std::string(event.alias) + "]"),
+        true);
   for (const events::GenericEvent& event : events::software_events())
     add(std::string(event.name), "software",
-        std::string(event.description) + (event.alias.empty() ? "" : " [alias: " + std::string(event.alias) + "]"), true);
-  for (const std::string& name : events::hardware_cache_event_names()) add(name, "hw-cache", "hardware cache event", true);
+        std::string(event.description) + (event.alias.empty() ? "" : " [alias: " + std::string(event.alias) + "]"),
+        true);
+  for (const std::string& name : events::hardware_cache_event_names())
+    add(name, "hw-cache", "hardware cache event", true);
   for (const events::Pmu& pmu : state_->pmus) {
     for (const events::PmuEventAlias& alias : pmu.events) {
       std::string description = "PMU " + pmu.name + " (type " + std::to_string(pmu.type) + "): " + alias.terms;

@@ -26,9 +26,15 @@ bool all_of(std::string_view text, bool (*pred)(char)) {
   return !text.empty() && std::all_of(text.begin(), text.end(), pred);
 }
 
-bool is_modifier_letter(char c) { return kModifierLetters.find(c) != std::string_view::npos; }
-bool is_hex_digit(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
-bool is_access_letter(char c) { return c == 'r' || c == 'w' || c == 'x'; }
+bool is_modifier_letter(char c) {
+  return kModifierLetters.find(c) != std::string_view::npos;
+}
+bool is_hex_digit(char c) {
+  return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+}
+bool is_access_letter(char c) {
+  return c == 'r' || c == 'w' || c == 'x';
+}
 
 // End of one event starting at `pos`: the next ',' or '}' outside pmu/.../ (breakpoints have no
 // terms, so a '/' there is the length separator).
@@ -134,8 +140,8 @@ RawSpec parse_named_or_tracepoint(std::string_view text) {
   if (colon != std::string_view::npos && rest.empty()) fail(text, "modifiers are missing after ':'.");
   if (!all_of(head, is_name_char))
     fail(text, "event names are made of letters, digits, '-', '_' and '.'; see 'perfmon list'.");
-  bool has_modifiers_only = colon != std::string_view::npos && rest.find(':') == std::string_view::npos &&
-                            all_of(rest, is_modifier_letter);
+  bool has_modifiers_only =
+      colon != std::string_view::npos && rest.find(':') == std::string_view::npos && all_of(rest, is_modifier_letter);
   if (colon == std::string_view::npos || has_modifiers_only) {
     raw.letters = std::string(rest);
     if (head.size() > 1 && head.front() == 'r' && all_of(head.substr(1), is_hex_digit)) {
@@ -164,7 +170,7 @@ RawSpec parse_named_or_tracepoint(std::string_view text) {
 
 RawSpec parse_event(std::string_view text) {
   if (text.empty()) throw Error("invalid event list: an event is empty (two commas in a row, or a trailing comma).");
-  RawSpec raw = text.starts_with("mem:")                  ? parse_breakpoint(text)
+  RawSpec raw = text.starts_with("mem:")                   ? parse_breakpoint(text)
                 : text.find('/') != std::string_view::npos ? parse_pmu_event(text)
                                                            : parse_named_or_tracepoint(text);
   raw.spec.text = std::string(text);
@@ -186,26 +192,47 @@ Modifiers parse_modifiers(std::string_view letters, std::string_view context) {
   };
   for (char c : letters) {
     switch (c) {
-      case 'u': set_once(mods.user, c); break;
-      case 'k': set_once(mods.kernel, c); break;
-      case 'h': set_once(mods.hypervisor, c); break;
-      case 'G': set_once(mods.guest, c); break;
-      case 'H': set_once(mods.host, c); break;
+      case 'u':
+        set_once(mods.user, c);
+        break;
+      case 'k':
+        set_once(mods.kernel, c);
+        break;
+      case 'h':
+        set_once(mods.hypervisor, c);
+        break;
+      case 'G':
+        set_once(mods.guest, c);
+        break;
+      case 'H':
+        set_once(mods.host, c);
+        break;
       case 'p':
         if (++mods.precise > 3) fail(context, "at most three 'p' modifiers (ppp) are allowed.");
         break;
-      case 'P': set_once(mods.max_precise, c); break;
-      case 'D': set_once(mods.pinned, c); break;
-      case 'S': set_once(mods.group_read, c); break;
-      case 'I': set_once(mods.exclude_idle, c); break;
-      case 'e': set_once(mods.exclusive, c); break;
-      case 'W': set_once(mods.weak_group, c); break;
+      case 'P':
+        set_once(mods.max_precise, c);
+        break;
+      case 'D':
+        set_once(mods.pinned, c);
+        break;
+      case 'S':
+        set_once(mods.group_read, c);
+        break;
+      case 'I':
+        set_once(mods.exclude_idle, c);
+        break;
+      case 'e':
+        set_once(mods.exclusive, c);
+        break;
+      case 'W':
+        set_once(mods.weak_group, c);
+        break;
       default:
         fail(context, "unknown modifier '" + std::string(1, c) + "' (known: u k h G H p pp ppp P D S I e W).");
     }
   }
-  if (mods.max_precise && mods.precise)
-    fail(context, "'P' (highest precision available) and 'p' cannot be combined.");
+  if (mods.max_precise && mods.precise) fail(context, "'P' (highest precision available) and 'p' cannot be combined.");
   return mods;
 }
 
@@ -292,8 +319,7 @@ std::vector<GroupSpec> parse_event_list_syntax(std::string_view text) {
     }
     groups.push_back(std::move(group));
     if (pos > text.size()) break;
-    if (pos == text.size())
-      throw Error("invalid event list '" + std::string(whole) + "': it ends with a comma.");
+    if (pos == text.size()) throw Error("invalid event list '" + std::string(whole) + "': it ends with a comma.");
   }
   return groups;
 }

@@ -26,13 +26,13 @@ struct Term {
 struct Modifiers {
   bool user = false, kernel = false, hypervisor = false;
   bool guest = false, host = false;
-  int precise = 0;          // number of 'p'
-  bool max_precise = false; // 'P'
-  bool pinned = false;      // 'D'
-  bool group_read = false;  // 'S'
+  int precise = 0;            // number of 'p'
+  bool max_precise = false;   // 'P'
+  bool pinned = false;        // 'D'
+  bool group_read = false;    // 'S'
   bool exclude_idle = false;  // 'I'
-  bool exclusive = false;   // 'e'
-  bool weak_group = false;  // 'W'
+  bool exclusive = false;     // 'e'
+  bool weak_group = false;    // 'W'
   bool any() const;
 };
 
@@ -42,14 +42,14 @@ Modifiers parse_modifiers(std::string_view letters, std::string_view context);
 struct EventSpec {
   enum class Kind { Named, Pmu, Raw, Tracepoint, Breakpoint };
   Kind kind = Kind::Named;
-  std::string text;          // the event as written, modifiers included
-  std::string name;          // Named: the name; Pmu: the PMU; Tracepoint: subsystem
-  std::string event;         // Tracepoint: the event name
-  std::vector<Term> terms;   // Pmu
-  std::uint64_t raw = 0;     // Raw: config
-  std::uint64_t address = 0; // Breakpoint
-  std::uint32_t length = 0;  // Breakpoint: 0 means the default for the access type
-  std::uint32_t access = 0;  // Breakpoint: HW_BREAKPOINT_R | _W | _X
+  std::string text;           // the event as written, modifiers included
+  std::string name;           // Named: the name; Pmu: the PMU; Tracepoint: subsystem
+  std::string event;          // Tracepoint: the event name
+  std::vector<Term> terms;    // Pmu
+  std::uint64_t raw = 0;      // Raw: config
+  std::uint64_t address = 0;  // Breakpoint
+  std::uint32_t length = 0;   // Breakpoint: 0 means the default for the access type
+  std::uint32_t access = 0;   // Breakpoint: HW_BREAKPOINT_R | _W | _X
   Modifiers modifiers;
 };
 

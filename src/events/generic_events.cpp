@@ -1,7 +1,7 @@
 #include "events/generic_events.hpp"
 
-#include <array>
 #include <strings.h>
+#include <array>
 
 namespace perfmon::events {
 
@@ -40,7 +40,8 @@ constexpr std::array kSoftware = {
                  "unaligned accesses fixed up by the kernel"},
     GenericEvent{"emulation-faults", "", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS,
                  "instructions emulated by the kernel"},
-    GenericEvent{"dummy", "", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, "counts nothing (a carrier for side-band records)"},
+    GenericEvent{"dummy", "", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY,
+                 "counts nothing (a carrier for side-band records)"},
     GenericEvent{"bpf-output", "", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT, "output of BPF programs"},
     GenericEvent{"cgroup-switches", "", PERF_TYPE_SOFTWARE, 11 /* PERF_COUNT_SW_CGROUP_SWITCHES, Linux 5.13 */,
                  "switches between tasks of different cgroups"},
@@ -142,8 +143,12 @@ std::optional<GenericMatch> find_cache_event(std::string_view name) {
 
 }  // namespace
 
-std::span<const GenericEvent> hardware_events() { return kHardware; }
-std::span<const GenericEvent> software_events() { return kSoftware; }
+std::span<const GenericEvent> hardware_events() {
+  return kHardware;
+}
+std::span<const GenericEvent> software_events() {
+  return kSoftware;
+}
 
 std::optional<GenericMatch> find_generic_event(std::string_view name) {
   for (auto table : {hardware_events(), software_events()}) {

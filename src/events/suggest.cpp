@@ -32,8 +32,8 @@ std::vector<std::string> nearest_names(std::string_view unknown, const std::vect
   std::vector<std::pair<std::size_t, const std::string*>> scored;
   for (const std::string& candidate : candidates) {
     // Cheap length filter first: the distance is at least the length difference.
-    std::size_t gap = candidate.size() > unknown.size() ? candidate.size() - unknown.size()
-                                                         : unknown.size() - candidate.size();
+    std::size_t gap =
+        candidate.size() > unknown.size() ? candidate.size() - unknown.size() : unknown.size() - candidate.size();
     if (gap > threshold) continue;
     std::size_t distance = edit_distance(unknown, candidate);
     if (distance <= threshold) scored.emplace_back(distance, &candidate);

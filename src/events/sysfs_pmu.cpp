@@ -61,10 +61,14 @@ FormatField parse_format_field(std::string name, std::string_view text) {
     throw Error("malformed PMU format '" + field.name + "': '" + std::string(whole) + "' has no ':'.");
   std::string_view word_name = text.substr(0, colon);
   int word = -1;
-  if (word_name == "config") word = 0;
-  else if (word_name == "config1") word = 1;
-  else if (word_name == "config2") word = 2;
-  else if (word_name == "config3") word = 3;
+  if (word_name == "config")
+    word = 0;
+  else if (word_name == "config1")
+    word = 1;
+  else if (word_name == "config2")
+    word = 2;
+  else if (word_name == "config3")
+    word = 3;
   else
     throw Error("malformed PMU format '" + field.name + "': unknown attr word '" + std::string(word_name) + "'.");
   text.remove_prefix(colon + 1);
@@ -90,8 +94,8 @@ void pack_format_value(const FormatField& field, std::uint64_t value, perf_event
   int width = field.width();
   if (width < 64 && (value >> width) != 0) {
     std::ostringstream msg;
-    msg << "value 0x" << std::hex << value << std::dec << " does not fit term '" << field.name << "' ("
-        << width << " bits, at most 0x" << std::hex << ((std::uint64_t{1} << width) - 1) << ").";
+    msg << "value 0x" << std::hex << value << std::dec << " does not fit term '" << field.name << "' (" << width
+        << " bits, at most 0x" << std::hex << ((std::uint64_t{1} << width) - 1) << ").";
     throw Error(msg.str());
   }
   for (const BitRange& range : field.ranges) {
@@ -101,11 +105,18 @@ void pack_format_value(const FormatField& field, std::uint64_t value, perf_event
     value = bits == 64 ? 0 : value >> bits;
     __u64* target = nullptr;
     switch (range.word) {
-      case 0: target = &attr.config; break;
-      case 1: target = &attr.config1; break;
-      case 2: target = &attr.config2; break;
+      case 0:
+        target = &attr.config;
+        break;
+      case 1:
+        target = &attr.config1;
+        break;
+      case 2:
+        target = &attr.config2;
+        break;
       default:
-        throw Error("term '" + field.name + "' lives in config3, which this build's kernel headers do not have; "
+        throw Error("term '" + field.name +
+                    "' lives in config3, which this build's kernel headers do not have; "
                     "rebuild perfmon against Linux 6.3 or newer headers.");
     }
     *target = (*target & ~(mask << range.low)) | (part << range.low);

@@ -27,7 +27,7 @@ struct FormatField {
 
 struct PmuEventAlias {
   std::string name;
-  std::string terms;   // "event=0x3c,umask=0x00"
+  std::string terms;  // "event=0x3c,umask=0x00"
   double scale = 1.0;
   std::string unit;
   std::string description;

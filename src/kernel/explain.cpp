@@ -2,10 +2,10 @@
 
 #include <sys/resource.h>
 
+#include <dirent.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <dirent.h>
 #include <fstream>
 #include <string>
 
@@ -14,31 +14,35 @@
 namespace perfmon::kernel {
 
 bool core_pmu_exposed() noexcept {
-  DIR* dir = ::opendir("/sys/bus/event_source/devices");
-  if (dir == nullptr) return false;
-  bool found = false;
-  while (dirent* entry = ::readdir(dir)) {
-    if (entry->d_name[0] == '.') continue;
-    std::ifstream in(std::string("/sys/bus/event_source/devices/") + entry->d_name + "/type");
-    int type = -1;
-    if (in >> type && type == PERF_TYPE_RAW) found = true;
-    // Hybrid x86 (cpu_core/cpu_atom) and arm64 (armv8_pmuv3_*) core PMUs get dynamic types.
-    std::string name = entry->d_name;
-    if (name == "cpu_core" || name == "cpu_atom" || name.rfind("armv8_", 0) == 0 ||
-        name.rfind("armv7_", 0) == 0)
-      found = true;
-  }
-  ::closedir(dir);
-  return found;
+  static const bool exposed = [] {
+    DIR* dir = ::opendir("/sys/bus/event_source/devices");
+    if (dir == nullptr) return false;
+    bool found = false;
+    while (dirent* entry = ::readdir(dir)) {
+      if (entry->d_name[0] == '.') continue;
+      std::ifstream in(std::string("/sys/bus/event_source/devices/") + entry->d_name + "/type");
+      int type = -1;
+      if (in >> type && type == PERF_TYPE_RAW) found = true;
+      // Hybrid x86 (cpu_core/cpu_atom) and arm64 (armv8_pmuv3_*) core PMUs get dynamic types.
+      std::string name = entry->d_name;
+      if (name == "cpu_core" || name == "cpu_atom" || name.rfind("armv8_", 0) == 0 || name.rfind("armv7_", 0) == 0)
+        found = true;
+    }
+    ::closedir(dir);
+    return found;
+  }();  // PMUs are registered at boot; one look per process
+  return exposed;
 }
 
 bool running_under_hypervisor() noexcept {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("flags", 0) == 0) return line.find(" hypervisor") != std::string::npos;
-  }
-  return false;
+  static const bool under_hypervisor = [] {
+    std::ifstream in("/proc/cpuinfo");  // slow to read: the kernel formats every CPU's entry
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("flags", 0) == 0) return line.find(" hypervisor") != std::string::npos;
+    return false;
+  }();
+  return under_hypervisor;
 }
 
 bool is_unsupported_errno(int errnum) noexcept {
@@ -76,19 +80,20 @@ std::string permission_advice(const perf_event_attr& attr, pid_t pid, int cpu) {
   if (pid == -1 && cpu >= 0) {
     text += "; CPU-wide monitoring needs perf_event_paranoid <= 0, CAP_PERFMON or root";
   } else if (!attr.exclude_kernel && level >= 2) {
-    text += "; add the ':u' modifier to count user space only, or lower it with "
-            "'sysctl kernel.perf_event_paranoid=1', or run with CAP_PERFMON";
+    text +=
+        "; add the ':u' modifier to count user space only, or lower it with "
+        "'sysctl kernel.perf_event_paranoid=1', or run with CAP_PERFMON";
   } else {
-    text += "; monitoring another user's process needs CAP_PERFMON or root, or 'sysctl "
-            "kernel.perf_event_paranoid=-1'";
+    text +=
+        "; monitoring another user's process needs CAP_PERFMON or root, or 'sysctl "
+        "kernel.perf_event_paranoid=-1'";
   }
   return text;
 }
 
 }  // namespace
 
-std::string explain_open_failure(int errnum, const perf_event_attr& attr, pid_t pid, int cpu,
-                                 std::string_view what) {
+std::string explain_open_failure(int errnum, const perf_event_attr& attr, pid_t pid, int cpu, std::string_view what) {
   return "cannot open event '" + std::string(what) + "': " + open_failure_cause(errnum, attr, pid, cpu);
 }
 
@@ -107,10 +112,10 @@ std::string open_failure_cause(int errnum, const perf_event_attr& attr, pid_t pi
         if (attr.sample_period != 0 || attr.freq)
           return "this PMU cannot sample (no overflow interrupt); count it instead of sampling it.";
         return "this PMU does not support a requested feature (an exclude modifier such as :u or "
-                       ":k, or branch sampling); drop the modifier.";
+               ":k, or branch sampling); drop the modifier.";
       }
-      return "the PMU does not know this event (type " + std::to_string(attr.type) +
-             ", config 0x" + hex(attr.config) + "); check the name with 'perfmon list'.";
+      return "the PMU does not know this event (type " + std::to_string(attr.type) + ", config 0x" + hex(attr.config) +
+             "); check the name with 'perfmon list'.";
     }
     case EACCES:
     case EPERM:
@@ -121,11 +126,11 @@ std::string open_failure_cause(int errnum, const perf_event_attr& attr, pid_t pi
                "; use fewer 'p' modifiers.";
       if (attr.type == PERF_TYPE_BREAKPOINT)
         return "the kernel rejected the breakpoint (address not aligned to its length, or a "
-                       "length or access type this CPU does not support).";
-      if (pid == -1 && cpu < 0)
-        return "a CPU-wide event needs a CPU; name one with -C or use -a.";
-      return "the kernel rejected one of its attributes (config 0x" + hex(attr.config) + " out of range for this PMU, or a modifier this event does not take); check it with "
-                  "'perfmon list'.";
+               "length or access type this CPU does not support).";
+      if (pid == -1 && cpu < 0) return "a CPU-wide event needs a CPU; name one with -C or use -a.";
+      return "the kernel rejected one of its attributes (config 0x" + hex(attr.config) +
+             " out of range for this PMU, or a modifier this event does not take); check it with "
+             "'perfmon list'.";
     case EMFILE:
     case ENFILE: {
       rlimit limit{};
@@ -137,12 +142,12 @@ std::string open_failure_cause(int errnum, const perf_event_attr& attr, pid_t pi
       return "no such process or thread " + std::to_string(pid) + " (it may have exited).";
     case EBUSY:
       return "the counter is in exclusive use by another tool or the NMI watchdog; stop it "
-                     "or set 'sysctl kernel.nmi_watchdog=0'.";
+             "or set 'sysctl kernel.nmi_watchdog=0'.";
     case ENOSPC:
       return "no free hardware breakpoint slots (the CPU has four); use fewer breakpoints.";
     case E2BIG:
       return "the kernel is older than this build's perf_event_attr and rejected an attribute "
-                     "it does not know; drop the newest modifiers.";
+             "it does not know; drop the newest modifiers.";
     case ENOSYS:
       return "this kernel has no perf_event_open(2) (built without CONFIG_PERF_EVENTS).";
     case EMSGSIZE:

@@ -10,8 +10,7 @@
 namespace perfmon::kernel {
 
 // "cannot open event 'what': <cause and fix>."
-std::string explain_open_failure(int errnum, const perf_event_attr& attr, pid_t pid, int cpu,
-                                 std::string_view what);
+std::string explain_open_failure(int errnum, const perf_event_attr& attr, pid_t pid, int cpu, std::string_view what);
 // Just the cause and the fix, for listing several events that fail alike.
 std::string open_failure_cause(int errnum, const perf_event_attr& attr, pid_t pid, int cpu);
 

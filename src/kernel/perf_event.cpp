@@ -11,14 +11,13 @@
 
 namespace perfmon::kernel {
 
-int perf_event_open_raw(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd,
-                        unsigned long flags) noexcept {
+int perf_event_open_raw(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, unsigned long flags) noexcept {
   long fd = ::syscall(SYS_perf_event_open, &attr, pid, cpu, group_fd, flags | PERF_FLAG_FD_CLOEXEC);
   return fd < 0 ? -errno : static_cast<int>(fd);
 }
 
-FileDescriptor open_event(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd,
-                          unsigned long flags, std::string_view what) {
+FileDescriptor open_event(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, unsigned long flags,
+                          std::string_view what) {
   int fd = perf_event_open_raw(attr, pid, cpu, group_fd, flags);
   if (fd < 0) throw Error(explain_open_failure(-fd, attr, pid, cpu, what), -fd);
   return FileDescriptor(fd);

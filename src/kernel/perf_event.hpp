@@ -12,13 +12,12 @@
 namespace perfmon::kernel {
 
 // perf_event_open(2). Returns the new fd, or -errno.
-int perf_event_open_raw(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd,
-                        unsigned long flags) noexcept;
+int perf_event_open_raw(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, unsigned long flags) noexcept;
 
 // perf_event_open(2), throwing perfmon::Error with a sentence that explains errno.
 // `what` names the event in that sentence.
-FileDescriptor open_event(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd,
-                          unsigned long flags, std::string_view what);
+FileDescriptor open_event(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, unsigned long flags,
+                          std::string_view what);
 
 // The ioctls. Each returns 0 or -errno. `group` applies it to the whole group of a leader.
 int enable(int fd, bool group) noexcept;

@@ -27,9 +27,9 @@ struct GroupAtLocation {
 };
 
 struct OpenGroup {
-  std::vector<std::size_t> members;      // event indices that opened (leader first)
-  std::vector<GroupAtLocation> at;       // by location; empty fds where the group does not apply
-  std::vector<std::uint64_t> read_words; // scratch for one read(2)
+  std::vector<std::size_t> members;       // event indices that opened (leader first)
+  std::vector<GroupAtLocation> at;        // by location; empty fds where the group does not apply
+  std::vector<std::uint64_t> read_words;  // scratch for one read(2)
   std::vector<kernel::MemberValue> read_members;
 };
 
@@ -52,8 +52,8 @@ struct CounterSession::State {
   std::vector<Event> events;
   std::vector<std::string> unsupported;  // reason by event; empty when supported
   std::vector<Location> locations;
-  std::vector<CounterValue> values;      // [event * locations + location]
-  std::vector<unsigned char> failed;     // pinned group in error state, same layout
+  std::vector<CounterValue> values;   // [event * locations + location]
+  std::vector<unsigned char> failed;  // pinned group in error state, same layout
   std::vector<OpenGroup> groups;
   std::vector<std::string> notes;
   kernel::FileDescriptor cgroup_fd;
@@ -143,17 +143,18 @@ CounterSession::CounterSession(const std::vector<EventGroup>& event_groups, cons
   State& s = *state_;
   s.options = options;
   s.target = target;
-  s.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
-                  PERF_FORMAT_TOTAL_TIME_RUNNING | (kernel::supports_format_lost() ? PERF_FORMAT_LOST : 0);
+  s.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+                  (kernel::supports_format_lost() ? PERF_FORMAT_LOST : 0);
   switch (target.kind) {
-    case Target::Kind::Self: s.locations.push_back({0, -1}); break;
+    case Target::Kind::Self:
+      s.locations.push_back({0, -1});
+      break;
     case Target::Kind::Threads:
       for (pid_t tid : target.threads) s.locations.push_back({tid, -1});
       break;
     case Target::Kind::Cgroup:
       s.cgroup_fd.reset(::open(resolve_cgroup_path(target.cgroup).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-      if (!s.cgroup_fd)
-        throw Error("cannot open cgroup '" + target.cgroup + "': " + std::strerror(errno) + ".", errno);
+      if (!s.cgroup_fd) throw Error("cannot open cgroup '" + target.cgroup + "': " + std::strerror(errno) + ".", errno);
       [[fallthrough]];
     case Target::Kind::Cpus:
       for (int cpu : target.cpus) s.locations.push_back({-1, cpu});
@@ -186,16 +187,21 @@ void for_each_leader(std::vector<OpenGroup>& groups, Op op, const char* verb) {
     for (GroupAtLocation& at : group.at) {
       if (at.fds.empty()) continue;
       int err = -op(at.fds.front().get(), true);
-      if (err != 0)
-        throw Error(std::string("cannot ") + verb + " the counters: " + std::strerror(err) + ".", err);
+      if (err != 0) throw Error(std::string("cannot ") + verb + " the counters: " + std::strerror(err) + ".", err);
     }
   }
 }
 }  // namespace
 
-void CounterSession::start() { for_each_leader(state_->groups, kernel::enable, "start"); }
-void CounterSession::stop() { for_each_leader(state_->groups, kernel::disable, "stop"); }
-void CounterSession::reset() { for_each_leader(state_->groups, kernel::reset, "reset"); }
+void CounterSession::start() {
+  for_each_leader(state_->groups, kernel::enable, "start");
+}
+void CounterSession::stop() {
+  for_each_leader(state_->groups, kernel::disable, "stop");
+}
+void CounterSession::reset() {
+  for_each_leader(state_->groups, kernel::reset, "reset");
+}
 
 int CounterSession::read() noexcept {
   State& s = *state_;
@@ -214,10 +220,9 @@ int CounterSession::read() noexcept {
       }
       kernel::GroupReadHeader header;
       long members = got < 0 ? -1
-                             : kernel::parse_group_read(group.read_words.data(),
-                                                        static_cast<std::size_t>(got) / sizeof(std::uint64_t),
-                                                        s.read_format, header, group.read_members.data(),
-                                                        group.read_members.size());
+                             : kernel::parse_group_read(
+                                   group.read_words.data(), static_cast<std::size_t>(got) / sizeof(std::uint64_t),
+                                   s.read_format, header, group.read_members.data(), group.read_members.size());
       if (members < 0) {
         if (first_error == 0) first_error = got < 0 ? errno : EIO;
         continue;
@@ -241,9 +246,15 @@ int CounterSession::read() noexcept {
   return first_error;
 }
 
-std::size_t CounterSession::event_count() const noexcept { return state_->events.size(); }
-const Event& CounterSession::event(std::size_t index) const noexcept { return state_->events[index]; }
-bool CounterSession::supported(std::size_t index) const noexcept { return state_->unsupported[index].empty(); }
+std::size_t CounterSession::event_count() const noexcept {
+  return state_->events.size();
+}
+const Event& CounterSession::event(std::size_t index) const noexcept {
+  return state_->events[index];
+}
+bool CounterSession::supported(std::size_t index) const noexcept {
+  return state_->unsupported[index].empty();
+}
 const std::string& CounterSession::unsupported_reason(std::size_t index) const noexcept {
   return state_->unsupported[index];
 }
@@ -253,7 +264,9 @@ bool CounterSession::scheduling_failed(std::size_t index) const noexcept {
     if (state_->failed[index * n + location]) return true;
   return false;
 }
-const std::vector<Location>& CounterSession::locations() const noexcept { return state_->locations; }
+const std::vector<Location>& CounterSession::locations() const noexcept {
+  return state_->locations;
+}
 
 CounterValue CounterSession::value(std::size_t index) const noexcept {
   CounterValue total;
@@ -266,6 +279,8 @@ CounterValue CounterSession::value(std::size_t index, std::size_t location) cons
   return state_->values[index * state_->locations.size() + location];
 }
 
-const std::vector<std::string>& CounterSession::notes() const noexcept { return state_->notes; }
+const std::vector<std::string>& CounterSession::notes() const noexcept {
+  return state_->notes;
+}
 
 }  // namespace perfmon

@@ -63,8 +63,8 @@ void read_x86(SystemInfo& info) {
   if (__get_cpuid(1, &a, &b, &c, &d)) {
     int base_family = (a >> 8) & 0xf, base_model = (a >> 4) & 0xf;
     info.family = base_family == 0xf ? base_family + static_cast<int>((a >> 20) & 0xff) : base_family;
-    info.model = (base_family == 6 || base_family == 0xf) ? base_model | static_cast<int>(((a >> 16) & 0xf) << 4)
-                                                           : base_model;
+    info.model =
+        (base_family == 6 || base_family == 0xf) ? base_model | static_cast<int>(((a >> 16) & 0xf) << 4) : base_model;
     info.stepping = static_cast<int>(a & 0xf);
     info.hypervisor = (c >> 31) & 1U;
   }
@@ -168,7 +168,8 @@ SystemInfo collect_system_info(const EventCatalog& catalog) {
   info.cap_perfmon = kernel::has_capability(38);
   info.cap_sys_admin = kernel::has_capability(21);
   if (kernel::is_perf_privileged())
-    info.permission_summary = std::string("this process is ") + (info.root ? "root" : "privileged (CAP_PERFMON or CAP_SYS_ADMIN)") +
+    info.permission_summary = std::string("this process is ") +
+                              (info.root ? "root" : "privileged (CAP_PERFMON or CAP_SYS_ADMIN)") +
                               ": every event, every process and every CPU may be monitored, kernel included";
   else
     info.permission_summary = "this process is unprivileged: " + info.paranoid_meaning;
@@ -183,19 +184,22 @@ SystemInfo collect_system_info(const EventCatalog& catalog) {
   info.tracefs = catalog.tracefs_root();
 
   if (!info.hardware_pmu) {
-    info.advice.push_back("Hardware events cannot be counted on this machine. Software events (task-clock, "
-                          "page-faults, context-switches), tracepoints (syscalls:sys_enter_getppid) and breakpoints "
-                          "(mem:ADDR:x) work; for hardware counts use a machine with a PMU" +
-                          std::string(info.hypervisor ? " or enable the hypervisor's vPMU" : "") + ".");
+    info.advice.push_back(
+        "Hardware events cannot be counted on this machine. Software events (task-clock, "
+        "page-faults, context-switches), tracepoints (syscalls:sys_enter_getppid) and breakpoints "
+        "(mem:ADDR:x) work; for hardware counts use a machine with a PMU" +
+        std::string(info.hypervisor ? " or enable the hypervisor's vPMU" : "") + ".");
   }
   if (info.hardware_pmu && info.nmi_watchdog.value_or(0) == 1)
     info.advice.push_back("The NMI watchdog holds one counter; 'sysctl kernel.nmi_watchdog=0' frees it.");
   if (!kernel::is_perf_privileged() && info.paranoid >= 2)
-    info.advice.push_back("Only user-space counting of your own processes is allowed; 'sysctl "
-                          "kernel.perf_event_paranoid=1' (or CAP_PERFMON) allows kernel counting, 0 CPU-wide.");
+    info.advice.push_back(
+        "Only user-space counting of your own processes is allowed; 'sysctl "
+        "kernel.perf_event_paranoid=1' (or CAP_PERFMON) allows kernel counting, 0 CPU-wide.");
   if (info.tracefs.empty())
-    info.advice.push_back("tracefs is not mounted, so tracepoints cannot be resolved: 'mount -t tracefs nodev "
-                          "/sys/kernel/tracing' as root.");
+    info.advice.push_back(
+        "tracefs is not mounted, so tracepoints cannot be resolved: 'mount -t tracefs nodev "
+        "/sys/kernel/tracing' as root.");
   if (info.hardware_pmu) {
     bool user_reads = false;
     for (const auto& [knob, value] : info.user_access)

@@ -11,7 +11,9 @@
 
 namespace perfmon {
 
-Target Target::self() { return Target{}; }
+Target Target::self() {
+  return Target{};
+}
 
 Target Target::thread(pid_t tid) {
   Target target;
@@ -44,14 +46,16 @@ Target Target::cpu_list(std::vector<int> cpus) {
   std::vector<int> online = kernel::online_cpus();
   for (int cpu : cpus)
     if (std::find(online.begin(), online.end(), cpu) == online.end())
-      throw Error("CPU " + std::to_string(cpu) + " is not online; online CPUs are " +
-                      kernel::format_cpu_list(online) + ".",
-                  ENODEV);
+      throw Error(
+          "CPU " + std::to_string(cpu) + " is not online; online CPUs are " + kernel::format_cpu_list(online) + ".",
+          ENODEV);
   target.cpus = std::move(cpus);
   return target;
 }
 
-Target Target::all_cpus() { return cpu_list(kernel::online_cpus()); }
+Target Target::all_cpus() {
+  return cpu_list(kernel::online_cpus());
+}
 
 Target Target::cgroup_on(std::string path, std::vector<int> cpus) {
   Target target = cpus.empty() ? all_cpus() : cpu_list(std::move(cpus));

@@ -17,10 +17,10 @@ constexpr std::uint64_t cache_config(int cache, int op, int result) {
 
 struct RatioMetric {
   std::uint32_t type;
-  std::uint64_t config;             // the event the metric is printed on
+  std::uint64_t config;  // the event the metric is printed on
   std::uint32_t base_type;
-  std::uint64_t base_config;        // the event it is divided by
-  double factor;                    // 100 for percentages
+  std::uint64_t base_config;  // the event it is divided by
+  double factor;              // 100 for percentages
   const char* unit;
 };
 
@@ -66,14 +66,20 @@ std::string group_thousands(double value) {
   return out;
 }
 
-bool integral_unit(const StatRow& row) { return row.unit.empty() && row.scale == 1.0; }
+bool integral_unit(const StatRow& row) {
+  return row.unit.empty() && row.scale == 1.0;
+}
 
 std::string value_text(const StatRow& row, bool table) {
   switch (row.state) {
-    case StatRow::State::NotSupported: return "<not supported>";
-    case StatRow::State::NotCounted: return "<not counted>";
-    case StatRow::State::NotScheduled: return "<not scheduled>";
-    case StatRow::State::Counted: break;
+    case StatRow::State::NotSupported:
+      return "<not supported>";
+    case StatRow::State::NotCounted:
+      return "<not counted>";
+    case StatRow::State::NotScheduled:
+      return "<not scheduled>";
+    case StatRow::State::Counted:
+      break;
   }
   if (integral_unit(row)) return table ? group_thousands(row.scaled) : printf_string("%.0f", row.scaled);
   return printf_string("%.2f", row.scaled);
@@ -150,9 +156,15 @@ std::string rows_text(const std::vector<StatRow>& rows, StatFormat format, const
   std::string out;
   for (const StatRow& row : rows) {
     switch (format) {
-      case StatFormat::Csv: out += csv_line(row, sep, csv_lead); break;
-      case StatFormat::Json: out += json_line(row, json_lead, per_thread); break;
-      case StatFormat::Table: out += table_line(row, table_lead); break;
+      case StatFormat::Csv:
+        out += csv_line(row, sep, csv_lead);
+        break;
+      case StatFormat::Json:
+        out += json_line(row, json_lead, per_thread);
+        break;
+      case StatFormat::Table:
+        out += table_line(row, table_lead);
+        break;
     }
   }
   return out;
@@ -219,7 +231,8 @@ std::string format_report(const StatReport& report, StatFormat format, const std
   out += rows_text(report.rows, format, separator, "", "", "");
   out += "\n";
   if (report.runs > 1) {
-    out += printf_string("%18.6f +- %.6f seconds time elapsed", report.elapsed_ns / 1e9, report.elapsed_stddev_ns / 1e9);
+    out +=
+        printf_string("%18.6f +- %.6f seconds time elapsed", report.elapsed_ns / 1e9, report.elapsed_stddev_ns / 1e9);
     if (report.elapsed_rel_stddev) out += printf_string("  ( +- %5.2f%% )", *report.elapsed_rel_stddev);
     out += "\n";
   } else {
@@ -263,13 +276,23 @@ std::string json_quote(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) out += printf_string("\\u%04x", c);
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20)
+          out += printf_string("\\u%04x", c);
+        else
+          out += c;
     }
   }
   return out + "\"";

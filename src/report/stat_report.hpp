@@ -16,10 +16,10 @@ struct StatRow {
   std::uint32_t type = 0;
   std::uint64_t config = 0;
   enum class State { Counted, NotCounted, NotSupported, NotScheduled } state = State::Counted;
-  CounterValue value;            // raw counts and times (summed over repeats)
-  double scaled = 0;             // mean over repeats, extrapolated, times the sysfs scale
-  double scale = 1.0;            // sysfs scale of the event
-  std::string unit;              // sysfs unit; "msec" for the clocks
+  CounterValue value;                // raw counts and times (summed over repeats)
+  double scaled = 0;                 // mean over repeats, extrapolated, times the sysfs scale
+  double scale = 1.0;                // sysfs scale of the event
+  std::string unit;                  // sysfs unit; "msec" for the clocks
   std::optional<double> rel_stddev;  // percent, with -r
   // Filled by compute_metrics().
   std::optional<double> metric;
@@ -28,9 +28,9 @@ struct StatRow {
 
 struct StatReport {
   std::vector<StatRow> rows;
-  std::string target;       // "'ls -l'", "process id '42'", "'system wide'"
+  std::string target;  // "'ls -l'", "process id '42'", "'system wide'"
   int runs = 1;
-  double elapsed_ns = 0;    // mean wall time
+  double elapsed_ns = 0;  // mean wall time
   std::optional<double> elapsed_rel_stddev;
   double elapsed_stddev_ns = 0;
   std::optional<double> user_s, sys_s;  // for a workload

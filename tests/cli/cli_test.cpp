@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "process.hpp"
@@ -37,7 +37,8 @@ std::vector<long long> csv_values(const std::string& csv, const std::string& eve
   for (const std::string& line : lines_of(csv)) {
     auto fields = fields_of(line);
     for (std::size_t i = 0; i + 1 < fields.size(); ++i)
-      if (fields[i + 1] == "" && i + 2 < fields.size() && fields[i + 2] == event) values.push_back(std::stoll(fields[i]));
+      if (fields[i + 1] == "" && i + 2 < fields.size() && fields[i + 2] == event)
+        values.push_back(std::stoll(fields[i]));
   }
   return values;
 }
@@ -60,7 +61,8 @@ TEST(CliStat, InheritedThreadsAddUp) {
 }
 
 TEST(CliStat, ForkedChildFollowsInherit) {
-  Result with = run(stat({"-x,", "-e", "syscalls:sys_enter_getppid", "--", WORKER, "getppid", "1000", "--fork-child", "250"}));
+  Result with =
+      run(stat({"-x,", "-e", "syscalls:sys_enter_getppid", "--", WORKER, "getppid", "1000", "--fork-child", "250"}));
   Result without = run(stat({"-x,", "--no-inherit", "-e", "syscalls:sys_enter_getppid", "--", WORKER, "getppid", "1000",
                              "--fork-child", "250"}));
   EXPECT_EQ(csv_values(with.err, "syscalls:sys_enter_getppid"), std::vector<long long>{1250}) << with.err;
@@ -136,7 +138,8 @@ TEST(CliStat, PageFaultsAgreeWithPerf) {
   long long a = csv_values(ours.err, "page-faults").at(0), b = csv_values(theirs.err, "page-faults").at(0);
   EXPECT_GE(a, 3000);
   // Same program, same kernel: the runs differ only by the loader's and libc's own faults.
-  EXPECT_NEAR(static_cast<double>(a), static_cast<double>(b), 0.02 * static_cast<double>(b) + 10) << ours.err << theirs.err;
+  EXPECT_NEAR(static_cast<double>(a), static_cast<double>(b), 0.02 * static_cast<double>(b) + 10)
+      << ours.err << theirs.err;
 }
 
 TEST(CliStat, ExitStatusIsTheCommands) {
@@ -244,7 +247,8 @@ TEST(CliStat, DefaultTableExplainsUnsupportedEvents) {
   EXPECT_NE(r.err.find("Performance counter stats for"), std::string::npos);
   EXPECT_NE(r.err.find("task-clock"), std::string::npos);
   if (r.err.find("<not supported>") != std::string::npos) {
-    EXPECT_NE(r.err.find("<not supported> cycles, instructions, branches, branch-misses: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("<not supported> cycles, instructions, branches, branch-misses: "), std::string::npos)
+        << r.err;
   }
 }
 
@@ -268,7 +272,8 @@ TEST(CliInfo, ExplainsTheHardwarePmuTruthfully) {
   EXPECT_EQ(info["hardware_pmu"].get<bool>(), counts_instructions) << r.out << probe.err;
   if (!counts_instructions) {
     std::string why = info["hardware_pmu_explanation"];
-    EXPECT_NE(why.find(info["hypervisor"].get<bool>() ? "virtual machine" : "registered no core PMU"), std::string::npos)
+    EXPECT_NE(why.find(info["hypervisor"].get<bool>() ? "virtual machine" : "registered no core PMU"),
+              std::string::npos)
         << why;
   }
   EXPECT_EQ(info["root"].get<bool>(), geteuid() == 0);

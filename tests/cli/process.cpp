@@ -72,7 +72,9 @@ std::string Process::read_stderr_until(const std::string& text) {
   return err_text_;
 }
 
-void Process::signal(int signo) const { kill(pid_, signo); }
+void Process::signal(int signo) const {
+  kill(pid_, signo);
+}
 
 Result Process::wait() {
   Result result;

@@ -30,11 +30,14 @@ void call_getppid(long n) {
   for (long i = 0; i < n; ++i) syscall(SYS_getppid);  // the raw syscall: no libc caching
 }
 
-[[gnu::noinline]] void counted_function(volatile long* sink) { *sink = *sink + 1; }
+[[gnu::noinline]] void counted_function(volatile long* sink) {
+  *sink = *sink + 1;
+}
 
 int usage() {
-  std::fprintf(stderr, "usage: perfmon-test-worker getppid N [--threads T] [--fork-child M] [--wait-stdin] | "
-                       "touch K | call N | sleep MS | spin MS | exit CODE\n");
+  std::fprintf(stderr,
+               "usage: perfmon-test-worker getppid N [--threads T] [--fork-child M] [--wait-stdin] | "
+               "touch K | call N | sleep MS | spin MS | exit CODE\n");
   return 2;
 }
 
@@ -48,10 +51,14 @@ int main(int argc, char** argv) {
     long threads = 1, child_calls = -1;
     bool wait_stdin = false;
     for (int i = 3; i < argc; ++i) {
-      if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::strtol(argv[++i], nullptr, 10);
-      else if (!std::strcmp(argv[i], "--fork-child") && i + 1 < argc) child_calls = std::strtol(argv[++i], nullptr, 10);
-      else if (!std::strcmp(argv[i], "--wait-stdin")) wait_stdin = true;
-      else return usage();
+      if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
+        threads = std::strtol(argv[++i], nullptr, 10);
+      else if (!std::strcmp(argv[i], "--fork-child") && i + 1 < argc)
+        child_calls = std::strtol(argv[++i], nullptr, 10);
+      else if (!std::strcmp(argv[i], "--wait-stdin"))
+        wait_stdin = true;
+      else
+        return usage();
     }
     // With --wait-stdin the threads exist before "ready" is printed, so that a monitor attaching
     // to the process (-p) sees them all, and they start when a line arrives on stdin.
@@ -84,8 +91,8 @@ int main(int argc, char** argv) {
   }
   if (mode == "touch") {
     long page = sysconf(_SC_PAGESIZE);
-    auto* memory = static_cast<char*>(mmap(nullptr, static_cast<size_t>(n * page), PROT_READ | PROT_WRITE,
-                                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    auto* memory = static_cast<char*>(
+        mmap(nullptr, static_cast<size_t>(n * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     if (memory == MAP_FAILED) return 1;
     for (long i = 0; i < n; ++i) memory[i * page] = 1;
     return 0;

@@ -26,13 +26,41 @@
 
 // Counts heap allocations so that a test can prove the read path makes none.
 static std::atomic<long> g_allocations{0};
-void* operator new(std::size_t size) {
+static void* counted_malloc(std::size_t size) noexcept {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size ? size : 1)) return p;
+  return std::malloc(size ? size : 1);
+}
+void* operator new(std::size_t size) {
+  if (void* p = counted_malloc(size)) return p;
   throw std::bad_alloc();
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void* operator new[](std::size_t size) {
+  return operator new(size);
+}
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  return counted_malloc(size);
+}
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+  return counted_malloc(size);
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
 
 namespace perfmon {
 namespace {
@@ -135,7 +163,8 @@ std::string breakpoints_do_not_fire() {
   close(fd);
   if (read_ok && hits == 1) return "";
   return "hardware breakpoints open on this machine but do not fire (a raw perf_event_open write breakpoint "
-         "counted " + std::to_string(hits) + " of 1 hits; the hypervisor does not deliver debug exceptions)";
+         "counted " +
+         std::to_string(hits) + " of 1 hits; the hypervisor does not deliver debug exceptions)";
 }
 
 TEST(Counting, ExecuteBreakpointCountsEveryCall) {

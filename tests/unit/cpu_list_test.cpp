@@ -21,7 +21,9 @@ TEST(CpuList, RejectsMalformedLists) {
   for (const char* bad : {"", "a", "3-1", "1,,2", "-1", "1-"}) EXPECT_THROW(parse_cpu_list(bad), Error) << bad;
 }
 
-TEST(CpuList, OnlineCpusAreKnown) { EXPECT_FALSE(online_cpus().empty()); }
+TEST(CpuList, OnlineCpusAreKnown) {
+  EXPECT_FALSE(online_cpus().empty());
+}
 
 }  // namespace
 }  // namespace perfmon::kernel

@@ -6,7 +6,8 @@ namespace perfmon::events {
 namespace {
 
 constexpr std::uint64_t cache(int id, int op, int result) {
-  return static_cast<std::uint64_t>(id) | (static_cast<std::uint64_t>(op) << 8) | (static_cast<std::uint64_t>(result) << 16);
+  return static_cast<std::uint64_t>(id) | (static_cast<std::uint64_t>(op) << 8) |
+         (static_cast<std::uint64_t>(result) << 16);
 }
 
 TEST(GenericEvents, HardwareNamesAndAliases) {

@@ -84,13 +84,14 @@ TEST(StatOutput, JsonLinesParseWithPerfKeys) {
   int count = 0;
   while (std::getline(lines, line)) {
     auto object = nlohmann::json::parse(line);
-    for (const char* key : {"counter-value", "unit", "event", "event-runtime", "pcnt-running", "metric-value",
-                            "metric-unit"})
+    for (const char* key :
+         {"counter-value", "unit", "event", "event-runtime", "pcnt-running", "metric-value", "metric-unit"})
       EXPECT_TRUE(object.contains(key)) << key << " missing in " << line;
     ++count;
   }
   EXPECT_EQ(count, 8);
-  auto first = nlohmann::json::parse(format_report(report, StatFormat::Json, ",").substr(0, format_report(report, StatFormat::Json, ",").find('\n')));
+  auto first = nlohmann::json::parse(
+      format_report(report, StatFormat::Json, ",").substr(0, format_report(report, StatFormat::Json, ",").find('\n')));
   EXPECT_EQ(first["event"], "task-clock");
   EXPECT_EQ(first["counter-value"], "2.000000");
   EXPECT_EQ(first["unit"], "msec");

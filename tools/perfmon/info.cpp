@@ -27,12 +27,13 @@ std::string text_report(const SystemInfo& info) {
   };
   line("kernel", info.kernel);
   std::string cpu = info.cpu_vendor;
-  if (info.family) cpu += " family " + std::to_string(*info.family) + " model " + std::to_string(*info.model) +
-                          " stepping " + std::to_string(*info.stepping);
+  if (info.family)
+    cpu += " family " + std::to_string(*info.family) + " model " + std::to_string(*info.model) + " stepping " +
+           std::to_string(*info.stepping);
   if (!info.cpu_model.empty()) cpu += ": " + info.cpu_model;
   line("cpu", cpu);
-  line("hypervisor", info.hypervisor ? "yes" + (info.hypervisor_vendor.empty() ? "" : " (" + info.hypervisor_vendor + ")")
-                                     : "no");
+  line("hypervisor",
+       info.hypervisor ? "yes" + (info.hypervisor_vendor.empty() ? "" : " (" + info.hypervisor_vendor + ")") : "no");
   line("hardware PMU", info.hardware_pmu_explanation);
   if (info.counters) {
     const CounterCapacity& c = *info.counters;
@@ -59,8 +60,8 @@ std::string text_report(const SystemInfo& info) {
                      " KiB, NMI watchdog " + (info.nmi_watchdog ? (*info.nmi_watchdog ? "on" : "off") : "unknown"));
   std::string access;
   for (const auto& [knob, value] : info.user_access) access += (access.empty() ? "" : ", ") + knob + "=" + value;
-  line("user reads", access.empty() ? "no rdpmc or perf_user_access knob (no hardware PMU to read from user mode)"
-                                    : access);
+  line("user reads",
+       access.empty() ? "no rdpmc or perf_user_access knob (no hardware PMU to read from user mode)" : access);
   line("tracefs", info.tracefs.empty() ? "not mounted" : info.tracefs);
   if (!info.advice.empty()) {
     out += "advice\n";
@@ -75,37 +76,42 @@ std::string json_report(const SystemInfo& info) {
   std::string out = "{\n";
   out += "  \"kernel\": " + json_quote(info.kernel) + ",\n";
   out += "  \"cpu\": {\"vendor\": " + json_quote(info.cpu_vendor) + ", \"model_name\": " + json_quote(info.cpu_model) +
-         ", \"family\": " + opt(info.family) + ", \"model\": " + opt(info.model) + ", \"stepping\": " +
-         opt(info.stepping) + "},\n";
+         ", \"family\": " + opt(info.family) + ", \"model\": " + opt(info.model) +
+         ", \"stepping\": " + opt(info.stepping) + "},\n";
   out += "  \"hypervisor\": " + std::string(info.hypervisor ? "true" : "false") +
          ", \"hypervisor_vendor\": " + json_quote(info.hypervisor_vendor) + ",\n";
-  out += "  \"hardware_pmu\": " + std::string(info.hardware_pmu ? "true" : "false") + ", \"hardware_pmu_name\": " +
-         json_quote(info.hardware_pmu_name) + ", \"hardware_pmu_explanation\": " +
-         json_quote(info.hardware_pmu_explanation) + ",\n";
+  out += "  \"hardware_pmu\": " + std::string(info.hardware_pmu ? "true" : "false") +
+         ", \"hardware_pmu_name\": " + json_quote(info.hardware_pmu_name) +
+         ", \"hardware_pmu_explanation\": " + json_quote(info.hardware_pmu_explanation) + ",\n";
   if (info.counters)
-    out += "  \"counters\": {\"source\": " + json_quote(info.counters->source) + ", \"version\": " +
-           opt(info.counters->version) + ", \"general_purpose\": " + opt(info.counters->general_purpose) +
+    out += "  \"counters\": {\"source\": " + json_quote(info.counters->source) +
+           ", \"version\": " + opt(info.counters->version) +
+           ", \"general_purpose\": " + opt(info.counters->general_purpose) +
            ", \"general_width\": " + opt(info.counters->general_width) + ", \"fixed\": " + opt(info.counters->fixed) +
            ", \"fixed_width\": " + opt(info.counters->fixed_width) + "},\n";
   out += "  \"pmus\": [";
   for (std::size_t i = 0; i < info.pmus.size(); ++i) {
     const PmuSummary& pmu = info.pmus[i];
-    out += std::string(i ? ", " : "") + "{\"name\": " + json_quote(pmu.name) + ", \"type\": " + std::to_string(pmu.type) +
-           ", \"events\": " + std::to_string(pmu.event_count) + ", \"cpus\": " + json_quote(pmu.cpus) + ", \"formats\": [";
+    out += std::string(i ? ", " : "") + "{\"name\": " + json_quote(pmu.name) +
+           ", \"type\": " + std::to_string(pmu.type) + ", \"events\": " + std::to_string(pmu.event_count) +
+           ", \"cpus\": " + json_quote(pmu.cpus) + ", \"formats\": [";
     for (std::size_t k = 0; k < pmu.formats.size(); ++k) out += std::string(k ? ", " : "") + json_quote(pmu.formats[k]);
     out += "]}";
   }
   out += "],\n";
-  out += "  \"perf_event_paranoid\": " + std::to_string(info.paranoid) + ", \"paranoid_meaning\": " +
-         json_quote(info.paranoid_meaning) + ",\n";
-  out += "  \"root\": " + std::string(info.root ? "true" : "false") + ", \"cap_perfmon\": " +
-         (info.cap_perfmon ? "true" : "false") + ", \"cap_sys_admin\": " + (info.cap_sys_admin ? "true" : "false") +
+  out += "  \"perf_event_paranoid\": " + std::to_string(info.paranoid) +
+         ", \"paranoid_meaning\": " + json_quote(info.paranoid_meaning) + ",\n";
+  out += "  \"root\": " + std::string(info.root ? "true" : "false") +
+         ", \"cap_perfmon\": " + (info.cap_perfmon ? "true" : "false") +
+         ", \"cap_sys_admin\": " + (info.cap_sys_admin ? "true" : "false") +
          ", \"permission_summary\": " + json_quote(info.permission_summary) + ",\n";
   out += "  \"max_sample_rate\": " + opt(info.max_sample_rate) + ", \"perf_event_mlock_kb\": " + opt(info.mlock_kb) +
-         ", \"memlock_limit_kb\": " + opt(info.memlock_limit_kb) + ", \"nmi_watchdog\": " + opt(info.nmi_watchdog) + ",\n";
+         ", \"memlock_limit_kb\": " + opt(info.memlock_limit_kb) + ", \"nmi_watchdog\": " + opt(info.nmi_watchdog) +
+         ",\n";
   out += "  \"user_access\": {";
   for (std::size_t i = 0; i < info.user_access.size(); ++i)
-    out += std::string(i ? ", " : "") + json_quote(info.user_access[i].first) + ": " + json_quote(info.user_access[i].second);
+    out += std::string(i ? ", " : "") + json_quote(info.user_access[i].first) + ": " +
+           json_quote(info.user_access[i].second);
   out += "},\n  \"tracefs\": " + json_quote(info.tracefs) + ",\n  \"advice\": [";
   for (std::size_t i = 0; i < info.advice.size(); ++i) out += std::string(i ? ", " : "") + json_quote(info.advice[i]);
   return out + "]\n}\n";

@@ -19,9 +19,9 @@ namespace perfmon::cli {
 namespace {
 
 const std::map<std::string, std::string> kSourceAliases = {
-    {"hw", "hardware"}, {"hardware", "hardware"}, {"sw", "software"}, {"software", "software"},
-    {"cache", "hw-cache"}, {"hwcache", "hw-cache"}, {"hw-cache", "hw-cache"}, {"pmu", "pmu"},
-    {"tracepoint", "tracepoint"}, {"raw", "raw"}, {"breakpoint", "breakpoint"}, {"bp", "breakpoint"},
+    {"hw", "hardware"},           {"hardware", "hardware"}, {"sw", "software"},           {"software", "software"},
+    {"cache", "hw-cache"},        {"hwcache", "hw-cache"},  {"hw-cache", "hw-cache"},     {"pmu", "pmu"},
+    {"tracepoint", "tracepoint"}, {"raw", "raw"},           {"breakpoint", "breakpoint"}, {"bp", "breakpoint"},
 };
 
 const char* heading(const std::string& source) {
@@ -84,8 +84,8 @@ int run_list(std::span<char* const> args) {
       std::string reason = probe(entry);
       if (json) {
         out += "{\"name\": " + report::json_quote(entry.name) + ", \"source\": " + report::json_quote(entry.source) +
-               ", \"description\": " + report::json_quote(entry.description) + ", \"usable\": " +
-               (entry.has_attr ? (reason.empty() ? "true" : "false") : "null") +
+               ", \"description\": " + report::json_quote(entry.description) +
+               ", \"usable\": " + (entry.has_attr ? (reason.empty() ? "true" : "false") : "null") +
                ", \"reason\": " + report::json_quote(reason) + "}\n";
         continue;
       }
@@ -106,8 +106,10 @@ int run_list(std::span<char* const> args) {
                (names.size() > 1 ? ", ..." : "") + "): " + reason + "\n";
     }
     if (shown == 0) {
-      std::fprintf(stderr, "perfmon list: no event matches '%s'; try a shorter pattern, or one of hw, sw, cache, pmu, "
-                           "tracepoint.\n", pattern.c_str());
+      std::fprintf(stderr,
+                   "perfmon list: no event matches '%s'; try a shorter pattern, or one of hw, sw, cache, pmu, "
+                   "tracepoint.\n",
+                   pattern.c_str());
       return 1;
     }
     std::fputs(out.c_str(), stdout);

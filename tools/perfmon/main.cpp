@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
     std::puts("perfmon " PERFMON_VERSION);
     return 0;
   }
-  std::fprintf(stderr, "perfmon: unknown command '%.*s'.\n%s", static_cast<int>(command.size()), command.data(), kUsage);
+  std::fprintf(stderr, "perfmon: unknown command '%.*s'.\n%s", static_cast<int>(command.size()), command.data(),
+               kUsage);
   return 129;
 }

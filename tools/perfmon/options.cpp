@@ -33,14 +33,14 @@ std::vector<std::string> parse_options(std::span<char* const> args, const std::v
       const Option* option = find_long(options, name);
       if (option == nullptr) throw UsageError("unknown option '--" + std::string(name) + "'");
       if (option->value_name.empty()) {
-        if (equals != std::string_view::npos)
-          throw UsageError("option '--" + std::string(name) + "' takes no value");
+        if (equals != std::string_view::npos) throw UsageError("option '--" + std::string(name) + "' takes no value");
         option->apply("");
       } else if (equals != std::string_view::npos) {
         option->apply(body.substr(equals + 1));
       } else {
         if (i + 1 >= args.size())
-          throw UsageError("option '--" + std::string(name) + "' needs a value (" + std::string(option->value_name) + ")");
+          throw UsageError("option '--" + std::string(name) + "' needs a value (" + std::string(option->value_name) +
+                           ")");
         option->apply(args[++i]);
       }
       continue;
@@ -56,7 +56,8 @@ std::vector<std::string> parse_options(std::span<char* const> args, const std::v
         option->apply(arg.substr(k + 1));
       } else {
         if (i + 1 >= args.size())
-          throw UsageError("switch '-" + std::string(1, arg[k]) + "' needs a value (" + std::string(option->value_name) + ")");
+          throw UsageError("switch '-" + std::string(1, arg[k]) + "' needs a value (" +
+                           std::string(option->value_name) + ")");
         option->apply(args[++i]);
       }
       break;
@@ -72,8 +73,10 @@ std::string usage_text(std::string_view synopsis, const std::vector<Option>& opt
     left += option.short_name ? std::string("-") + option.short_name + ", " : "    ";
     left += "--" + std::string(option.long_name);
     if (!option.value_name.empty()) left += " <" + std::string(option.value_name) + ">";
-    if (left.size() < 30) left.resize(30, ' ');
-    else left += "\n" + std::string(30, ' ');
+    if (left.size() < 30)
+      left.resize(30, ' ');
+    else
+      left += "\n" + std::string(30, ' ');
     text += left + std::string(option.help) + "\n";
   }
   return text + "\n";
@@ -83,8 +86,8 @@ long parse_long(std::string_view text, std::string_view option, long min, long m
   long value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max)
-    throw UsageError("option '" + std::string(option) + "' needs a whole number from " + std::to_string(min) +
-                     " to " + std::to_string(max) + ", not '" + std::string(text) + "'");
+    throw UsageError("option '" + std::string(option) + "' needs a whole number from " + std::to_string(min) + " to " +
+                     std::to_string(max) + ", not '" + std::string(text) + "'");
   return value;
 }
 

@@ -18,7 +18,7 @@ class UsageError : public std::runtime_error {
 };
 
 struct Option {
-  char short_name = 0;          // 0: long form only
+  char short_name = 0;  // 0: long form only
   std::string_view long_name;
   std::string_view value_name;  // empty: a flag without a value
   std::string_view help;

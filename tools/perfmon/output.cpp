@@ -22,9 +22,9 @@ Output::Output(const std::string& path, std::FILE* fallback) : path_(path) {
   if (fd < 0) {
     int err = errno;
     temp_path_.clear();
-    throw Error("cannot create '" + path_ + "': " + std::strerror(err) +
-                    "; check that the directory exists and is writable.",
-                err);
+    throw Error(
+        "cannot create '" + path_ + "': " + std::strerror(err) + "; check that the directory exists and is writable.",
+        err);
   }
   ::fchmod(fd, 0644);
   stream_ = ::fdopen(fd, "w");

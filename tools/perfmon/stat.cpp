@@ -82,15 +82,15 @@ std::vector<Option> stat_options(StatOptions& o) {
       {'G', "cgroup", "name", "count only tasks of this cgroup (system-wide)",
        [&](std::string_view v) { o.cgroup = std::string(v); }},
       {'A', "no-aggr", "", "do not sum over CPUs: one row per CPU", [&](std::string_view) { o.no_aggr = true; }},
-      {0, "per-thread", "", "with -p or -t: one row per thread",
-       [&](std::string_view) { o.per_thread = true; }},
+      {0, "per-thread", "", "with -p or -t: one row per thread", [&](std::string_view) { o.per_thread = true; }},
       {'I', "interval-print", "ms", "print the counts every <ms> milliseconds (at least 10)",
        [&](std::string_view v) { o.interval_ms = parse_long(v, "--interval-print", 10, 86'400'000); }},
       {'r', "repeat", "n", "run the command n times and print the mean and its relative stddev",
        [&](std::string_view v) { o.repeat = parse_long(v, "--repeat", 1, 100'000); }},
       {'x', "field-separator", "sep", "print CSV with this separator (perf's field order)",
        [&](std::string_view v) { o.separator = std::string(v); }},
-      {'j', "json-output", "", "print one JSON object per line (perf's keys)", [&](std::string_view) { o.json = true; }},
+      {'j', "json-output", "", "print one JSON object per line (perf's keys)",
+       [&](std::string_view) { o.json = true; }},
       {'o', "output", "file", "write the counts to a file (atomically) instead of standard error",
        [&](std::string_view v) { o.output = std::string(v); }},
       {'i', "no-inherit", "", "do not count threads and processes the command creates",
@@ -113,7 +113,9 @@ std::string read_comm(pid_t tid) {
   return comm.empty() ? "?" : comm;
 }
 
-bool thread_alive(pid_t tid) { return ::access(("/proc/" + std::to_string(tid)).c_str(), F_OK) == 0; }
+bool thread_alive(pid_t tid) {
+  return ::access(("/proc/" + std::to_string(tid)).c_str(), F_OK) == 0;
+}
 
 std::string describe_target(const StatOptions& o) {
   if (!o.command.empty()) {
@@ -144,9 +146,12 @@ report::StatRow make_row(const CounterSession& session, std::size_t index, const
   row.value = value;
   row.scale = event.scale;
   row.unit = event.unit;
-  if (!session.supported(index)) row.state = report::StatRow::State::NotSupported;
-  else if (session.scheduling_failed(index)) row.state = report::StatRow::State::NotScheduled;
-  else if (!value.counted()) row.state = report::StatRow::State::NotCounted;
+  if (!session.supported(index))
+    row.state = report::StatRow::State::NotSupported;
+  else if (session.scheduling_failed(index))
+    row.state = report::StatRow::State::NotScheduled;
+  else if (!value.counted())
+    row.state = report::StatRow::State::NotCounted;
   row.scaled = value.scaled() * event.scale;
   if (report::is_clock_event(row.type, row.config)) {
     row.scaled /= 1e6;
@@ -257,8 +262,10 @@ class StatCommand {
     while (!done) {
       // Wake for a signal, the next interval, or (attached to others' threads) a liveness check.
       std::optional<double> wake;
-      if (o_.interval_ms > 0) wake = next_tick;
-      else if (!workload && target.kind == Target::Kind::Threads) wake = now_ns() + 200e6;
+      if (o_.interval_ms > 0)
+        wake = next_tick;
+      else if (!workload && target.kind == Target::Kind::Threads)
+        wake = now_ns() + 200e6;
       timespec timeout{};
       if (wake) {
         double wait = std::max(0.0, *wake - now_ns());
@@ -270,8 +277,10 @@ class StatCommand {
       if (signo == SIGCHLD && workload && workload->wait(exit, false)) done = true;
       if (signo == SIGINT || signo == SIGTERM || signo == SIGHUP) {
         run.interrupted = true;
-        if (workload) workload->signal(signo);  // it ends; its exit ends the loop
-        else done = true;
+        if (workload)
+          workload->signal(signo);  // it ends; its exit ends the loop
+        else
+          done = true;
       }
       if (!workload && !targets_alive(target)) done = true;
       if (o_.interval_ms > 0 && (now_ns() >= next_tick || done)) {
@@ -283,7 +292,8 @@ class StatCommand {
           previous[i] = current;
         }
         double now = now_ns();
-        report::compute_metrics(rows, std::min(now, next_tick) - (next_tick - static_cast<double>(o_.interval_ms) * 1e6));
+        report::compute_metrics(rows,
+                                std::min(now, next_tick) - (next_tick - static_cast<double>(o_.interval_ms) * 1e6));
         out.write(report::format_interval(rows, (now - start) / 1e9, format_, separator_, !header_printed));
         header_printed = true;
         while (next_tick <= now) next_tick += static_cast<double>(o_.interval_ms) * 1e6;
@@ -381,8 +391,9 @@ void validate(const StatOptions& o) {
     throw UsageError("-r cannot be combined with -I, --per-thread or -A");
   if (o.repeat > 1 && o.command.empty()) throw UsageError("-r repeats a command; give one");
   if (o.per_thread && o.pids.empty() && o.tids.empty())
-    throw UsageError("--per-thread counts each thread of a running process: use it with -p or -t "
-                     "(a command's later threads are counted with inherit, in one total)");
+    throw UsageError(
+        "--per-thread counts each thread of a running process: use it with -p or -t "
+        "(a command's later threads are counted with inherit, in one total)");
   if (o.no_aggr && !o.all_cpus && !o.cpus && o.cgroup.empty())
     throw UsageError("-A prints one row per CPU; it needs -a, -C or -G");
 }

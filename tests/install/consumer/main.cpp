@@ -3,8 +3,8 @@
 #include <perfmon/scope.hpp>
 #include <perfmon/session.hpp>
 
-#include <cstdio>
 #include <unistd.h>
+#include <cstdio>
 
 int main() {
   perfmon::EventCatalog catalog;
