@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 
 #include "perfmon/catalog.hpp"
@@ -83,6 +84,80 @@ void BM_SessionStartStop(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_SessionStartStop);
+
+// The ratios the project tracks, measured by alternating small batches of the raw and the library
+// operation inside one loop, so that the machine's drift affects both alike.
+template <typename Raw, typename Library>
+void alternate(benchmark::State& state, Raw raw, Library library) {
+  constexpr int kBatch = 200;
+  double raw_ns = 0, library_ns = 0;
+  auto batch = [](auto& operation) {
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kBatch; ++i) operation();
+    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+  };
+  bool raw_first = true;  // alternate the order too: the second batch of a pair runs warmer
+  for (auto _ : state) {
+    if (raw_first) {
+      raw_ns += batch(raw);
+      library_ns += batch(library);
+    } else {
+      library_ns += batch(library);
+      raw_ns += batch(raw);
+    }
+    raw_first = !raw_first;
+  }
+  const double operations = static_cast<double>(state.iterations()) * kBatch;
+  state.counters["raw_ns"] = raw_ns / operations;
+  state.counters["perfmon_ns"] = library_ns / operations;
+  state.counters["ratio"] = library_ns / raw_ns;
+}
+
+void BM_ReadRatio(benchmark::State& state) {
+  RawGroup group;
+  perfmon::CounterSession session = make_session();
+  session.start();
+  std::array<std::uint64_t, 3 + 4 * 3> buffer{};
+  alternate(
+      state, [&] { benchmark::DoNotOptimize(read(group.fds[0], buffer.data(), sizeof buffer)); },
+      [&] { benchmark::DoNotOptimize(session.read()); });
+}
+BENCHMARK(BM_ReadRatio)->Iterations(500);
+
+void BM_StartStopRatio(benchmark::State& state) {
+  perfmon::CounterSession session = make_session();
+  RawGroup group;
+  alternate(
+      state,
+      [&] {
+        ioctl(group.fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+        ioctl(group.fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+      },
+      [&] {
+        session.start();
+        session.stop();
+      });
+}
+BENCHMARK(BM_StartStopRatio)->Iterations(200);
+
+void BM_Calibration(benchmark::State& state) {
+  RawGroup a, b;
+  std::array<std::uint64_t, 3 + 4 * 3> buffer{};
+  alternate(
+      state, [&] { benchmark::DoNotOptimize(read(a.fds[0], buffer.data(), sizeof buffer)); },
+      [&] { benchmark::DoNotOptimize(read(b.fds[0], buffer.data(), sizeof buffer)); });
+}
+BENCHMARK(BM_Calibration)->Iterations(500);
+
+void BM_CalibrationStartStop(benchmark::State& state) {
+  RawGroup a, b;
+  auto toggle = [](RawGroup& g) {
+    ioctl(g.fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+    ioctl(g.fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+  };
+  alternate(state, [&] { toggle(a); }, [&] { toggle(b); });
+}
+BENCHMARK(BM_CalibrationStartStop)->Iterations(200);
 
 }  // namespace
 

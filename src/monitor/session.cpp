@@ -55,6 +55,7 @@ struct CounterSession::State {
   std::vector<CounterValue> values;   // [event * locations + location]
   std::vector<unsigned char> failed;  // pinned group in error state, same layout
   std::vector<OpenGroup> groups;
+  std::vector<int> leaders;  // every group leader's fd at every location: what start/stop/reset touch
   std::vector<std::string> notes;
   kernel::FileDescriptor cgroup_fd;
   std::uint64_t read_format = 0;
@@ -174,6 +175,9 @@ CounterSession::CounterSession(const std::vector<EventGroup>& event_groups, cons
   s.values.resize(s.events.size() * s.locations.size());
   s.failed.resize(s.values.size());
   for (const auto& indices : members) s.open_group(indices);
+  for (const OpenGroup& group : s.groups)
+    for (const GroupAtLocation& at : group.at)
+      if (!at.fds.empty()) s.leaders.push_back(at.fds.front().get());
 }
 
 CounterSession::~CounterSession() = default;
@@ -181,26 +185,22 @@ CounterSession::CounterSession(CounterSession&&) noexcept = default;
 CounterSession& CounterSession::operator=(CounterSession&&) noexcept = default;
 
 namespace {
-template <typename Op>
-void for_each_leader(std::vector<OpenGroup>& groups, Op op, const char* verb) {
-  for (OpenGroup& group : groups) {
-    for (GroupAtLocation& at : group.at) {
-      if (at.fds.empty()) continue;
-      int err = -op(at.fds.front().get(), true);
-      if (err != 0) throw Error(std::string("cannot ") + verb + " the counters: " + std::strerror(err) + ".", err);
-    }
+void for_each_leader(const std::vector<int>& leaders, int (*op)(int, bool) noexcept, const char* verb) {
+  for (int fd : leaders) {
+    if (int err = -op(fd, true); err != 0)
+      throw Error(std::string("cannot ") + verb + " the counters: " + std::strerror(err) + ".", err);
   }
 }
 }  // namespace
 
 void CounterSession::start() {
-  for_each_leader(state_->groups, kernel::enable, "start");
+  for_each_leader(state_->leaders, kernel::enable, "start");
 }
 void CounterSession::stop() {
-  for_each_leader(state_->groups, kernel::disable, "stop");
+  for_each_leader(state_->leaders, kernel::disable, "stop");
 }
 void CounterSession::reset() {
-  for_each_leader(state_->groups, kernel::reset, "reset");
+  for_each_leader(state_->leaders, kernel::reset, "reset");
 }
 
 int CounterSession::read() noexcept {
