@@ -126,6 +126,74 @@ TEST(CliStat, PerThreadShowsEachThread) {
   EXPECT_EQ(per_thread, (std::vector<long long>{0, 1000, 1000, 1000, 1000})) << r.err;
 }
 
+TEST(CliStat, CountsOneThreadWithTid) {
+  WaitingWorker worker;
+  // The worker's threads have the next ids after its pid; take the first one that exists.
+  std::string tid;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/" + worker.pid + "/task"))
+    if (entry.path().filename() != worker.pid) tid = entry.path().filename();
+  ASSERT_FALSE(tid.empty());
+  Process perfmon(stat({"-v", "-x,", "-t", tid, "-e", "syscalls:sys_enter_getppid"}));
+  perfmon.read_stderr_until("counting started");
+  worker.process.write_stdin("go\n");
+  worker.process.wait();
+  Result r = perfmon.wait();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(csv_values(r.err, "syscalls:sys_enter_getppid"), std::vector<long long>{1000}) << r.err;
+}
+
+TEST(CliStat, CountsOnlyTheListedCpus) {
+  // The command runs on CPU 0 only: counted there, not on CPU 1.
+  Result on = run(stat({"-C", "0", "-x,", "-e", "syscalls:sys_enter_getppid", "--", "/usr/bin/taskset", "-c", "0",
+                        WORKER, "getppid", "1000"}));
+  ASSERT_EQ(on.exit_code, 0) << on.err;
+  auto values = csv_values(on.err, "syscalls:sys_enter_getppid");
+  ASSERT_EQ(values.size(), 1u) << on.err;
+  EXPECT_GE(values[0], 1000);
+  EXPECT_LE(values[0], 1005);
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "one CPU: no other CPU to leave out";
+  Result off = run(stat({"-C", "1", "-x,", "-e", "syscalls:sys_enter_getppid", "--", "/usr/bin/taskset", "-c", "0",
+                         WORKER, "getppid", "1000"}));
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_LE(csv_values(off.err, "syscalls:sys_enter_getppid").at(0), 5) << off.err;
+}
+
+TEST(CliStat, CountsACgroup) {
+  const std::string root = "/sys/fs/cgroup/unified";
+  std::string base = std::filesystem::exists(root + "/cgroup.procs") ? root : "/sys/fs/cgroup";
+  if (!std::filesystem::exists(base + "/cgroup.procs") || geteuid() != 0)
+    GTEST_SKIP() << "needs root and a cgroup v2 hierarchy at /sys/fs/cgroup or /sys/fs/cgroup/unified";
+  const std::string name = "perfmon-test-" + std::to_string(getpid());
+  std::filesystem::create_directory(base + "/" + name);
+  WaitingWorker worker;
+  std::ofstream(base + "/" + name + "/cgroup.procs") << worker.pid << "\n";
+  Process perfmon(stat({"-v", "-x,", "-G", name, "-e", "syscalls:sys_enter_getppid", "--", WORKER, "sleep", "100000"}));
+  perfmon.read_stderr_until("counting started");
+  worker.process.write_stdin("go\n");
+  worker.process.wait();
+  perfmon.signal(SIGINT);
+  Result r = perfmon.wait();
+  std::filesystem::remove(base + "/" + name);
+  EXPECT_EQ(csv_values(r.err, "syscalls:sys_enter_getppid"), std::vector<long long>{4000}) << r.err;
+}
+
+TEST(CliStat, FullDiskFailsCleanly) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs";
+  std::string dir = std::filesystem::temp_directory_path() / ("perfmon-full-" + std::to_string(getpid()));
+  std::filesystem::create_directory(dir);
+  ASSERT_EQ(run({"/bin/mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", dir}).exit_code, 0);
+  run({"/bin/sh", "-c", "cat /dev/zero > " + dir + "/filler"});  // fills it
+  Result r = run(stat({"-o", dir + "/out.txt", "-e", "task-clock", "--", WORKER, "exit", "0"}));
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) left.push_back(entry.path().filename());
+  run({"/bin/umount", dir});
+  std::filesystem::remove(dir);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("No space left on device; free some space or write elsewhere with -o."), std::string::npos)
+      << r.err;
+  EXPECT_EQ(left, std::vector<std::string>{"filler"});  // no partial report left behind
+}
+
 TEST(CliStat, PageFaultsAgreeWithPerf) {
   if (access("/usr/bin/perf", X_OK) != 0) GTEST_SKIP() << "Debian's linux-perf is not installed (/usr/bin/perf)";
   const std::vector<std::string> command = {WORKER, "touch", "3000"};
