@@ -33,7 +33,8 @@ struct PmuSummary {
   std::uint32_t type = 0;
   std::vector<std::string> formats;  // "event=config:0-7"
   std::size_t event_count = 0;
-  std::string cpus;  // "0-3", or "" for every CPU
+  std::string cpus;               // "0-3", or "" for every CPU
+  std::vector<std::string> caps;  // sysfs caps/: "num_counters=6", "pmu_name=skylake", ...
 };
 
 class EventCatalog {

@@ -318,6 +318,7 @@ std::vector<PmuSummary> EventCatalog::pmus() const {
     }
     summary.event_count = pmu.events.size();
     summary.cpus = kernel::format_cpu_list(pmu.cpus);
+    summary.caps = pmu.caps;
     result.push_back(std::move(summary));
   }
   return result;

@@ -154,6 +154,9 @@ std::vector<Pmu> discover_pmus(const std::string& devices_dir) {
     }
     std::sort(pmu.events.begin(), pmu.events.end(),
               [](const PmuEventAlias& a, const PmuEventAlias& b) { return a.name < b.name; });
+    for (const fs::directory_entry& cap : fs::directory_iterator(entry.path() / "caps", ec))
+      pmu.caps.push_back(cap.path().filename().string() + "=" + read_first_line(cap.path()));
+    std::sort(pmu.caps.begin(), pmu.caps.end());
     std::string mask = read_first_line(entry.path() / "cpumask");
     if (mask.empty()) mask = read_first_line(entry.path() / "cpus");
     if (!mask.empty()) {

@@ -38,7 +38,8 @@ struct Pmu {
   std::uint32_t type = 0;
   std::vector<FormatField> formats;
   std::vector<PmuEventAlias> events;
-  std::vector<int> cpus;  // empty: every CPU
+  std::vector<int> cpus;          // empty: every CPU
+  std::vector<std::string> caps;  // caps/<name> as "name=value": counters, widths, PMU name
 
   const FormatField* format(std::string_view term) const;
   const PmuEventAlias* event(std::string_view name) const;

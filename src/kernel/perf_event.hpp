@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "kernel/fd.hpp"
@@ -18,6 +19,11 @@ int perf_event_open_raw(const perf_event_attr& attr, pid_t pid, int cpu, int gro
 // `what` names the event in that sentence.
 FileDescriptor open_event(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, unsigned long flags,
                           std::string_view what);
+
+// The sentence for a failed perf_event_open(2) of these arguments. After EINVAL it names the
+// attribute the kernel refused, found by opening again with each set attribute cleared in turn.
+std::string describe_open_failure(int errnum, const perf_event_attr& attr, pid_t pid, int cpu, int group_fd,
+                                  unsigned long flags, std::string_view what);
 
 // The ioctls. Each returns 0 or -errno. `group` applies it to the whole group of a leader.
 int enable(int fd, bool group) noexcept;

@@ -126,7 +126,11 @@ void CounterSession::State::open_group(const std::vector<std::size_t>& indices) 
           unsupported[index] = kernel::open_failure_cause(err, event.attr, locations[location].tid, cpu);
           continue;
         }
-        throw Error(kernel::explain_open_failure(err, event.attr, locations[location].tid, cpu, event.name), err);
+        pid_t pid = target.kind == Target::Kind::Self ? 0 : locations[location].tid;
+        throw Error(
+            kernel::describe_open_failure(err, attr, pid, cpu, leader ? -1 : at.fds.front().get(),
+                                          target.kind == Target::Kind::Cgroup ? PERF_FLAG_PID_CGROUP : 0, event.name),
+            err);
       }
       at.fds.emplace_back(fd);
       at.ids.push_back(kernel::event_id(fd));

@@ -238,6 +238,16 @@ TEST(CliStat, UnknownEventSuggestsAndExits129) {
   EXPECT_NE(r.err.find("did you mean 'instructions'"), std::string::npos) << r.err;
 }
 
+TEST(CliStat, RejectedAttributeIsNamed) {
+  if (!std::filesystem::exists("/sys/bus/event_source/devices/msr")) GTEST_SKIP() << "no msr PMU on this machine";
+  // The msr PMU takes no exclusion bits: the kernel answers EINVAL, and perfmon finds which one.
+  Result r = run(stat({"-e", "msr/tsc/:u", "--", WORKER, "exit", "0"}));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "perfmon stat: cannot open event 'msr/tsc/:u': the kernel rejects user/kernel/hypervisor filtering (:u, "
+            ":k, :h) for it; drop the modifier or option that sets it.\n");
+}
+
 TEST(CliStat, InterruptStopsTheCommandAndStillPrints) {
   Process perfmon(stat({"-v", "-x,", "-e", "task-clock,syscalls:sys_enter_getppid", "--", WORKER, "sleep", "60000"}));
   perfmon.read_stderr_until("counting started");

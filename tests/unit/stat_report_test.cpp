@@ -97,6 +97,22 @@ TEST(StatOutput, JsonLinesParseWithPerfKeys) {
   EXPECT_EQ(first["unit"], "msec");
 }
 
+TEST(StatOutput, UncountedAndUnschedulableAreNeverZero) {
+  StatReport report;
+  StatRow idle = row("cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0);
+  idle.state = StatRow::State::NotCounted;
+  idle.value = {0, 1000, 0, 0};
+  StatRow pinned = row("instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0);
+  pinned.state = StatRow::State::NotScheduled;
+  report.rows = {idle, pinned};
+  compute_metrics(report.rows, 1e6);
+  EXPECT_EQ(format_report(report, StatFormat::Csv, ","),
+            "<not counted>,,cycles,0,100.00,,\n<not scheduled>,,instructions,0,100.00,,\n");
+  std::string table = format_report(report, StatFormat::Table, ",");
+  EXPECT_NE(table.find("     <not counted>      cycles"), std::string::npos) << table;
+  EXPECT_NE(table.find("   <not scheduled>      instructions"), std::string::npos) << table;
+}
+
 TEST(StatOutput, JsonQuotesEscapes) {
   EXPECT_EQ(json_quote("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
   EXPECT_EQ(json_quote(std::string("\x01")), "\"\\u0001\"");

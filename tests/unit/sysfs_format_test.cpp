@@ -75,6 +75,8 @@ class FakeSysfs : public ::testing::Test {
     write("cpu/format/ldlat", "config1:0-15");
     write("cpu/events/cycles-t", "event=0x3c,in_tx=1");
     write("cpu/events/mem-loads", "event=0xcd,umask=0x1,ldlat=3");
+    write("cpu/caps/max_precise", "3");
+    write("cpu/caps/pmu_name", "skylake");
     write("power/type", "23");
     write("power/cpumask", "0");
     write("power/format/event", "config:0-7");
@@ -143,6 +145,7 @@ TEST_F(FakeSysfs, ListsPmusWithFormats) {
   EXPECT_EQ(pmus[0].name, "cpu");
   EXPECT_NE(std::find(pmus[0].formats.begin(), pmus[0].formats.end(), "event=config:0-7,32-35"), pmus[0].formats.end());
   EXPECT_EQ(pmus[1].cpus, "0");
+  EXPECT_EQ(pmus[0].caps, (std::vector<std::string>{"max_precise=3", "pmu_name=skylake"}));
 }
 
 }  // namespace

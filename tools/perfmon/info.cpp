@@ -52,6 +52,11 @@ std::string text_report(const SystemInfo& info) {
     if (!pmu.cpus.empty()) text += "  cpus " + pmu.cpus;
     for (const std::string& format : pmu.formats) text += "  " + format;
     out += text + "\n";
+    if (!pmu.caps.empty()) {
+      std::string caps = "    caps:";
+      for (const std::string& cap : pmu.caps) caps += " " + cap;
+      out += caps + "\n";
+    }
   }
   line("permissions", "perf_event_paranoid " + std::to_string(info.paranoid) + " (" + info.paranoid_meaning + "); " +
                           info.permission_summary);
@@ -96,6 +101,8 @@ std::string json_report(const SystemInfo& info) {
            ", \"type\": " + std::to_string(pmu.type) + ", \"events\": " + std::to_string(pmu.event_count) +
            ", \"cpus\": " + json_quote(pmu.cpus) + ", \"formats\": [";
     for (std::size_t k = 0; k < pmu.formats.size(); ++k) out += std::string(k ? ", " : "") + json_quote(pmu.formats[k]);
+    out += "], \"caps\": [";
+    for (std::size_t k = 0; k < pmu.caps.size(); ++k) out += std::string(k ? ", " : "") + json_quote(pmu.caps[k]);
     out += "]}";
   }
   out += "],\n";
