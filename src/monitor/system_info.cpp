@@ -49,16 +49,21 @@ std::string cpuinfo_field(const std::string& key) {
 }
 
 #if defined(__x86_64__) || defined(__i386__)
+// Twelve characters spread over three CPUID registers, in the order given.
+std::string cpuid_text(unsigned first, unsigned second, unsigned third) {
+  char text[13];
+  std::memcpy(text, &first, 4);
+  std::memcpy(text + 4, &second, 4);
+  std::memcpy(text + 8, &third, 4);
+  text[12] = 0;
+  std::string result = text;
+  result.erase(result.find_last_not_of(' ') + 1);
+  return result;
+}
+
 void read_x86(SystemInfo& info) {
   unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid(0, &a, &b, &c, &d)) {
-    char vendor[13];
-    std::memcpy(vendor, &b, 4);
-    std::memcpy(vendor + 4, &d, 4);
-    std::memcpy(vendor + 8, &c, 4);
-    vendor[12] = 0;
-    info.cpu_vendor = vendor;
-  }
+  if (__get_cpuid(0, &a, &b, &c, &d)) info.cpu_vendor = cpuid_text(b, d, c);
   unsigned max_leaf = a;
   if (__get_cpuid(1, &a, &b, &c, &d)) {
     int base_family = (a >> 8) & 0xf, base_model = (a >> 4) & 0xf;
@@ -70,13 +75,7 @@ void read_x86(SystemInfo& info) {
   }
   if (info.hypervisor) {
     __cpuid(0x40000000, a, b, c, d);
-    char vendor[13];
-    std::memcpy(vendor, &b, 4);
-    std::memcpy(vendor + 4, &c, 4);
-    std::memcpy(vendor + 8, &d, 4);
-    vendor[12] = 0;
-    info.hypervisor_vendor = vendor;
-    info.hypervisor_vendor.erase(info.hypervisor_vendor.find_last_not_of(' ') + 1);
+    info.hypervisor_vendor = cpuid_text(b, c, d);
   }
   if (info.cpu_vendor == "GenuineIntel" && max_leaf >= 0xa) {
     __cpuid_count(0xa, 0, a, b, c, d);

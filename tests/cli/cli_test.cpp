@@ -94,26 +94,27 @@ struct WaitingWorker {
     std::string ready = process.read_stdout_until("\n");
     pid = ready.substr(ready.find(' ') + 1, ready.find('\n') - ready.find(' ') - 1);
   }
+  // Runs perfmon with `args` (which must include -v), lets the worker go once counting has
+  // started, and returns perfmon's result after the worker has exited.
+  Result measure(std::vector<std::string> args) {
+    Process perfmon(stat(std::move(args)));
+    perfmon.read_stderr_until("counting started");
+    process.write_stdin("go\n");
+    process.wait();
+    return perfmon.wait();
+  }
 };
 
 TEST(CliStat, AttachesToARunningProcessUntilItExits) {
   WaitingWorker worker;
-  Process perfmon(stat({"-v", "-x,", "-p", worker.pid, "-e", "syscalls:sys_enter_getppid"}));
-  perfmon.read_stderr_until("counting started");
-  worker.process.write_stdin("go\n");
-  worker.process.wait();
-  Result r = perfmon.wait();
+  Result r = worker.measure({"-v", "-x,", "-p", worker.pid, "-e", "syscalls:sys_enter_getppid"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(csv_values(r.err, "syscalls:sys_enter_getppid"), std::vector<long long>{4000}) << r.err;
 }
 
 TEST(CliStat, PerThreadShowsEachThread) {
   WaitingWorker worker;
-  Process perfmon(stat({"-v", "-x,", "--per-thread", "-p", worker.pid, "-e", "syscalls:sys_enter_getppid"}));
-  perfmon.read_stderr_until("counting started");
-  worker.process.write_stdin("go\n");
-  worker.process.wait();
-  Result r = perfmon.wait();
+  Result r = worker.measure({"-v", "-x,", "--per-thread", "-p", worker.pid, "-e", "syscalls:sys_enter_getppid"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<long long> per_thread;
   for (const std::string& line : lines_of(r.err)) {
@@ -133,11 +134,7 @@ TEST(CliStat, CountsOneThreadWithTid) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc/" + worker.pid + "/task"))
     if (entry.path().filename() != worker.pid) tid = entry.path().filename();
   ASSERT_FALSE(tid.empty());
-  Process perfmon(stat({"-v", "-x,", "-t", tid, "-e", "syscalls:sys_enter_getppid"}));
-  perfmon.read_stderr_until("counting started");
-  worker.process.write_stdin("go\n");
-  worker.process.wait();
-  Result r = perfmon.wait();
+  Result r = worker.measure({"-v", "-x,", "-t", tid, "-e", "syscalls:sys_enter_getppid"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(csv_values(r.err, "syscalls:sys_enter_getppid"), std::vector<long long>{1000}) << r.err;
 }
