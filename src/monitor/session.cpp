@@ -178,7 +178,26 @@ CounterSession::CounterSession(const std::vector<EventGroup>& event_groups, cons
   s.unsupported.resize(s.events.size());
   s.values.resize(s.events.size() * s.locations.size());
   s.failed.resize(s.values.size());
-  for (const auto& indices : members) s.open_group(indices);
+  for (const auto& indices : members) {
+    bool weak = indices.size() > 1 &&
+                std::any_of(indices.begin(), indices.end(), [&](std::size_t i) { return s.events[i].weak_group; });
+    if (!weak) {
+      s.open_group(indices);
+      continue;
+    }
+    // ':W', perf's weak group: if the kernel refuses the group whole, count its events apart.
+    try {
+      s.open_group(indices);
+    } catch (const Error& error) {
+      std::string names;
+      for (std::size_t i : indices) names += (names.empty() ? "" : ",") + s.events[i].name;
+      std::string why = error.what();
+      if (why.ends_with('.')) why.pop_back();
+      s.notes.push_back("the weak group {" + names + "} could not be opened whole (" + why +
+                        "); its events are counted as separate groups.");
+      for (std::size_t i : indices) s.open_group({i});
+    }
+  }
   for (const OpenGroup& group : s.groups)
     for (const GroupAtLocation& at : group.at)
       if (!at.fds.empty()) s.leaders.push_back(at.fds.front().get());

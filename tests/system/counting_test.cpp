@@ -379,6 +379,22 @@ TEST(Counting, StrictSessionFailsOnUnsupportedEvents) {
   }
 }
 
+TEST(Counting, WeakGroupFallsBackToSeparateEvents) {
+  // The kernel takes 'exclusive' only on a group leader: this group cannot be opened whole.
+  EXPECT_THROW(
+      CounterSession(catalog().parse("{syscalls:sys_enter_getppid,task-clock:e}"), Target::self(), no_inherit()),
+      Error);
+  CounterSession session(catalog().parse("{syscalls:sys_enter_getppid,task-clock:e}:W"), Target::self(), no_inherit());
+  ASSERT_EQ(session.notes().size(), 1u);
+  EXPECT_NE(session.notes()[0].find("counted as separate groups"), std::string::npos) << session.notes()[0];
+  session.start();
+  call_getppid(25);
+  session.stop();
+  ASSERT_EQ(session.read(), 0);
+  EXPECT_EQ(session.value(0).raw, 25u);
+  EXPECT_TRUE(session.value(1).counted());
+}
+
 TEST(Counting, NoSuchProcess) {
   try {
     Target::process(999999999);
