@@ -3,57 +3,45 @@
 //   u64 nr; [u64 time_enabled;] [u64 time_running;] { u64 value; [u64 id;] [u64 lost;] } [nr]
 #pragma once
 
+#include <linux/perf_event.h>
+
 #include <cstddef>
 #include <cstdint>
 
-#include <linux/perf_event.h>
-
 namespace perfmon::kernel {
 
-struct GroupReadHeader {
-  std::uint64_t members = 0;
-  std::uint64_t time_enabled = 0;
-  std::uint64_t time_running = 0;
-};
+// Where each field of a group read sits for one read_format: worked out once, then used on every
+// read without branching on the format again.
+class GroupReadLayout {
+ public:
+  explicit GroupReadLayout(std::uint64_t read_format) noexcept
+      : enabled_at_((read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 1 : 0),
+        running_at_((read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 1 + enabled_at_ : 0),
+        header_(1 + (enabled_at_ ? 1 : 0) + (running_at_ ? 1 : 0)),
+        id_at_((read_format & PERF_FORMAT_ID) ? 1 : 0),
+        lost_at_((read_format & PERF_FORMAT_LOST) ? 1 + id_at_ : 0),
+        stride_(1 + (id_at_ ? 1 : 0) + (lost_at_ ? 1 : 0)) {}
 
-struct MemberValue {
-  std::uint64_t value = 0;
-  std::uint64_t id = 0;
-  std::uint64_t lost = 0;
-};
-
-// The helpers are inline: the read path decodes one group per read(2).
-inline std::size_t words_per_member(std::uint64_t read_format) noexcept {
-  return 1 + ((read_format & PERF_FORMAT_ID) ? 1 : 0) + ((read_format & PERF_FORMAT_LOST) ? 1 : 0);
-}
-inline std::size_t header_words(std::uint64_t read_format) noexcept {
-  return 1 + ((read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 1 : 0) +
-         ((read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 1 : 0);
-}
-
-// Number of u64 words a group read of `members` events returns for this read_format.
-inline std::size_t group_read_words(std::uint64_t read_format, std::size_t members) noexcept {
-  return header_words(read_format) + members * words_per_member(read_format);
-}
-
-// Decodes a group read. Writes at most `capacity` members to `out`. Returns the number of members
-// in the buffer, or -1 when the words do not hold a complete group of this format.
-inline long parse_group_read(const std::uint64_t* words, std::size_t word_count, std::uint64_t read_format,
-                             GroupReadHeader& header, MemberValue* out, std::size_t capacity) noexcept {
-  if (word_count < header_words(read_format)) return -1;
-  std::size_t at = 0;
-  header.members = words[at++];
-  header.time_enabled = (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) ? words[at++] : 0;
-  header.time_running = (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) ? words[at++] : 0;
-  if (word_count < group_read_words(read_format, header.members)) return -1;
-  for (std::uint64_t i = 0; i < header.members; ++i) {
-    MemberValue member;
-    member.value = words[at++];
-    if (read_format & PERF_FORMAT_ID) member.id = words[at++];
-    if (read_format & PERF_FORMAT_LOST) member.lost = words[at++];
-    if (i < capacity) out[i] = member;
+  // u64 words a read of a group of `members` events returns.
+  std::size_t words(std::size_t members) const noexcept { return header_ + members * stride_; }
+  // The number of members, or -1 when `count` words do not hold a complete group.
+  long members(const std::uint64_t* w, std::size_t count) const noexcept {
+    if (count < header_ || count < words(static_cast<std::size_t>(w[0]))) return -1;
+    return static_cast<long>(w[0]);
   }
-  return static_cast<long>(header.members);
-}
+  std::uint64_t time_enabled(const std::uint64_t* w) const noexcept { return enabled_at_ ? w[enabled_at_] : 0; }
+  std::uint64_t time_running(const std::uint64_t* w) const noexcept { return running_at_ ? w[running_at_] : 0; }
+  std::uint64_t value(const std::uint64_t* w, std::size_t k) const noexcept { return w[header_ + k * stride_]; }
+  std::uint64_t id(const std::uint64_t* w, std::size_t k) const noexcept {
+    return id_at_ ? w[header_ + k * stride_ + id_at_] : 0;
+  }
+  std::uint64_t lost(const std::uint64_t* w, std::size_t k) const noexcept {
+    return lost_at_ ? w[header_ + k * stride_ + lost_at_] : 0;
+  }
+
+ private:
+  std::size_t enabled_at_, running_at_, header_;
+  std::size_t id_at_, lost_at_, stride_;
+};
 
 }  // namespace perfmon::kernel

@@ -30,7 +30,6 @@ struct OpenGroup {
   std::vector<std::size_t> members;       // event indices that opened (leader first)
   std::vector<GroupAtLocation> at;        // by location; empty fds where the group does not apply
   std::vector<std::uint64_t> read_words;  // scratch for one read(2)
-  std::vector<kernel::MemberValue> read_members;
 };
 
 std::string resolve_cgroup_path(const std::string& path) {
@@ -137,8 +136,7 @@ void CounterSession::State::open_group(const std::vector<std::size_t>& indices) 
       if (location == 0) group.members.push_back(index);
     }
   }
-  group.read_words.resize(kernel::group_read_words(read_format, group.members.size()));
-  group.read_members.resize(group.members.size());
+  group.read_words.resize(kernel::GroupReadLayout(read_format).words(group.members.size()));
   if (!group.members.empty()) groups.push_back(std::move(group));
 }
 
@@ -229,6 +227,7 @@ void CounterSession::reset() {
 int CounterSession::read() noexcept {
   State& s = *state_;
   const std::size_t location_count = s.locations.size();
+  const kernel::GroupReadLayout layout(s.read_format);
   int first_error = 0;
   for (OpenGroup& group : s.groups) {
     for (std::size_t location = 0; location < location_count; ++location) {
@@ -241,28 +240,26 @@ int CounterSession::read() noexcept {
         for (std::size_t index : group.members) s.failed[index * location_count + location] = 1;
         continue;
       }
-      kernel::GroupReadHeader header;
-      long members = got < 0 ? -1
-                             : kernel::parse_group_read(
-                                   group.read_words.data(), static_cast<std::size_t>(got) / sizeof(std::uint64_t),
-                                   s.read_format, header, group.read_members.data(), group.read_members.size());
+      const std::uint64_t* words = group.read_words.data();
+      long members = got < 0 ? -1 : layout.members(words, static_cast<std::size_t>(got) / sizeof(std::uint64_t));
       if (members < 0) {
         if (first_error == 0) first_error = got < 0 ? errno : EIO;
         continue;
       }
+      const std::uint64_t enabled = layout.time_enabled(words), running = layout.time_running(words);
       for (std::size_t k = 0; k < static_cast<std::size_t>(members) && k < at.ids.size(); ++k) {
         // Members come back in the order they were opened; ids guard that assumption.
         std::size_t slot = k;
-        if (group.read_members[k].id != at.ids[k]) {
-          slot = static_cast<std::size_t>(std::find(at.ids.begin(), at.ids.end(), group.read_members[k].id) -
-                                          at.ids.begin());
+        if (layout.id(words, k) != at.ids[k]) {
+          slot =
+              static_cast<std::size_t>(std::find(at.ids.begin(), at.ids.end(), layout.id(words, k)) - at.ids.begin());
           if (slot >= at.ids.size()) continue;
         }
         CounterValue& value = s.values[group.members[slot] * location_count + location];
-        value.raw = group.read_members[k].value;
-        value.enabled = header.time_enabled;
-        value.running = header.time_running;
-        value.lost = group.read_members[k].lost;
+        value.raw = layout.value(words, k);
+        value.enabled = enabled;
+        value.running = running;
+        value.lost = layout.lost(words, k);
       }
     }
   }

@@ -51,11 +51,10 @@ TEST(KernelInterface, EventIdsAreDistinctAndMatchGroupReads) {
   ASSERT_EQ(disable(leader.get(), true), 0);
   std::uint64_t words[8];
   ssize_t got = read(leader.get(), words, sizeof words);
-  GroupReadHeader header;
-  MemberValue members[2];
-  ASSERT_EQ(parse_group_read(words, static_cast<std::size_t>(got) / 8, attr.read_format, header, members, 2), 2);
-  EXPECT_EQ(members[0].id, leader_id);
-  EXPECT_EQ(members[1].id, member_id);
+  GroupReadLayout layout(attr.read_format);
+  ASSERT_EQ(layout.members(words, static_cast<std::size_t>(got) / 8), 2);
+  EXPECT_EQ(layout.id(words, 0), leader_id);
+  EXPECT_EQ(layout.id(words, 1), member_id);
 }
 
 TEST(KernelInterface, ResetZeroesTheGroup) {
