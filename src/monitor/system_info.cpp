@@ -1,10 +1,12 @@
 #include "perfmon/system_info.hpp"
 
+#include <sys/klog.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -112,6 +114,33 @@ void read_x86(SystemInfo& info) {
 }
 #endif
 
+#if !defined(__x86_64__) && !defined(__i386__)
+// The arm_pmu driver says how many counters it found when it probes:
+// "hw perfevents: enabled with armv8_pmuv3 PMU driver, 7 counters available" (event counters plus
+// the cycle counter). The kernel log is readable by root, or by anyone when dmesg_restrict is 0.
+std::optional<CounterCapacity> counters_from_kernel_log() {
+  int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, nullptr, 0);
+  if (size <= 0) return std::nullopt;
+  std::string log(static_cast<std::size_t>(size), '\0');
+  int got = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log.data(), size);
+  if (got <= 0) return std::nullopt;
+  log.resize(static_cast<std::size_t>(got));
+  std::size_t at = log.find("hw perfevents: enabled with ");
+  if (at == std::string::npos) return std::nullopt;
+  std::string line = log.substr(at, log.find('\n', at) - at);
+  std::size_t comma = line.rfind(", ");
+  int total = comma == std::string::npos ? 0 : std::atoi(line.c_str() + comma + 2);
+  if (total <= 1 || line.find("counters available") == std::string::npos) return std::nullopt;
+  CounterCapacity counters;
+  counters.source = "kernel log: " + line.substr(line.find("enabled with ") + 13);
+  counters.general_purpose = total - 1;  // PMUv3: the event counters, and one dedicated cycle counter
+  counters.fixed = 1;
+  counters.fixed_width = 64;
+  return counters;
+}
+
+#endif
+
 void read_user_access(SystemInfo& info) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -136,6 +165,8 @@ SystemInfo collect_system_info(const EventCatalog& catalog) {
 #else
   info.cpu_vendor = cpuinfo_field("CPU implementer") == "0x41" ? "ARM" : cpuinfo_field("CPU implementer");
   info.hypervisor = kernel::running_under_hypervisor();
+  if (info.cpu_model.rfind("0x", 0) == 0) info.cpu_model = "CPU part " + info.cpu_model;
+  info.counters = counters_from_kernel_log();
 #endif
 
   info.pmus = catalog.pmus();

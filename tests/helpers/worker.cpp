@@ -6,6 +6,7 @@
 //       --fork-child a child process calls it M times; --wait-stdin first waits for a line on stdin
 //   touch K      writes to K fresh pages (K page faults, plus the program's own)
 //   call N       calls a function (not inlined) N times and prints its address
+//   loop N       runs the assembly loop of exactly 2N + 1 instructions
 //   sleep MS     sleeps
 //   spin MS      burns CPU
 //   exit CODE    exits with CODE
@@ -24,6 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include "spin.hpp"
+
 namespace {
 
 void call_getppid(long n) {
@@ -37,7 +40,7 @@ void call_getppid(long n) {
 int usage() {
   std::fprintf(stderr,
                "usage: perfmon-test-worker getppid N [--threads T] [--fork-child M] [--wait-stdin] | "
-               "touch K | call N | sleep MS | spin MS | exit CODE\n");
+               "touch K | call N | loop N | sleep MS | spin MS | exit CODE\n");
   return 2;
 }
 
@@ -95,6 +98,10 @@ int main(int argc, char** argv) {
         mmap(nullptr, static_cast<size_t>(n * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     if (memory == MAP_FAILED) return 1;
     for (long i = 0; i < n; ++i) memory[i * page] = 1;
+    return 0;
+  }
+  if (mode == "loop") {
+    perfmon_spin(static_cast<unsigned long>(n));
     return 0;
   }
   if (mode == "call") {
