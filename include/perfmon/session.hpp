@@ -28,6 +28,16 @@ struct SessionOptions {
   // Events this machine cannot count (no PMU, unknown to the PMU) are kept and reported as
   // unsupported instead of failing the session.
   bool skip_unsupported = true;
+  // Read hardware counters in user mode (x86 rdpmc, arm64 mrs) through each event's mmap'd user
+  // page, without a system call, where the kernel allows it: for Target::self() without inherit.
+  // Elsewhere, and whenever a counter is not on the PMU at that moment, read(2) is used; notes()
+  // says when user-mode reads are off and why.
+  bool user_space_reads = false;
+};
+
+enum class ReadMethod {
+  Fastest,  // user mode where set up and possible, else read(2)
+  Syscall,  // always read(2)
 };
 
 // One place the events are opened at: a thread (cpu == -1) or a CPU (tid == -1).
@@ -50,9 +60,13 @@ class CounterSession {
   void stop();
   void reset();
 
-  // Reads every group with one read(2) each. Allocates nothing, throws nothing.
-  // Returns 0, or the errno of the first failed read (the values of that group are left as they were).
-  int read() noexcept;
+  // Reads every group: in user mode where possible (user_space_reads), else with one read(2) per
+  // group. Allocates nothing, throws nothing. Returns 0, or the errno of the first failed read
+  // (the values of that group are left as they were). User-mode reads of a group's members are
+  // taken one after the other, not atomically as read(2) takes them.
+  int read(ReadMethod method = ReadMethod::Fastest) noexcept;
+  // How many event values the last read() took in user mode.
+  std::size_t user_mode_reads() const noexcept;
 
   std::size_t event_count() const noexcept;
   const Event& event(std::size_t index) const noexcept;

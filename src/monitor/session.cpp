@@ -14,6 +14,7 @@
 #include "kernel/perf_event.hpp"
 #include "kernel/privileges.hpp"
 #include "kernel/read_format.hpp"
+#include "kernel/user_page.hpp"
 #include "perfmon/error.hpp"
 
 namespace perfmon {
@@ -24,6 +25,7 @@ namespace {
 struct GroupAtLocation {
   std::vector<kernel::FileDescriptor> fds;
   std::vector<std::uint64_t> ids;
+  std::vector<kernel::UserPage> pages;  // one per fd, with user-mode reads
 };
 
 struct OpenGroup {
@@ -55,6 +57,8 @@ struct CounterSession::State {
   std::vector<unsigned char> failed;  // pinned group in error state, same layout
   std::vector<OpenGroup> groups;
   std::vector<int> leaders;  // every group leader's fd at every location: what start/stop/reset touch
+  bool user_reads = false;
+  std::size_t user_mode_reads = 0;
   std::vector<std::string> notes;
   kernel::FileDescriptor cgroup_fd;
   std::uint64_t read_format = 0;
@@ -118,6 +122,9 @@ void CounterSession::State::open_group(const std::vector<std::size_t>& indices) 
       attr.enable_on_exec = leader && target.enable_on_exec ? 1 : 0;
       attr.inherit = options.inherit && !target.cpu_wide() ? 1 : 0;
       attr.pinned = leader && event.pinned ? 1 : 0;
+      const bool core_pmu_event = attr.type == PERF_TYPE_HARDWARE || attr.type == PERF_TYPE_HW_CACHE ||
+                                  attr.type == PERF_TYPE_RAW || event.pmu.starts_with("armv8_pmuv3");
+      if (user_reads && core_pmu_event) kernel::request_user_access(attr);
       int fd = open_member(event, attr, location, leader ? -1 : at.fds.front().get());
       if (fd < 0) {
         int err = -fd;
@@ -132,6 +139,7 @@ void CounterSession::State::open_group(const std::vector<std::size_t>& indices) 
             err);
       }
       at.fds.emplace_back(fd);
+      if (user_reads) at.pages.emplace_back(fd);
       at.ids.push_back(kernel::event_id(fd));
       if (location == 0) group.members.push_back(index);
     }
@@ -173,6 +181,15 @@ CounterSession::CounterSession(const std::vector<EventGroup>& event_groups, cons
     }
   }
   if (s.events.empty()) throw Error("no events to count: name at least one with -e.", EINVAL);
+  if (options.user_space_reads) {
+    std::string why = target.kind != Target::Kind::Self || options.inherit
+                          ? "they need the calling thread as the target, without inherit"
+                          : kernel::user_access_unavailable_reason();
+    if (why.empty())
+      s.user_reads = true;
+    else
+      s.notes.push_back("user-mode counter reads are off (" + why + "); counters are read with read(2).");
+  }
   s.unsupported.resize(s.events.size());
   s.values.resize(s.events.size() * s.locations.size());
   s.failed.resize(s.values.size());
@@ -224,8 +241,9 @@ void CounterSession::reset() {
   for_each_leader(state_->leaders, kernel::reset, "reset");
 }
 
-int CounterSession::read() noexcept {
+int CounterSession::read(ReadMethod method) noexcept {
   State& s = *state_;
+  s.user_mode_reads = 0;
   const std::size_t location_count = s.locations.size();
   const kernel::GroupReadLayout layout(s.read_format);
   int first_error = 0;
@@ -233,6 +251,20 @@ int CounterSession::read() noexcept {
     for (std::size_t location = 0; location < location_count; ++location) {
       GroupAtLocation& at = group.at[location];
       if (at.fds.empty()) continue;
+      if (method == ReadMethod::Fastest && !at.pages.empty()) {
+        std::size_t k = 0;
+        for (kernel::UserRead user; k < at.pages.size() && at.pages[k].read(user); ++k) {
+          CounterValue& value = s.values[group.members[k] * location_count + location];
+          value.raw = user.count;
+          value.enabled = user.enabled;
+          value.running = user.running;
+        }
+        if (k == at.pages.size()) {
+          s.user_mode_reads += k;
+          continue;
+        }
+        // A member is not on a counter right now: read(2) below takes the whole group.
+      }
       const std::size_t bytes = group.read_words.size() * sizeof(std::uint64_t);
       ssize_t got = ::read(at.fds.front().get(), group.read_words.data(), bytes);
       if (got == 0) {
@@ -284,6 +316,10 @@ bool CounterSession::scheduling_failed(std::size_t index) const noexcept {
     if (state_->failed[index * n + location]) return true;
   return false;
 }
+std::size_t CounterSession::user_mode_reads() const noexcept {
+  return state_->user_mode_reads;
+}
+
 const std::vector<Location>& CounterSession::locations() const noexcept {
   return state_->locations;
 }

@@ -395,6 +395,23 @@ TEST(Counting, WeakGroupFallsBackToSeparateEvents) {
   EXPECT_TRUE(session.value(1).counted());
 }
 
+TEST(Counting, UserSpaceReadsFallBackToTheSystemCall) {
+  SessionOptions options = no_inherit();
+  options.user_space_reads = true;
+  CounterSession session(catalog().parse("{syscalls:sys_enter_getppid,task-clock}"), Target::self(), options);
+  session.start();
+  call_getppid(33);
+  session.stop();
+  ASSERT_EQ(session.read(), 0);
+  EXPECT_EQ(session.user_mode_reads(), 0u);  // software events never sit on a hardware counter
+  EXPECT_EQ(session.value(0).raw, 33u);
+  SessionOptions inherited;
+  inherited.user_space_reads = true;
+  CounterSession with_inherit(catalog().parse("task-clock"), Target::self(), inherited);
+  ASSERT_EQ(with_inherit.notes().size(), 1u);
+  EXPECT_NE(with_inherit.notes()[0].find("without inherit"), std::string::npos) << with_inherit.notes()[0];
+}
+
 TEST(Counting, NoSuchProcess) {
   try {
     Target::process(999999999);

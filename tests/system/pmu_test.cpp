@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <optional>
+#include <string>
 
 #include "../helpers/spin.hpp"
 #include "kernel/perf_event.hpp"
@@ -21,7 +23,9 @@ namespace perfmon {
 namespace {
 
 // In the rig, QEMU's -icount makes every count exact and cycles equal to instructions.
-bool in_rig() { return std::getenv("PERFMON_RIG") != nullptr; }
+bool in_rig() {
+  return std::getenv("PERFMON_RIG") != nullptr;
+}
 
 class HardwarePmu : public ::testing::Test {
  protected:
@@ -144,6 +148,85 @@ TEST_F(HardwarePmu, OverflowSignalsReachUserSpace) {
   const long expected = static_cast<long>(cycles / attr.sample_period);
   EXPECT_NEAR(signals, expected, 1) << cycles << " cycles";
   pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+class UserModeReads : public HardwarePmu {
+ protected:
+  void SetUp() override {
+    HardwarePmu::SetUp();
+    if (IsSkipped()) return;
+    SessionOptions options = this_thread();
+    options.user_space_reads = true;
+    session_.emplace(catalog_.parse("instructions:u"), Target::self(), options);
+    if (!session_->notes().empty()) GTEST_SKIP() << session_->notes().front();
+  }
+  std::uint64_t read_in_user_mode() {
+    EXPECT_EQ(session_->read(), 0);
+    EXPECT_EQ(session_->user_mode_reads(), 1u);
+    return session_->value(0).raw;
+  }
+  // Instructions counted between two user-mode reads around the loop. One function, not inlined:
+  // every call runs the same code around the loop, so only the loop's own count may differ.
+  [[gnu::noinline]] std::uint64_t delta(unsigned long n) {
+    const std::uint64_t before = read_in_user_mode();
+    perfmon_spin(n);
+    return read_in_user_mode() - before;
+  }
+  std::optional<CounterSession> session_;
+};
+
+TEST_F(UserModeReads, AgreeWithTheSystemCall) {
+  session_->start();
+  perfmon_spin(1'000'000);
+  const std::uint64_t user = read_in_user_mode();
+  ASSERT_EQ(session_->read(ReadMethod::Syscall), 0);
+  EXPECT_EQ(session_->user_mode_reads(), 0u);
+  const std::uint64_t syscall = session_->value(0).raw;
+  EXPECT_GE(user, spin_instructions(1'000'000));
+  EXPECT_GE(syscall, user);  // read later, so never less
+  EXPECT_LT(syscall - user, 20'000u) << "user " << user << ", read(2) " << syscall;
+  EXPECT_TRUE(session_->value(0).counted());
+}
+
+TEST_F(UserModeReads, DeltaAroundTheLoopIsExact) {
+  session_->start();
+  delta(1'000);  // first touches of the code and the user page fault them in; keep them out
+  const std::uint64_t once = delta(1'000'000), twice = delta(2'000'000), once_more = delta(1'000'000);
+  const std::uint64_t expected = spin_instructions(2'000'000) - spin_instructions(1'000'000);
+  if (in_rig()) {
+    EXPECT_EQ(twice - once, expected);
+    EXPECT_EQ(once, once_more);
+  } else {
+    EXPECT_NEAR(static_cast<double>(twice - once), static_cast<double>(expected), 1e-3 * expected + 100);
+  }
+}
+
+TEST_F(HardwarePmu, UserModeReadsFallBackWhenTheKernelForbidsThem) {
+#if defined(__aarch64__)
+  const char* knob = "/proc/sys/kernel/perf_user_access";
+#else
+  const char* knob = "/sys/bus/event_source/devices/cpu/rdpmc";
+#endif
+  std::string saved;
+  {
+    std::ifstream in(knob);
+    std::getline(in, saved);
+  }
+  if (saved.empty() || access(knob, W_OK) != 0) GTEST_SKIP() << "needs write access to " << knob;
+  auto set_knob = [&](const std::string& value) { std::ofstream(knob) << value << "\n"; };
+  set_knob("0");
+  SessionOptions options = this_thread();
+  options.user_space_reads = true;
+  std::optional<CounterSession> session;
+  session.emplace(catalog_.parse("instructions:u"), Target::self(), options);
+  set_knob(saved);
+  ASSERT_EQ(session->notes().size(), 1u);
+  EXPECT_NE(session->notes()[0].find("read with read(2)"), std::string::npos) << session->notes()[0];
+  session->start();
+  perfmon_spin(100'000);
+  ASSERT_EQ(session->read(), 0);
+  EXPECT_EQ(session->user_mode_reads(), 0u);
+  EXPECT_GE(session->value(0).raw, spin_instructions(100'000));
 }
 
 }  // namespace
