@@ -338,6 +338,29 @@ TEST(CliList, ListsSoftwareEventsAsUsable) {
   EXPECT_EQ(run({PERFMON, "list", "no-such-event-anywhere"}).exit_code, 1);
 }
 
+TEST(CliEncode, DecodesAPerfEvtSelValueAndNamesTheEvent) {
+  Result r = run({PERFMON, "decode", "0x4100c0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("event select  7:0   0xc0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("USR             16  1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("EN              22  1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("INST_RETIRED.ANY_P (Intel architectural: Instructions Retired)"), std::string::npos);
+  EXPECT_NE(r.out.find("perf attr:   type=4 config=0xc0 exclude_kernel"), std::string::npos) << r.out;
+  Result reserved = run({PERFMON, "decode", "0x100000000"});
+  EXPECT_EQ(reserved.exit_code, 129);
+  EXPECT_NE(reserved.err.find("bits 63:32 are reserved"), std::string::npos);
+}
+
+TEST(CliEncode, EncodesArchitecturalAndPerfEvents) {
+  Result r = run({PERFMON, "encode", "INST_RETIRED.ANY", "LONGEST_LAT_CACHE.MISS:u", "page-faults"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("fixed counter 0, IA32_FIXED_CTR0 at MSR 309H"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("PERFEVTSEL:  0x51412e"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("perf attr:   type=1 config=0x2"), std::string::npos) << r.out;
+  Result unknown = run({PERFMON, "encode", "INST_RETIRED.ANYY"});
+  EXPECT_EQ(unknown.exit_code, 129);
+}
+
 TEST(CliInfo, ExplainsTheHardwarePmuTruthfully) {
   Result r = run({PERFMON, "info", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

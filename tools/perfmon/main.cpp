@@ -15,6 +15,8 @@ constexpr const char* kUsage =
     "  stat    count events while a command runs, or on processes, threads, CPUs or a cgroup\n"
     "  list    list the events this machine can resolve, and whether they can be counted here\n"
     "  info    report what this machine and kernel allow (PMUs, permissions, limits) and why\n"
+    "  encode  show an event's encodings: PERFEVTSEL value, fixed counter, perf attr\n"
+    "  decode  show the fields of a PERFEVTSEL value and the event it names\n"
     "\n"
     "Run 'perfmon <command> --help' for a command's options.\n";
 
@@ -38,6 +40,8 @@ int main(int argc, char** argv) {
   if (command == "stat") return perfmon::cli::run_stat(rest);
   if (command == "list") return perfmon::cli::run_list(rest);
   if (command == "info") return perfmon::cli::run_info(rest);
+  if (command == "encode") return perfmon::cli::run_encode(rest);
+  if (command == "decode") return perfmon::cli::run_decode(rest);
   if (command == "--help" || command == "-h" || command == "help") {
     std::fputs(kUsage, stdout);
     return 0;

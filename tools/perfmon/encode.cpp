@@ -1,0 +1,135 @@
+// perfmon encode / perfmon decode: an event name to its encodings, and a PERFEVTSEL value back to
+// its fields and name.
+#include <cstdio>
+#include <string>
+
+#include "commands.hpp"
+#include "events/event_syntax.hpp"
+#include "events/perfevtsel.hpp"
+#include "events/x86_cpuid.hpp"
+#include "options.hpp"
+#include "perfmon/catalog.hpp"
+#include "perfmon/error.hpp"
+
+namespace perfmon::cli {
+
+namespace {
+
+void print_attr(const perf_event_attr& attr) {
+  std::printf("perf attr:   type=%u config=0x%llx", attr.type, static_cast<unsigned long long>(attr.config));
+  if (attr.config1) std::printf(" config1=0x%llx", static_cast<unsigned long long>(attr.config1));
+  if (attr.config2) std::printf(" config2=0x%llx", static_cast<unsigned long long>(attr.config2));
+  if (attr.exclude_user) std::printf(" exclude_user");
+  if (attr.exclude_kernel) std::printf(" exclude_kernel");
+  if (attr.exclude_hv) std::printf(" exclude_hv");
+  if (attr.precise_ip) std::printf(" precise_ip=%u", static_cast<unsigned>(attr.precise_ip));
+  std::printf("\n");
+}
+
+// An Intel architectural event name, with perf-style modifiers: INST_RETIRED.ANY_P:u.
+bool encode_architectural(const std::string& text) {
+  std::size_t colon = text.find(':');
+  const events::ArchitecturalEvent* event = events::find_architectural_event(text.substr(0, colon));
+  if (event == nullptr) return false;
+  events::Modifiers mods = events::parse_modifiers(colon == std::string::npos ? "" : text.substr(colon + 1), text);
+  events::PerfEvtSel select;
+  select.event = event->event;
+  select.umask = event->umask;
+  bool any_ring = mods.user || mods.kernel;
+  select.usr = !any_ring || mods.user;
+  select.os = !any_ring || mods.kernel;
+  select.interrupt = select.enable = true;  // as the kernel programs a counting event
+  std::printf("event:       %s (Intel architectural: %s)\n", event->name.c_str(), event->architectural_name.c_str());
+  if (event->fixed) {
+    std::printf("counter:     fixed counter %u, IA32_FIXED_CTR%u at MSR %xH\n", *event->fixed_counter,
+                *event->fixed_counter, *event->fixed_msr);
+  } else {
+    std::printf("counter:     any general-purpose counter; CPUID.0AH:EBX bit %u says whether the CPU has it\n",
+                *event->ebx_bit);
+    std::printf("PERFEVTSEL:  0x%llx (%s)\n", static_cast<unsigned long long>(select.encode()),
+                select.describe().c_str());
+  }
+  print_attr(events::perfevtsel_to_attr(select));
+  return true;
+}
+
+}  // namespace
+
+int run_encode(std::span<char* const> args) {
+  bool help = false;
+  std::vector<Option> options = {{'h', "help", "", "show this help", [&](std::string_view) { help = true; }}};
+  std::vector<std::string> names;
+  try {
+    names = parse_options(args, options);
+    if (!help && names.empty()) throw UsageError("name at least one event, like 'perfmon encode INST_RETIRED.ANY_P:u'");
+  } catch (const UsageError& error) {
+    std::fprintf(stderr, "perfmon encode: %s.\nRun 'perfmon encode --help' for the options.\n", error.what());
+    return 129;
+  }
+  if (help) {
+    std::fputs(
+        usage_text("perfmon encode EVENT...  (perf syntax, or an Intel architectural event name)", options).c_str(),
+        stdout);
+    return 0;
+  }
+  try {
+    EventCatalog catalog;
+    for (const std::string& name : names) {
+      if (encode_architectural(name)) continue;
+      Event event = catalog.resolve(name);
+      std::printf("event:       %s (PMU %s)\n", event.name.c_str(), event.pmu.c_str());
+      print_attr(event.attr);
+    }
+    return 0;
+  } catch (const Error& error) {
+    std::fprintf(stderr, "perfmon encode: %s\n", error.what());
+    return 129;
+  }
+}
+
+int run_decode(std::span<char* const> args) {
+  bool help = false;
+  std::vector<Option> options = {{'h', "help", "", "show this help", [&](std::string_view) { help = true; }}};
+  std::vector<std::string> values;
+  try {
+    values = parse_options(args, options);
+    if (!help && values.empty()) throw UsageError("give a PERFEVTSEL value, like 'perfmon decode 0x4100c0'");
+  } catch (const UsageError& error) {
+    std::fprintf(stderr, "perfmon decode: %s.\nRun 'perfmon decode --help' for the options.\n", error.what());
+    return 129;
+  }
+  if (help) {
+    std::fputs(usage_text("perfmon decode VALUE...  (an IA32_PERFEVTSELx value)", options).c_str(), stdout);
+    return 0;
+  }
+  try {
+    for (const std::string& text : values) {
+      auto value = events::parse_number(text);
+      if (!value) throw Error("'" + text + "' is not a number; write it in hex (0x4100c0) or decimal.");
+      events::PerfEvtSel select = events::PerfEvtSel::decode(*value);
+      std::printf("PERFEVTSEL:  0x%llx\n", static_cast<unsigned long long>(*value));
+      std::printf("  event select  7:0   0x%02x\n  unit mask    15:8   0x%02x\n", select.event, select.umask);
+      std::printf("  USR             16  %d\n  OS              17  %d\n  edge            18  %d\n", select.usr,
+                  select.os, select.edge);
+      std::printf("  PC              19  %d\n  INT             20  %d\n  AnyThread       21  %d\n", select.pin_control,
+                  select.interrupt, select.any_thread);
+      std::printf("  EN              22  %d\n  INV             23  %d\n  CMASK       31:24   0x%02x\n", select.enable,
+                  select.invert, select.cmask);
+      bool named = false;
+      for (const events::ArchitecturalEvent& event : events::intel_architectural_events()) {
+        if (event.fixed || event.event != select.event || event.umask != select.umask) continue;
+        std::printf("event:       %s (Intel architectural: %s)\n", event.name.c_str(),
+                    event.architectural_name.c_str());
+        named = true;
+      }
+      if (!named) std::printf("event:       not an architectural event (model-specific: see the CPU's event list)\n");
+      print_attr(events::perfevtsel_to_attr(select));
+    }
+    return 0;
+  } catch (const Error& error) {
+    std::fprintf(stderr, "perfmon decode: %s\n", error.what());
+    return 129;
+  }
+}
+
+}  // namespace perfmon::cli
