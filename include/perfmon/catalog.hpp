@@ -16,6 +16,7 @@ namespace perfmon {
 struct CatalogPaths {
   std::string sysfs_devices = "/sys/bus/event_source/devices";
   std::string tracefs;  // empty: find (and if need be mount) tracefs
+  std::string cpu_model;  // libpfm4 model for vendor event names (skl, icl, ...); empty: the host's
 };
 
 // One row of `perfmon list`.

@@ -7,6 +7,7 @@
 
 #include "events/event_syntax.hpp"
 #include "events/generic_events.hpp"
+#include "events/libpfm.hpp"
 #include "events/suggest.hpp"
 #include "events/sysfs_pmu.hpp"
 #include "events/tracefs.hpp"
@@ -52,6 +53,7 @@ struct EventCatalog::State {
   void resolve_named(const EventSpec& spec, Event& event) const;
   void resolve_pmu(const EventSpec& spec, Event& event) const;
   void resolve_tracepoint(const EventSpec& spec, Event& event) const;
+  void resolve_libpfm(const EventSpec& spec, Event& event) const;
   void apply_terms(const events::Pmu& pmu, const std::vector<events::Term>& terms, const EventSpec& spec, Event& event,
                    bool inside_alias) const;
 };
@@ -191,6 +193,40 @@ void EventCatalog::State::resolve_tracepoint(const EventSpec& spec, Event& event
   event.pmu = "tracepoint";
 }
 
+void EventCatalog::State::resolve_libpfm(const EventSpec& spec, Event& event) const {
+  // "CYCLES" is perf's cycles in capitals, not a vendor name.
+  if (spec.name.find(':') == std::string::npos) {
+    if (auto generic = events::find_generic_event(spec.name)) {
+      event.attr.type = generic->type;
+      event.attr.config = generic->config;
+      event.pmu = generic->type == PERF_TYPE_SOFTWARE ? "software" : "cpu";
+      return;
+    }
+  }
+  try {
+    events::LibpfmEncoding encoding = events::libpfm_encode(spec.name, paths.cpu_model);
+    event.attr = encoding.attr;
+    std::size_t separator = encoding.canonical.find("::");
+    event.pmu = separator == std::string::npos ? "cpu" : encoding.canonical.substr(0, separator);
+  } catch (const Error& error) {
+    std::vector<std::string> names;
+    if (events::libpfm_available())
+      for (const events::LibpfmEvent& known : events::libpfm_events(paths.cpu_model)) names.push_back(known.name);
+    std::string stem = spec.name.substr(0, spec.name.find(':'));
+    std::string hint = events::did_you_mean(events::nearest_names(stem, names));
+    std::string why = error.what();
+    if (why.ends_with('.')) why.pop_back();
+    std::size_t prefix = spec.name.find("::");
+    if (prefix != std::string::npos && paths.cpu_model.empty())
+      fail(spec, why + "; '" + spec.name.substr(0, prefix) +
+                     "' may be another CPU model than this machine's: " + "'perfmon encode --pmu " +
+                     spec.name.substr(0, prefix) + " " + spec.name + "' shows its encoding there.");
+    fail(spec, why + (hint.empty() ? "; 'perfmon list --pmu MODEL' lists a model's events, 'perfmon encode --pmu "
+                                     "MODEL NAME' encodes for another CPU."
+                                   : hint));
+  }
+}
+
 Event EventCatalog::State::resolve(const EventSpec& spec) const {
   Event event;
   event.name = spec.text;
@@ -204,6 +240,9 @@ Event EventCatalog::State::resolve(const EventSpec& spec) const {
       break;
     case EventSpec::Kind::Tracepoint:
       resolve_tracepoint(spec, event);
+      break;
+    case EventSpec::Kind::Libpfm:
+      resolve_libpfm(spec, event);
       break;
     case EventSpec::Kind::Raw:
       event.attr.type = PERF_TYPE_RAW;
@@ -291,6 +330,8 @@ std::vector<CatalogEntry> EventCatalog::entries() const {
       add(pmu.name + "/" + alias.name + "/", "pmu", description, true);
     }
   }
+  for (const events::LibpfmEvent& event : events::libpfm_events(state_->paths.cpu_model))
+    add(event.name, "vendor", event.description, true);
   for (const events::Tracepoint& tp : events::list_tracepoints(tracefs_root()))
     add(tp.subsystem + ":" + tp.name, "tracepoint", "tracepoint", true);
   add("rNNN", "raw", "raw event code for the core PMU, in hex (see the CPU's manual)", false);

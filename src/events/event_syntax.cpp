@@ -135,6 +135,15 @@ RawSpec parse_named_or_tracepoint(std::string_view text) {
   EventSpec& spec = raw.spec;
   std::size_t colon = text.find(':');
   std::string_view head = text.substr(0, colon);
+  // Vendor event names are upper case (INST_RETIRED.ANY); perf's names, tracepoints and sysfs
+  // events are lower case. libpfm4 takes the whole text, its modifiers included.
+  bool capitals =
+      std::any_of(head.begin(), head.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
+  if (text.find("::") != std::string_view::npos || capitals) {
+    spec.kind = EventSpec::Kind::Libpfm;
+    spec.name = std::string(text);
+    return raw;
+  }
   std::string_view rest = colon == std::string_view::npos ? std::string_view() : text.substr(colon + 1);
   if (head.empty()) fail(text, "an event name is missing before ':'.");
   if (colon != std::string_view::npos && rest.empty()) fail(text, "modifiers are missing after ':'.");

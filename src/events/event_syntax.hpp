@@ -7,6 +7,8 @@
 //             | 'r' HEX [':' modifiers]                        raw: r003c
 //             | subsystem ':' name [':' modifiers]             tracepoint: sched:sched_switch
 //             | 'mem:' ADDR ['/' LEN] [':' ACCESS] [':' modifiers]   breakpoint: mem:0x1000/8:w
+//             | [pmu '::'] EVENT [('.'|':') UMASK] (':' mod['=' val])*  libpfm4: L2_RQSTS.MISS:c=2
+//               (an event with '::' or a capital letter in its name; libpfm4 parses the rest)
 #pragma once
 
 #include <cstdint>
@@ -40,7 +42,7 @@ struct Modifiers {
 Modifiers parse_modifiers(std::string_view letters, std::string_view context);
 
 struct EventSpec {
-  enum class Kind { Named, Pmu, Raw, Tracepoint, Breakpoint };
+  enum class Kind { Named, Pmu, Raw, Tracepoint, Breakpoint, Libpfm };
   Kind kind = Kind::Named;
   std::string text;           // the event as written, modifiers included
   std::string name;           // Named: the name; Pmu: the PMU; Tracepoint: subsystem

@@ -361,6 +361,33 @@ TEST(CliEncode, EncodesArchitecturalAndPerfEvents) {
   EXPECT_EQ(unknown.exit_code, 129);
 }
 
+TEST(CliEncode, EncodesForAnotherCpuModel) {
+  Result r = run({PERFMON, "encode", "--pmu", "skl", "UOPS_ISSUED.STALL_CYCLES", "L2_RQSTS.MISS:c=2:u"});
+  if (r.err.find("built without libpfm4") != std::string::npos) GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("perf attr:   type=4 config=0x180010e\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("PERFEVTSEL:  0x1d3010e (event=0x0e,umask=0x01,usr,os,int,en,inv,cmask=0x01)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("perf attr:   type=4 config=0x2003f24 exclude_kernel"), std::string::npos) << r.out;
+  Result unknown = run({PERFMON, "encode", "--pmu", "no-such-model", "INST_RETIRED.ANY_P"});
+  EXPECT_EQ(unknown.exit_code, 129);
+  EXPECT_NE(unknown.err.find("has no CPU model 'no-such-model'; it knows: "), std::string::npos) << unknown.err;
+}
+
+TEST(CliList, ListsAnotherCpuModelsEvents) {
+  Result r = run({PERFMON, "list", "--pmu", "skl", "L2_RQSTS"});
+  if (r.exit_code == 1 && r.err.find("none (built without libpfm4)") != std::string::npos) GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("L2_RQSTS.MISS "), std::string::npos) << r.out;
+  Result json = run({PERFMON, "list", "--json", "--pmu", "amd64_fam19h_zen3", "RETIRED_INSTRUCTIONS"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto first = nlohmann::json::parse(lines_of(json.out).at(0));
+  EXPECT_EQ(first["source"], "vendor");
+  EXPECT_EQ(first["pmu"], "amd64_fam19h_zen3");
+  EXPECT_EQ(run({PERFMON, "list", "--pmu", "no-such-model"}).exit_code, 1);
+}
+
 TEST(CliInfo, ExplainsTheHardwarePmuTruthfully) {
   Result r = run({PERFMON, "info", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

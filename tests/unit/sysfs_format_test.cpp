@@ -89,7 +89,7 @@ class FakeSysfs : public ::testing::Test {
     fs::create_directories((root_ / path).parent_path());
     std::ofstream(root_ / path) << text << "\n";
   }
-  EventCatalog catalog() { return EventCatalog(CatalogPaths{root_.string(), "/nonexistent"}); }
+  EventCatalog catalog() { return EventCatalog(CatalogPaths{root_.string(), "/nonexistent", ""}); }
   fs::path root_;
 };
 

@@ -57,7 +57,11 @@ bool encode_architectural(const std::string& text) {
 
 int run_encode(std::span<char* const> args) {
   bool help = false;
-  std::vector<Option> options = {{'h', "help", "", "show this help", [&](std::string_view) { help = true; }}};
+  std::string model;
+  std::vector<Option> options = {
+      {0, "pmu", "model", "encode for this CPU model (libpfm4's names: skl, icl, spr, amd64_fam19h_zen3, ...)",
+       [&](std::string_view v) { model = std::string(v); }},
+      {'h', "help", "", "show this help", [&](std::string_view) { help = true; }}};
   std::vector<std::string> names;
   try {
     names = parse_options(args, options);
@@ -73,11 +77,18 @@ int run_encode(std::span<char* const> args) {
     return 0;
   }
   try {
-    EventCatalog catalog;
+    CatalogPaths paths;
+    paths.cpu_model = model;
+    EventCatalog catalog(paths);
     for (const std::string& name : names) {
-      if (encode_architectural(name)) continue;
+      if (model.empty() && encode_architectural(name)) continue;
       Event event = catalog.resolve(name);
       std::printf("event:       %s (PMU %s)\n", event.name.c_str(), event.pmu.c_str());
+      if (event.attr.type == PERF_TYPE_RAW && (event.attr.config >> 32) == 0) {
+        events::PerfEvtSel select = events::attr_to_perfevtsel(event.attr);
+        std::printf("PERFEVTSEL:  0x%llx (%s)\n", static_cast<unsigned long long>(select.encode()),
+                    select.describe().c_str());
+      }
       print_attr(event.attr);
     }
     return 0;

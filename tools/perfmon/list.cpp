@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "events/libpfm.hpp"
 #include "options.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
@@ -30,6 +31,7 @@ const char* heading(const std::string& source) {
   if (source == "hw-cache") return "Hardware cache events (generic)";
   if (source == "pmu") return "PMU events (sysfs)";
   if (source == "tracepoint") return "Tracepoints";
+  if (source == "vendor") return "CPU model events (libpfm4)";
   if (source == "raw") return "Raw events";
   return "Hardware breakpoints";
 }
@@ -43,9 +45,39 @@ bool matches(const CatalogEntry& entry, const std::string& pattern) {
 
 }  // namespace
 
+// perfmon list --pmu MODEL: a CPU model's events from libpfm4, whatever the host.
+int list_model(const std::string& model, const std::string& pattern, bool json) {
+  std::vector<events::LibpfmEvent> list = events::libpfm_events(model);
+  if (list.empty()) {
+    std::string known;
+    for (const std::string& name : events::libpfm_models()) known += (known.empty() ? "" : ", ") + name;
+    std::fprintf(stderr, "perfmon list: libpfm4 has no model '%s'; it knows: %s.\n", model.c_str(),
+                 known.empty() ? "none (built without libpfm4)" : known.c_str());
+    return 1;
+  }
+  std::string out;
+  for (const events::LibpfmEvent& event : list) {
+    CatalogEntry entry;
+    entry.name = event.name;
+    if (!matches(entry, pattern)) continue;
+    if (json)
+      out += "{\"name\": " + report::json_quote(event.name) +
+             ", \"source\": \"vendor\", \"pmu\": " + report::json_quote(model) +
+             ", \"description\": " + report::json_quote(event.description) + "}\n";
+    else
+      out += "  " + event.name + std::string(event.name.size() < 44 ? 44 - event.name.size() : 1, ' ') + " " +
+             event.description + "\n";
+  }
+  std::fputs(((json ? "" : "Events of CPU model " + model + " (libpfm4):\n") + out).c_str(), stdout);
+  return 0;
+}
+
 int run_list(std::span<char* const> args) {
   bool json = false, help = false;
+  std::string model;
   std::vector<Option> options = {
+      {0, "pmu", "model", "list a CPU model's events (libpfm4's names: skl, icl, spr, ...), on any machine",
+       [&](std::string_view v) { model = std::string(v); }},
       {'j', "json", "", "print one JSON object per event", [&](std::string_view) { json = true; }},
       {'h', "help", "", "show this help", [&](std::string_view) { help = true; }},
   };
@@ -59,11 +91,14 @@ int run_list(std::span<char* const> args) {
     return 129;
   }
   if (help) {
-    std::fputs(usage_text("perfmon list [--json] [hw|sw|cache|pmu|tracepoint|raw|breakpoint|GLOB]", options).c_str(),
+    std::fputs(usage_text("perfmon list [--json] [--pmu MODEL] [hw|sw|cache|pmu|vendor|tracepoint|raw|breakpoint|GLOB]",
+                          options)
+                   .c_str(),
                stdout);
     return 0;
   }
   try {
+    if (!model.empty()) return list_model(model, pattern, json);
     EventCatalog catalog;
     std::vector<CatalogEntry> entries = catalog.entries();
     std::string out, current;
