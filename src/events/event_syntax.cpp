@@ -188,11 +188,6 @@ RawSpec parse_event(std::string_view text) {
 
 }  // namespace
 
-bool Modifiers::any() const {
-  return user || kernel || hypervisor || guest || host || precise || max_precise || pinned || group_read ||
-         exclude_idle || exclusive || weak_group;
-}
-
 Modifiers parse_modifiers(std::string_view letters, std::string_view context) {
   Modifiers mods;
   auto set_once = [&](bool& flag, char c) {

@@ -35,7 +35,6 @@ struct Modifiers {
   bool exclude_idle = false;  // 'I'
   bool exclusive = false;     // 'e'
   bool weak_group = false;    // 'W'
-  bool any() const;
 };
 
 // Parses modifier letters; throws perfmon::Error naming the offending letter.

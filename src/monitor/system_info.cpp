@@ -15,6 +15,7 @@
 #include <cpuid.h>
 #endif
 
+#include "events/x86_cpuid.hpp"
 #include "kernel/explain.hpp"
 #include "kernel/privileges.hpp"
 
@@ -81,26 +82,28 @@ void read_x86(SystemInfo& info) {
   }
   if (info.cpu_vendor == "GenuineIntel" && max_leaf >= 0xa) {
     __cpuid_count(0xa, 0, a, b, c, d);
+    events::ArchitecturalPerfmon leaf = events::decode_cpuid_0a({a, b, c, d});
     CounterCapacity counters;
     counters.source = "CPUID leaf 0AH";
-    counters.version = static_cast<int>(a & 0xff);
-    counters.general_purpose = static_cast<int>((a >> 8) & 0xff);
-    counters.general_width = static_cast<int>((a >> 16) & 0xff);
-    if (*counters.version > 1) {
-      counters.fixed = static_cast<int>(d & 0x1f);
-      counters.fixed_width = static_cast<int>((d >> 5) & 0xff);
+    counters.version = static_cast<int>(leaf.version);
+    counters.general_purpose = static_cast<int>(leaf.general_counters);
+    counters.general_width = static_cast<int>(leaf.general_width);
+    if (leaf.version > 1) {
+      counters.fixed = static_cast<int>(leaf.fixed_counters);
+      counters.fixed_width = static_cast<int>(leaf.fixed_width);
     }
-    if (*counters.version > 0) info.counters = counters;
+    if (leaf.version > 0) info.counters = counters;
   } else if (info.cpu_vendor == "AuthenticAMD" || info.cpu_vendor == "HygonGenuine") {
     __cpuid(0x80000000, a, b, c, d);
     unsigned max_ext = a;
     CounterCapacity counters;
     if (max_ext >= 0x80000022) {
       __cpuid_count(0x80000022, 0, a, b, c, d);
-      if (a & 1U) {  // PerfMonV2
+      events::AmdPerfmonV2 leaf = events::decode_cpuid_80000022({a, b, c, d});
+      if (leaf.perfmon_v2) {
         counters.source = "CPUID leaf 80000022H (PerfMonV2)";
         counters.version = 2;
-        counters.general_purpose = static_cast<int>(b & 0xf);
+        counters.general_purpose = static_cast<int>(leaf.core_counters);
       }
     }
     if (!counters.general_purpose && max_ext >= 0x80000001) {
