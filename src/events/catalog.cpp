@@ -8,6 +8,8 @@
 #include "events/event_syntax.hpp"
 #include "events/generic_events.hpp"
 #include "events/libpfm.hpp"
+#include "events/pctr.hpp"
+#include "events/perfevtsel.hpp"
 #include "events/suggest.hpp"
 #include "events/sysfs_pmu.hpp"
 #include "events/tracefs.hpp"
@@ -243,6 +245,10 @@ Event EventCatalog::State::resolve(const EventSpec& spec) const {
       break;
     case EventSpec::Kind::Libpfm:
       resolve_libpfm(spec, event);
+      break;
+    case EventSpec::Kind::Pctr:
+      event.attr = events::perfevtsel_to_attr(events::parse_pctr_word(spec.name));
+      event.pmu = "cpu";
       break;
     case EventSpec::Kind::Raw:
       event.attr.type = PERF_TYPE_RAW;

@@ -177,9 +177,19 @@ RawSpec parse_named_or_tracepoint(std::string_view text) {
   return raw;
 }
 
+// pctr:WORD — the whole word goes to the pctr parser; it takes no perf modifiers (PCTR_U and PCTR_K
+// say which rings count).
+RawSpec parse_pctr(std::string_view text) {
+  RawSpec raw;
+  raw.spec.kind = EventSpec::Kind::Pctr;
+  raw.spec.name = std::string(text.substr(5));
+  return raw;
+}
+
 RawSpec parse_event(std::string_view text) {
   if (text.empty()) throw Error("invalid event list: an event is empty (two commas in a row, or a trailing comma).");
-  RawSpec raw = text.starts_with("mem:")                   ? parse_breakpoint(text)
+  RawSpec raw = text.starts_with("pctr:")                  ? parse_pctr(text)
+                : text.starts_with("mem:")                 ? parse_breakpoint(text)
                 : text.find('/') != std::string_view::npos ? parse_pmu_event(text)
                                                            : parse_named_or_tracepoint(text);
   raw.spec.text = std::string(text);

@@ -9,6 +9,7 @@
 //             | 'mem:' ADDR ['/' LEN] [':' ACCESS] [':' modifiers]   breakpoint: mem:0x1000/8:w
 //             | [pmu '::'] EVENT [('.'|':') UMASK] (':' mod['=' val])*  libpfm4: L2_RQSTS.MISS:c=2
 //               (an event with '::' or a capital letter in its name; libpfm4 parses the rest)
+//             | 'pctr:' WORD                                       OpenBSD pctr: pctr:0x2e|PCTR_UM_MESI|PCTR_U
 #pragma once
 
 #include <cstdint>
@@ -41,7 +42,7 @@ struct Modifiers {
 Modifiers parse_modifiers(std::string_view letters, std::string_view context);
 
 struct EventSpec {
-  enum class Kind { Named, Pmu, Raw, Tracepoint, Breakpoint, Libpfm };
+  enum class Kind { Named, Pmu, Raw, Tracepoint, Breakpoint, Libpfm, Pctr };
   Kind kind = Kind::Named;
   std::string text;           // the event as written, modifiers included
   std::string name;           // Named: the name; Pmu: the PMU; Tracepoint: subsystem

@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "events/event_syntax.hpp"
+#include "events/pctr.hpp"
 #include "events/perfevtsel.hpp"
 #include "events/x86_cpuid.hpp"
 #include "options.hpp"
@@ -126,6 +127,7 @@ int run_decode(std::span<char* const> args) {
                   select.interrupt, select.any_thread);
       std::printf("  EN              22  %d\n  INV             23  %d\n  CMASK       31:24   0x%02x\n", select.enable,
                   select.invert, select.cmask);
+      std::printf("pctr word:   %s\n", events::format_pctr_word(select).c_str());
       bool named = false;
       for (const events::ArchitecturalEvent& event : events::intel_architectural_events()) {
         if (event.fixed || event.event != select.event || event.umask != select.umask) continue;
