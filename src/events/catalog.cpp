@@ -66,6 +66,30 @@ namespace {
   throw Error("invalid event '" + spec.text + "': " + why);
 }
 
+// Solaris cpc's x86 attributes edit the PERFEVTSEL fields of a raw event.
+void apply_cpc_attributes(const EventSpec& spec, Event& event) {
+  if (event.attr.type != PERF_TYPE_RAW || (event.attr.config >> 32) != 0)
+    fail(spec, "cpc attributes (cmask, umask, inv, edge) edit a raw x86 event; name one with rNNNN or a vendor name.");
+  events::PerfEvtSel select = events::PerfEvtSel::decode(event.attr.config);
+  for (const events::Term& term : spec.cpc_attributes) {
+    std::uint64_t value = 1;
+    if (term.value) {
+      auto number = events::parse_number(*term.value);
+      if (!number || *number > 0xff) fail(spec, "cpc attribute '" + term.key + "' takes a number from 0 to 0xff.");
+      value = *number;
+    }
+    if (term.key == "cmask")
+      select.cmask = static_cast<std::uint8_t>(value);
+    else if (term.key == "umask")
+      select.umask = static_cast<std::uint8_t>(value);
+    else if (term.key == "inv")
+      select.invert = value != 0;
+    else if (term.key == "edge")
+      select.edge = value != 0;
+  }
+  event.attr.config = select.encode();
+}
+
 void apply_modifiers(const events::Modifiers& mods, Event& event) {
   perf_event_attr& attr = event.attr;
   if (mods.user || mods.kernel || mods.hypervisor) {
@@ -271,6 +295,7 @@ Event EventCatalog::State::resolve(const EventSpec& spec) const {
   }
   // A term such as name= may have renamed it; keep the user's modifiers visible either way.
   apply_modifiers(spec.modifiers, event);
+  if (!spec.cpc_attributes.empty()) apply_cpc_attributes(spec, event);
   return event;
 }
 

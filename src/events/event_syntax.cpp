@@ -196,6 +196,58 @@ RawSpec parse_event(std::string_view text) {
   return raw;
 }
 
+// Solaris cpc_strtoevent(3CPC): "pic0=EC_ref,pic1=EC_hit[,sys][,nouser][,attr=value]", written
+// cpc/.../ on perfmon's command line so that its commas stay inside one item.
+GroupSpec parse_cpc(std::string_view text) {
+  std::string_view body = text.substr(4);
+  if (!body.ends_with('/'))
+    fail(text, "a cpc specification is written cpc/pic0=EVENT,pic1=EVENT[,sys][,nouser]/ and needs its closing '/'.");
+  body.remove_suffix(1);
+  std::vector<std::pair<unsigned, std::string_view>> pics;
+  bool sys = false, nouser = false;
+  std::vector<Term> attributes;
+  for (const Term& term : parse_terms(body, text)) {
+    if (term.key.starts_with("pic") && term.key.size() > 3 &&
+        std::all_of(term.key.begin() + 3, term.key.end(),
+                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      if (!term.value) fail(text, "'" + term.key + "' needs an event, like " + term.key + "=cycles.");
+      unsigned counter = static_cast<unsigned>(std::stoul(term.key.substr(3)));
+      for (const auto& [known, event] : pics)
+        if (known == counter) fail(text, "counter " + term.key + " is given twice.");
+      std::size_t offset = body.find(term.key + "=" + *term.value);
+      pics.emplace_back(counter, body.substr(offset + term.key.size() + 1, term.value->size()));
+    } else if (term.key == "sys" && !term.value) {
+      sys = true;
+    } else if (term.key == "nouser" && !term.value) {
+      nouser = true;
+    } else if (term.key == "cmask" || term.key == "umask" || term.key == "inv" || term.key == "edge") {
+      attributes.push_back(term);
+    } else {
+      fail(text, "'" + term.key + "' is not a cpc term (picN=EVENT, sys, nouser, cmask=, umask=, inv, edge).");
+    }
+  }
+  if (pics.empty()) fail(text, "a cpc specification names at least one counter, like pic0=cycles.");
+  if (nouser && !sys) fail(text, "'nouser' without 'sys' counts nothing; add 'sys' to count the kernel.");
+  std::sort(pics.begin(), pics.end());
+  GroupSpec group;
+  group.braced = true;
+  for (const auto& [counter, event_text] : pics) {
+    RawSpec raw = parse_event(event_text);
+    if (!raw.letters.empty())
+      fail(text, "cpc chooses the rings with 'sys' and 'nouser'; drop ':" + raw.letters + "' from '" +
+                     std::string(event_text) + "'.");
+    if (raw.spec.kind == EventSpec::Kind::Libpfm && raw.spec.name.find(':') != std::string::npos)
+      fail(text,
+           "cpc chooses the rings with 'sys' and 'nouser'; give '" + std::string(event_text) + "' without modifiers.");
+    raw.spec.text = "pic" + std::to_string(counter) + "=" + std::string(event_text);
+    raw.spec.modifiers.user = !nouser;
+    raw.spec.modifiers.kernel = sys;
+    raw.spec.cpc_attributes = attributes;
+    group.events.push_back(std::move(raw.spec));
+  }
+  return group;
+}
+
 }  // namespace
 
 Modifiers parse_modifiers(std::string_view letters, std::string_view context) {
@@ -319,6 +371,13 @@ std::vector<GroupSpec> parse_event_list_syntax(std::string_view text) {
         group_letters = std::string(after.substr(1));
       }
       pos = end + 1;
+    } else if (text.substr(pos).starts_with("cpc/")) {
+      std::size_t end = scan_event(text, pos);
+      groups.push_back(parse_cpc(trim(text.substr(pos, end - pos))));
+      pos = end + 1;
+      if (pos > text.size()) break;
+      if (pos == text.size()) throw Error("invalid event list '" + std::string(whole) + "': it ends with a comma.");
+      continue;
     } else {
       std::size_t end = scan_event(text, pos);
       if (end < text.size() && text[end] != ',')

@@ -10,6 +10,8 @@
 //             | [pmu '::'] EVENT [('.'|':') UMASK] (':' mod['=' val])*  libpfm4: L2_RQSTS.MISS:c=2
 //               (an event with '::' or a capital letter in its name; libpfm4 parses the rest)
 //             | 'pctr:' WORD                                       OpenBSD pctr: pctr:0x2e|PCTR_UM_MESI|PCTR_U
+//   item     := 'cpc/' 'pic'N '=' event (',' 'pic'N '=' event)* [',sys'] [',nouser'] (',' attr['=' value])* '/'
+//               Solaris libcpc: one group, ordered by counter number, user mode only unless 'sys'.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +55,7 @@ struct EventSpec {
   std::uint32_t length = 0;   // Breakpoint: 0 means the default for the access type
   std::uint32_t access = 0;   // Breakpoint: HW_BREAKPOINT_R | _W | _X
   Modifiers modifiers;
+  std::vector<Term> cpc_attributes;  // Solaris cpc: cmask, umask, inv, edge for the whole spec
 };
 
 struct GroupSpec {

@@ -191,6 +191,14 @@ TEST(CliStat, FullDiskFailsCleanly) {
   EXPECT_EQ(left, std::vector<std::string>{"filler"});  // no partial report left behind
 }
 
+TEST(CliStat, CountsASolarisCpcSpecification) {
+  Result r = run(
+      stat({"-x,", "-e", "cpc/pic0=syscalls:sys_enter_getppid,pic1=task-clock,sys/", "--", WORKER, "getppid", "500"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(csv_values(r.err, "pic0=syscalls:sys_enter_getppid"), std::vector<long long>{500}) << r.err;
+  EXPECT_NE(r.err.find(",msec,pic1=task-clock,"), std::string::npos) << r.err;
+}
+
 TEST(CliStat, PageFaultsAgreeWithPerf) {
   if (access("/usr/bin/perf", X_OK) != 0) GTEST_SKIP() << "Debian's linux-perf is not installed (/usr/bin/perf)";
   const std::vector<std::string> command = {WORKER, "touch", "3000"};

@@ -83,14 +83,17 @@ int run_encode(std::span<char* const> args) {
     EventCatalog catalog(paths);
     for (const std::string& name : names) {
       if (model.empty() && encode_architectural(name)) continue;
-      Event event = catalog.resolve(name);
-      std::printf("event:       %s (PMU %s)\n", event.name.c_str(), event.pmu.c_str());
-      if (event.attr.type == PERF_TYPE_RAW && (event.attr.config >> 32) == 0) {
-        events::PerfEvtSel select = events::attr_to_perfevtsel(event.attr);
-        std::printf("PERFEVTSEL:  0x%llx (%s)\n", static_cast<unsigned long long>(select.encode()),
-                    select.describe().c_str());
+      for (const EventGroup& group : catalog.parse(name)) {
+        for (const Event& event : group.events) {
+          std::printf("event:       %s (PMU %s)\n", event.name.c_str(), event.pmu.c_str());
+          if (event.attr.type == PERF_TYPE_RAW && (event.attr.config >> 32) == 0) {
+            events::PerfEvtSel select = events::attr_to_perfevtsel(event.attr);
+            std::printf("PERFEVTSEL:  0x%llx (%s)\n", static_cast<unsigned long long>(select.encode()),
+                        select.describe().c_str());
+          }
+          print_attr(event.attr);
+        }
       }
-      print_attr(event.attr);
     }
     return 0;
   } catch (const Error& error) {
