@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include "../helpers/overflow_signal.hpp"
 #include "kernel/perf_event.hpp"
 #include "kernel/read_format.hpp"
 #include "perfmon/error.hpp"
@@ -82,18 +83,12 @@ TEST(KernelInterface, PeriodRejectsZeroAndAcceptsAValue) {
 
 TEST(KernelInterface, RefreshDeliversExactlyThatManyOverflowSignals) {
   const int signo = SIGRTMIN + 1;
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, signo);
-  ASSERT_EQ(pthread_sigmask(SIG_BLOCK, &set, nullptr), 0);
   perf_event_attr attr = software(PERF_COUNT_SW_TASK_CLOCK);
   attr.sample_period = 200000;  // 0.2 ms of this thread's CPU time
   attr.wakeup_events = 1;
   FileDescriptor fd = open_event(attr, 0, -1, -1, 0, "task-clock");
-  f_owner_ex owner{F_OWNER_TID, static_cast<pid_t>(syscall(SYS_gettid))};
-  ASSERT_EQ(fcntl(fd.get(), F_SETOWN_EX, &owner), 0);
-  ASSERT_EQ(fcntl(fd.get(), F_SETSIG, signo), 0);
-  ASSERT_EQ(fcntl(fd.get(), F_SETFL, fcntl(fd.get(), F_GETFL) | O_ASYNC), 0);
+  sigset_t set = arm_overflow_signal(fd.get(), signo);
+  ASSERT_TRUE(sigismember(&set, signo));
   ASSERT_EQ(refresh(fd.get(), 3), 0);  // enables it for three overflows, then disables it
   int signals = 0, hangups = 0;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);

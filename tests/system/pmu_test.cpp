@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "../helpers/overflow_signal.hpp"
 #include "../helpers/spin.hpp"
 #include "kernel/perf_event.hpp"
 #include "perfmon/catalog.hpp"
@@ -122,20 +123,14 @@ TEST_F(HardwarePmu, MultiplexedEventsAreScaledToTheTruth) {
 
 TEST_F(HardwarePmu, OverflowSignalsReachUserSpace) {
   const int signo = SIGRTMIN + 2;
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, signo);
-  ASSERT_EQ(pthread_sigmask(SIG_BLOCK, &set, nullptr), 0);
   perf_event_attr attr = catalog_.resolve("cycles:u").attr;
   attr.size = sizeof attr;
   attr.sample_period = 100'000;
   attr.wakeup_events = 1;
   attr.disabled = 1;
   kernel::FileDescriptor fd = kernel::open_event(attr, 0, -1, -1, 0, "cycles:u");
-  f_owner_ex owner{F_OWNER_TID, static_cast<pid_t>(syscall(SYS_gettid))};
-  ASSERT_EQ(fcntl(fd.get(), F_SETOWN_EX, &owner), 0);
-  ASSERT_EQ(fcntl(fd.get(), F_SETSIG, signo), 0);
-  ASSERT_EQ(fcntl(fd.get(), F_SETFL, fcntl(fd.get(), F_GETFL) | O_ASYNC), 0);
+  sigset_t set = arm_overflow_signal(fd.get(), signo);
+  ASSERT_TRUE(sigismember(&set, signo));
   ASSERT_EQ(kernel::enable(fd.get(), false), 0);
   perfmon_spin(5'000'000);
   ASSERT_EQ(kernel::disable(fd.get(), false), 0);
