@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "kernel/cpu_list.hpp"
+#include "kernel/text_file.hpp"
 #include "perfmon/error.hpp"
 
 namespace perfmon::events {
@@ -43,10 +43,7 @@ int parse_bit(std::string_view text, std::string_view whole, const std::string& 
 }
 
 std::string read_first_line(const fs::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
+  return kernel::read_first_line(path.string());
 }
 
 }  // namespace

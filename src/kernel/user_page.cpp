@@ -5,13 +5,13 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <utility>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #endif
 
+#include "kernel/text_file.hpp"
 #include "perfmon/error.hpp"
 
 namespace perfmon::kernel {
@@ -153,20 +153,14 @@ std::string user_access_unavailable_reason() {
 #if defined(PERFMON_NO_USER_READS)
   return "this architecture has no user-mode counter reads in perfmon";
 #else
-  auto first_line = [](const char* path) {
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);
-    return line;
-  };
 #if defined(__aarch64__)
-  std::string access = first_line("/proc/sys/kernel/perf_user_access");
+  std::string access = read_first_line("/proc/sys/kernel/perf_user_access");
   if (access != "1")
     return "kernel.perf_user_access is " + (access.empty() ? std::string("missing (kernel older than 5.17)") : access) +
            ": user mode may not read counters; 'sysctl kernel.perf_user_access=1' allows it";
 #else
-  std::string rdpmc = first_line("/sys/bus/event_source/devices/cpu/rdpmc");
-  if (rdpmc.empty()) rdpmc = first_line("/sys/bus/event_source/devices/cpu_core/rdpmc");
+  std::string rdpmc = read_first_line("/sys/bus/event_source/devices/cpu/rdpmc");
+  if (rdpmc.empty()) rdpmc = read_first_line("/sys/bus/event_source/devices/cpu_core/rdpmc");
   if (rdpmc.empty()) return "no core PMU exposes an rdpmc setting (no hardware PMU here)";
   if (rdpmc == "0")
     return "/sys/bus/event_source/devices/cpu/rdpmc is 0: rdpmc is disabled; write 1 there (as root) to allow it";

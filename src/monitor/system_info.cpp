@@ -18,23 +18,18 @@
 #include "events/x86_cpuid.hpp"
 #include "kernel/explain.hpp"
 #include "kernel/privileges.hpp"
+#include "kernel/text_file.hpp"
 
 namespace perfmon {
 
 namespace {
 
 std::optional<long> read_long(const std::string& path) {
-  std::ifstream in(path);
-  long value = 0;
-  if (!(in >> value)) return std::nullopt;
+  std::string text = kernel::read_first_line(path);
+  char* end = nullptr;
+  long value = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || end == text.c_str()) return std::nullopt;
   return value;
-}
-
-std::string read_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
 }
 
 std::string cpuinfo_field(const std::string& key) {
@@ -148,10 +143,10 @@ void read_user_access(SystemInfo& info) {
   namespace fs = std::filesystem;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator("/sys/bus/event_source/devices", ec)) {
-    std::string rdpmc = read_line((entry.path() / "rdpmc").string());
+    std::string rdpmc = kernel::read_first_line((entry.path() / "rdpmc").string());
     if (!rdpmc.empty()) info.user_access.emplace_back(entry.path().string() + "/rdpmc", rdpmc);
   }
-  std::string user_access = read_line("/proc/sys/kernel/perf_user_access");
+  std::string user_access = kernel::read_first_line("/proc/sys/kernel/perf_user_access");
   if (!user_access.empty()) info.user_access.emplace_back("/proc/sys/kernel/perf_user_access", user_access);
 }
 

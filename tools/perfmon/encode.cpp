@@ -57,26 +57,16 @@ bool encode_architectural(const std::string& text) {
 }  // namespace
 
 int run_encode(std::span<char* const> args) {
-  bool help = false;
   std::string model;
-  std::vector<Option> options = {
-      {0, "pmu", "model", "encode for this CPU model (libpfm4's names: skl, icl, spr, amd64_fam19h_zen3, ...)",
-       [&](std::string_view v) { model = std::string(v); }},
-      {'h', "help", "", "show this help", [&](std::string_view) { help = true; }}};
   std::vector<std::string> names;
-  try {
-    names = parse_options(args, options);
-    if (!help && names.empty()) throw UsageError("name at least one event, like 'perfmon encode INST_RETIRED.ANY_P:u'");
-  } catch (const UsageError& error) {
-    std::fprintf(stderr, "perfmon encode: %s.\nRun 'perfmon encode --help' for the options.\n", error.what());
-    return 129;
-  }
-  if (help) {
-    std::fputs(
-        usage_text("perfmon encode EVENT...  (perf syntax, or an Intel architectural event name)", options).c_str(),
-        stdout);
-    return 0;
-  }
+  if (auto status = parse_command_line(
+          args, "encode", "perfmon encode [--pmu MODEL] EVENT...  (perf or libpfm4 syntax, Intel architectural names)",
+          {{0, "pmu", "model", "encode for this CPU model (libpfm4's names: skl, icl, spr, amd64_fam19h_zen3, ...)",
+            [&](std::string_view v) { model = std::string(v); }}},
+          names, [](const std::vector<std::string>& words) {
+            if (words.empty()) throw UsageError("name at least one event, like 'perfmon encode INST_RETIRED.ANY_P:u'");
+          }))
+    return *status;
   try {
     CatalogPaths paths;
     paths.cpu_model = model;
@@ -103,20 +93,13 @@ int run_encode(std::span<char* const> args) {
 }
 
 int run_decode(std::span<char* const> args) {
-  bool help = false;
-  std::vector<Option> options = {{'h', "help", "", "show this help", [&](std::string_view) { help = true; }}};
   std::vector<std::string> values;
-  try {
-    values = parse_options(args, options);
-    if (!help && values.empty()) throw UsageError("give a PERFEVTSEL value, like 'perfmon decode 0x4100c0'");
-  } catch (const UsageError& error) {
-    std::fprintf(stderr, "perfmon decode: %s.\nRun 'perfmon decode --help' for the options.\n", error.what());
-    return 129;
-  }
-  if (help) {
-    std::fputs(usage_text("perfmon decode VALUE...  (an IA32_PERFEVTSELx value)", options).c_str(), stdout);
-    return 0;
-  }
+  if (auto status = parse_command_line(args, "decode", "perfmon decode VALUE...  (an IA32_PERFEVTSELx value)", {},
+                                       values, [](const std::vector<std::string>& words) {
+                                         if (words.empty())
+                                           throw UsageError("give a PERFEVTSEL value, like 'perfmon decode 0x4100c0'");
+                                       }))
+    return *status;
   try {
     for (const std::string& text : values) {
       auto value = events::parse_number(text);

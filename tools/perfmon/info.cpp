@@ -127,21 +127,14 @@ std::string json_report(const SystemInfo& info) {
 }  // namespace
 
 int run_info(std::span<char* const> args) {
-  bool json = false, help = false;
-  std::vector<Option> options = {
-      {'j', "json", "", "print JSON", [&](std::string_view) { json = true; }},
-      {'h', "help", "", "show this help", [&](std::string_view) { help = true; }},
-  };
-  try {
-    if (!parse_options(args, options).empty()) throw UsageError("info takes no arguments");
-  } catch (const UsageError& error) {
-    std::fprintf(stderr, "perfmon info: %s.\nRun 'perfmon info --help' for the options.\n", error.what());
-    return 129;
-  }
-  if (help) {
-    std::fputs(usage_text("perfmon info [--json]", options).c_str(), stdout);
-    return 0;
-  }
+  bool json = false;
+  std::vector<std::string> rest;
+  if (auto status = parse_command_line(args, "info", "perfmon info [--json]",
+                                       {{'j', "json", "", "print JSON", [&](std::string_view) { json = true; }}}, rest,
+                                       [](const std::vector<std::string>& words) {
+                                         if (!words.empty()) throw UsageError("info takes no arguments");
+                                       }))
+    return *status;
   try {
     EventCatalog catalog;
     SystemInfo info = collect_system_info(catalog);

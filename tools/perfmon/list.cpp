@@ -73,30 +73,21 @@ int list_model(const std::string& model, const std::string& pattern, bool json) 
 }
 
 int run_list(std::span<char* const> args) {
-  bool json = false, help = false;
+  bool json = false;
   std::string model;
   std::vector<Option> options = {
       {0, "pmu", "model", "list a CPU model's events (libpfm4's names: skl, icl, spr, ...), on any machine",
        [&](std::string_view v) { model = std::string(v); }},
       {'j', "json", "", "print one JSON object per event", [&](std::string_view) { json = true; }},
-      {'h', "help", "", "show this help", [&](std::string_view) { help = true; }},
   };
-  std::string pattern;
-  try {
-    std::vector<std::string> rest = parse_options(args, options);
-    if (rest.size() > 1) throw UsageError("list takes at most one pattern");
-    if (!rest.empty()) pattern = rest.front();
-  } catch (const UsageError& error) {
-    std::fprintf(stderr, "perfmon list: %s.\nRun 'perfmon list --help' for the options.\n", error.what());
-    return 129;
-  }
-  if (help) {
-    std::fputs(usage_text("perfmon list [--json] [--pmu MODEL] [hw|sw|cache|pmu|vendor|tracepoint|raw|breakpoint|GLOB]",
-                          options)
-                   .c_str(),
-               stdout);
-    return 0;
-  }
+  std::vector<std::string> rest;
+  if (auto status = parse_command_line(
+          args, "list", "perfmon list [--json] [--pmu MODEL] [hw|sw|cache|pmu|vendor|tracepoint|raw|breakpoint|GLOB]",
+          options, rest, [](const std::vector<std::string>& words) {
+            if (words.size() > 1) throw UsageError("list takes at most one pattern");
+          }))
+    return *status;
+  const std::string pattern = rest.empty() ? "" : rest.front();
   try {
     if (!model.empty()) return list_model(model, pattern, json);
     EventCatalog catalog;

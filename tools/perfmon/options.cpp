@@ -1,6 +1,7 @@
 #include "options.hpp"
 
 #include <charconv>
+#include <cstdio>
 
 namespace perfmon::cli {
 
@@ -80,6 +81,27 @@ std::string usage_text(std::string_view synopsis, const std::vector<Option>& opt
     text += left + std::string(option.help) + "\n";
   }
   return text + "\n";
+}
+
+std::optional<int> parse_command_line(std::span<char* const> args, std::string_view command, std::string_view synopsis,
+                                      std::vector<Option> options, std::vector<std::string>& rest,
+                                      const std::function<void(const std::vector<std::string>&)>& check) {
+  bool help = false;
+  options.push_back({'h', "help", "", "show this help", [&](std::string_view) { help = true; }});
+  try {
+    rest = parse_options(args, options);
+    if (help) {
+      std::fputs(usage_text(synopsis, options).c_str(), stdout);
+      return 0;
+    }
+    if (check) check(rest);
+  } catch (const UsageError& error) {
+    std::fprintf(stderr, "perfmon %.*s: %s.\nRun 'perfmon %.*s --help' for the options.\n",
+                 static_cast<int>(command.size()), command.data(), error.what(), static_cast<int>(command.size()),
+                 command.data());
+    return 129;
+  }
+  return std::nullopt;
 }
 
 long parse_long(std::string_view text, std::string_view option, long min, long max) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,13 @@ struct Option {
 std::vector<std::string> parse_options(std::span<char* const> args, const std::vector<Option>& options);
 
 std::string usage_text(std::string_view synopsis, const std::vector<Option>& options);
+
+// A subcommand's whole command line, in one place: adds -h/--help (prints the synopsis and the
+// options, exit 0); a mistake, including one `check` finds in the remaining words, is one
+// sentence with a hint to --help (exit 129). Otherwise returns nullopt and the remaining words.
+std::optional<int> parse_command_line(std::span<char* const> args, std::string_view command, std::string_view synopsis,
+                                      std::vector<Option> options, std::vector<std::string>& rest,
+                                      const std::function<void(const std::vector<std::string>&)>& check = nullptr);
 
 // Helpers for option values; they throw UsageError naming the option.
 long parse_long(std::string_view text, std::string_view option, long min, long max);

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
@@ -15,6 +14,7 @@
 
 #include "commands.hpp"
 #include "kernel/cpu_list.hpp"
+#include "kernel/text_file.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "perfmon/catalog.hpp"
@@ -46,7 +46,6 @@ struct StatOptions {
   std::string output;
   bool inherit = true;
   bool verbose = false;
-  bool help = false;
   std::vector<std::string> command;
 };
 
@@ -96,7 +95,6 @@ std::vector<Option> stat_options(StatOptions& o) {
       {'i', "no-inherit", "", "do not count threads and processes the command creates",
        [&](std::string_view) { o.inherit = false; }},
       {'v', "verbose", "", "say what is opened and when counting starts", [&](std::string_view) { o.verbose = true; }},
-      {'h', "help", "", "show this help", [&](std::string_view) { o.help = true; }},
   };
 }
 
@@ -107,9 +105,7 @@ double now_ns() {
 }
 
 std::string read_comm(pid_t tid) {
-  std::ifstream in("/proc/" + std::to_string(tid) + "/comm");
-  std::string comm;
-  std::getline(in, comm);
+  std::string comm = kernel::read_first_line("/proc/" + std::to_string(tid) + "/comm");
   return comm.empty() ? "?" : comm;
 }
 
@@ -402,18 +398,9 @@ void validate(const StatOptions& o) {
 
 int run_stat(std::span<char* const> args) {
   StatOptions o;
-  std::vector<Option> options = stat_options(o);
-  try {
-    o.command = parse_options(args, options);
-    if (o.help) {
-      std::fputs(usage_text(kSynopsis, options).c_str(), stdout);
-      return 0;
-    }
-    validate(o);
-  } catch (const UsageError& error) {
-    std::fprintf(stderr, "perfmon stat: %s.\nRun 'perfmon stat --help' for the options.\n", error.what());
-    return 129;
-  }
+  if (auto status = parse_command_line(args, "stat", kSynopsis, stat_options(o), o.command,
+                                       [&](const std::vector<std::string>&) { validate(o); }))
+    return *status;
   try {
     StatCommand command(o);
     return command.execute();
