@@ -3,6 +3,7 @@
 
 #include <linux/perf_event.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -10,16 +11,17 @@ namespace perfmon {
 
 // One countable event: what the user wrote and the attr it resolved to.
 struct Event {
-  std::string name;          // as the user wrote it, modifiers included
-  std::string pmu;           // the PMU that counts it: "hardware", "software", "tracepoint", "msr", ...
-  perf_event_attr attr{};    // type, config*, exclude_* and precise_ip set; the session sets the rest
-  double scale = 1.0;        // multiply raw counts by this (sysfs events/<name>.scale)
-  std::string unit;          // unit of the scaled value (sysfs events/<name>.unit), may be empty
-  std::vector<int> cpus;     // CPUs the PMU counts on (sysfs cpumask); empty means every CPU
-  bool pinned = false;       // ':D' — the event must always be on the PMU or it reports an error
-  bool group_read = false;   // ':S' — sampled group members are read with the leader
-  bool max_precise = false;  // ':P' — the highest precise_ip the PMU accepts
-  bool weak_group = false;   // ':W' — if the group cannot be opened whole, open its events alone
+  std::string name;            // as the user wrote it, modifiers included
+  std::string pmu;             // the PMU that counts it: "hardware", "software", "tracepoint", "msr", ...
+  perf_event_attr attr{};      // type, config*, exclude_* and precise_ip set; the session sets the rest
+  double scale = 1.0;          // multiply raw counts by this (sysfs events/<name>.scale)
+  std::string unit;            // unit of the scaled value (sysfs events/<name>.unit), may be empty
+  std::vector<int> cpus;       // CPUs the PMU counts on (sysfs cpumask); empty means every CPU
+  std::uint32_t counters = 0;  // programmable counters it may use where its table says (bit n: PMCn); 0: any
+  bool pinned = false;         // ':D' — the event must always be on the PMU or it reports an error
+  bool group_read = false;     // ':S' — sampled group members are read with the leader
+  bool max_precise = false;    // ':P' — the highest precise_ip the PMU accepts
+  bool weak_group = false;     // ':W' — if the group cannot be opened whole, open its events alone
 };
 
 // Events that the kernel schedules onto the PMU together, all or none: perf's "{a,b,c}".

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "events/event_syntax.hpp"
+#include "events/freebsd_pmc.hpp"
 #include "events/generic_events.hpp"
 #include "events/libpfm.hpp"
 #include "events/pctr.hpp"
@@ -13,6 +14,7 @@
 #include "events/suggest.hpp"
 #include "events/sysfs_pmu.hpp"
 #include "events/tracefs.hpp"
+#include "events/x86_cpuid.hpp"
 #include "kernel/cpu_list.hpp"
 #include "perfmon/error.hpp"
 
@@ -56,6 +58,7 @@ struct EventCatalog::State {
   void resolve_pmu(const EventSpec& spec, Event& event) const;
   void resolve_tracepoint(const EventSpec& spec, Event& event) const;
   void resolve_libpfm(const EventSpec& spec, Event& event) const;
+  void resolve_pmc_core(const EventSpec& spec, Event& event) const;
   void apply_terms(const events::Pmu& pmu, const std::vector<events::Term>& terms, const EventSpec& spec, Event& event,
                    bool inside_alias) const;
 };
@@ -133,7 +136,9 @@ void EventCatalog::State::resolve_named(const EventSpec& spec, Event& event) con
       return;
     }
   }
-  std::string hint = events::did_you_mean(events::nearest_names(spec.name, event_names()));
+  std::vector<std::string> nearest = events::nearest_names(spec.name, event_names());
+  for (std::string& name : events::nearest_pmc_core_names(spec.name)) nearest.push_back(std::move(name));
+  std::string hint = events::did_you_mean(nearest);
   fail(spec, "unknown event '" + spec.name + "'" +
                  (hint.empty() ? "; run 'perfmon list' to see the events of this machine." : hint));
 }
@@ -239,7 +244,9 @@ void EventCatalog::State::resolve_libpfm(const EventSpec& spec, Event& event) co
     if (events::libpfm_available())
       for (const events::LibpfmEvent& known : events::libpfm_events(paths.cpu_model)) names.push_back(known.name);
     std::string stem = spec.name.substr(0, spec.name.find(':'));
-    std::string hint = events::did_you_mean(events::nearest_names(stem, names));
+    std::vector<std::string> nearest = events::nearest_names(stem, names);
+    for (std::string& name : events::nearest_pmc_core_names(stem)) nearest.push_back(std::move(name));
+    std::string hint = events::did_you_mean(nearest);
     std::string why = error.what();
     if (why.ends_with('.')) why.pop_back();
     std::size_t prefix = spec.name.find("::");
@@ -251,6 +258,56 @@ void EventCatalog::State::resolve_libpfm(const EventSpec& spec, Event& event) co
                                      "MODEL NAME' encodes for another CPU."
                                    : hint));
   }
+}
+
+namespace {
+
+// pmc.core codes mean Core Solo/Duo events only on that CPU (or when it is the forced model);
+// the architectural ones among them mean the same on every Intel CPU.
+void check_pmc_core_model(const EventSpec& spec, const std::string& forced_model, const events::PerfEvtSel& select) {
+  if (forced_model == events::kPmcCoreModel) return;
+  bool architectural = false;
+  for (const events::ArchitecturalEvent& known : events::intel_architectural_events())
+    architectural |= !known.fixed && known.event == select.event && known.umask == select.umask;
+  std::string where;
+  if (!forced_model.empty()) {
+    where = "the model is '" + forced_model + "'";
+    if (architectural && forced_model != "amd64" && !forced_model.starts_with("amd64_") &&
+        !forced_model.starts_with("arm"))
+      return;
+  } else {
+    std::optional<events::X86Signature> host = events::host_x86_signature();
+    if (host && host->vendor == "GenuineIntel" && host->family == 6 && host->model == 14) return;
+    if (host && host->vendor == "GenuineIntel" && architectural) return;
+    where = host ? "this CPU is " + host->vendor + " family " + std::to_string(host->family) + " model " +
+                       std::to_string(host->model)
+                 : "this CPU is not x86";
+  }
+  fail(spec, "pmc.core events belong to Intel Core Solo/Duo (family 6, model 14) and " + where +
+                 ", where the code counts something else; perfmon encode --pmu " + std::string(events::kPmcCoreModel) +
+                 " '" + spec.text + "' shows its encoding.");
+}
+
+}  // namespace
+
+void EventCatalog::State::resolve_pmc_core(const EventSpec& spec, Event& event) const {
+  events::PmcEncoding encoding;
+  try {
+    encoding = events::encode_pmc_core(spec.event);
+  } catch (const Error& error) {
+    std::string why = error.what();
+    fail(spec, why.substr(why.find(": ") + 2));
+  }
+  const events::Modifiers& mods = spec.modifiers;
+  if (encoding.rings_chosen && (mods.user || mods.kernel || mods.hypervisor) && !spec.cpc_counter)
+    fail(spec, "choose the privilege levels once: with the os and usr qualifiers or with :u and :k, not both.");
+  check_pmc_core_model(spec, paths.cpu_model, encoding.select);
+  if (spec.cpc_counter && !((encoding.event->counters >> *spec.cpc_counter) & 1U))
+    fail(spec, encoding.event->name + " counts only on " + events::describe_pmc_counters(encoding.event->counters) +
+                   ", not on pic" + std::to_string(*spec.cpc_counter) + "; name it with that pic number.");
+  event.attr = events::perfevtsel_to_attr(encoding.select);
+  event.pmu = "cpu";
+  event.counters = encoding.event->counters;
 }
 
 Event EventCatalog::State::resolve(const EventSpec& spec) const {
@@ -269,6 +326,9 @@ Event EventCatalog::State::resolve(const EventSpec& spec) const {
       break;
     case EventSpec::Kind::Libpfm:
       resolve_libpfm(spec, event);
+      break;
+    case EventSpec::Kind::FreebsdPmc:
+      resolve_pmc_core(spec, event);
       break;
     case EventSpec::Kind::Pctr:
       event.attr = events::perfevtsel_to_attr(events::parse_pctr_word(spec.name));
@@ -310,11 +370,40 @@ EventCatalog::~EventCatalog() = default;
 EventCatalog::EventCatalog(EventCatalog&&) noexcept = default;
 EventCatalog& EventCatalog::operator=(EventCatalog&&) noexcept = default;
 
+namespace {
+
+// A group counts all its events at once, so events that only some counters take (pmc.core's
+// PMC0/PMC1 events) must each find one of their own; software events take no counter.
+void check_counter_placement(const EventGroup& group) {
+  std::vector<std::uint32_t> masks;
+  std::vector<const Event*> counted;
+  bool restricted = false;
+  for (const Event& event : group.events) {
+    if (event.pmu != "cpu") continue;
+    restricted |= event.counters != 0;
+    masks.push_back(event.counters != 0 ? event.counters : events::kPmcAnyCounter);
+    counted.push_back(&event);
+  }
+  if (!restricted || !events::place_on_counters(masks, events::kPmcCoreCounters).empty()) return;
+  std::string names, limits;
+  for (const Event* event : counted) {
+    names += (names.empty() ? "'" : ", '") + event->name + "'";
+    if (event->counters != 0)
+      limits += "; " + event->name + " counts only on " + events::describe_pmc_counters(event->counters);
+  }
+  throw Error("invalid event group: " + names +
+              " cannot count at once on Intel Core Solo/Duo's two counters PMC0 and PMC1" + limits +
+              "; put them in separate groups so that they take turns.");
+}
+
+}  // namespace
+
 std::vector<EventGroup> EventCatalog::parse(std::string_view list) const {
   std::vector<EventGroup> groups;
   for (const events::GroupSpec& group_spec : events::parse_event_list_syntax(list)) {
     EventGroup group;
     for (const EventSpec& spec : group_spec.events) group.events.push_back(state_->resolve(spec));
+    check_counter_placement(group);
     groups.push_back(std::move(group));
   }
   return groups;
@@ -363,6 +452,22 @@ std::vector<CatalogEntry> EventCatalog::entries() const {
   }
   for (const events::LibpfmEvent& event : events::libpfm_events(state_->paths.cpu_model))
     add(event.name, "vendor", event.description, true);
+  for (const events::PmcCoreEvent& event : events::pmc_core_events()) {
+    CatalogEntry entry;
+    entry.name = "pmc.core/" + event.name + "/";
+    entry.source = "pmc.core";
+    entry.description = "Intel Core Solo/Duo: " + event.description;
+    std::string qualifiers = events::pmc_core_qualifiers(event);
+    if (!qualifiers.empty()) entry.description += " [" + qualifiers + "]";
+    if (event.counters != events::kPmcAnyCounter)
+      entry.description += " [" + events::describe_pmc_counters(event.counters) + " only]";
+    try {  // usable only on that CPU: elsewhere the row is documentation
+      entry.attr = resolve(entry.name).attr;
+      entry.has_attr = true;
+    } catch (const Error&) {
+    }
+    entries.push_back(std::move(entry));
+  }
   for (const events::Tracepoint& tp : events::list_tracepoints(tracefs_root()))
     add(tp.subsystem + ":" + tp.name, "tracepoint", "tracepoint", true);
   add("rNNN", "raw", "raw event code for the core PMU, in hex (see the CPU's manual)", false);

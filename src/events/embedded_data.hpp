@@ -4,5 +4,6 @@
 namespace perfmon::events {
 
 extern const char* const kIntelArchitecturalEventsCsv;  // data/intel-architectural-events.csv
+extern const char* const kFreebsdPmcCoreCsv;            // data/freebsd-pmc-core.csv
 
 }  // namespace perfmon::events

@@ -50,12 +50,6 @@ std::size_t scan_event(std::string_view text, std::size_t pos) {
   return i;
 }
 
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
-  return text;
-}
-
 struct RawSpec {
   EventSpec spec;
   std::string letters;  // modifier letters, parsed once group letters are merged in
@@ -119,7 +113,13 @@ RawSpec parse_pmu_event(std::string_view text) {
   if (spec.name.empty() || !all_of(spec.name, is_name_char))
     fail(text, "a PMU event is written pmu/term=value,.../, like cpu/event=0x3c/ or msr/tsc/.");
   if (close == std::string_view::npos) fail(text, "the term list of PMU '" + spec.name + "' has no closing '/'.");
-  spec.terms = parse_terms(text.substr(open + 1, close - open - 1), text);
+  if (spec.name == "pmc.core") {
+    // FreeBSD libpmc's "Event[,qualifier[=value]]...": names may hold spaces; the table's parser reads it.
+    spec.kind = EventSpec::Kind::FreebsdPmc;
+    spec.event = std::string(text.substr(open + 1, close - open - 1));
+  } else {
+    spec.terms = parse_terms(text.substr(open + 1, close - open - 1), text);
+  }
   // Modifiers follow the closing '/' directly (cpu/event=0x3c/u) or after a colon (.../:u).
   std::string_view after = text.substr(close + 1);
   if (after.starts_with(':')) {
@@ -243,12 +243,19 @@ GroupSpec parse_cpc(std::string_view text) {
     raw.spec.modifiers.user = !nouser;
     raw.spec.modifiers.kernel = sys;
     raw.spec.cpc_attributes = attributes;
+    raw.spec.cpc_counter = counter;
     group.events.push_back(std::move(raw.spec));
   }
   return group;
 }
 
 }  // namespace
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return text;
+}
 
 Modifiers parse_modifiers(std::string_view letters, std::string_view context) {
   Modifiers mods;

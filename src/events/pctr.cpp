@@ -27,7 +27,7 @@ constexpr std::array<std::pair<std::string_view, std::uint32_t>, 11> kConstants 
 }};
 constexpr unsigned kUnitMaskShift = 8, kCounterMaskShift = 24;
 
-std::string_view trim(std::string_view text) {
+std::string_view strip_spaces_and_parentheses(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '(')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == ')')) text.remove_suffix(1);
   return text;
@@ -38,13 +38,13 @@ std::string_view trim(std::string_view text) {
 }
 
 std::uint32_t term_value(std::string_view whole, std::string_view term) {
-  term = trim(term);
+  term = strip_spaces_and_parentheses(term);
   for (const auto& [name, value] : kConstants)
     if (term == name) return value;
   std::size_t shift_at = term.find("<<");
   if (shift_at != std::string_view::npos) {
-    auto amount = parse_number(trim(term.substr(0, shift_at)));
-    std::string_view by = trim(term.substr(shift_at + 2));
+    auto amount = parse_number(strip_spaces_and_parentheses(term.substr(0, shift_at)));
+    std::string_view by = strip_spaces_and_parentheses(term.substr(shift_at + 2));
     unsigned shift = by == "PCTR_UM_SHIFT" ? kUnitMaskShift : by == "PCTR_CM_SHIFT" ? kCounterMaskShift : 99;
     if (!amount || shift == 99) fail(whole, term, "is not N<<PCTR_UM_SHIFT or N<<PCTR_CM_SHIFT.");
     if (*amount > 0xff) fail(whole, term, "shifts more than a byte.");
@@ -59,7 +59,7 @@ std::uint32_t term_value(std::string_view whole, std::string_view term) {
 }  // namespace
 
 PerfEvtSel parse_pctr_word(std::string_view text) {
-  if (trim(text).empty())
+  if (strip_spaces_and_parentheses(text).empty())
     throw Error("invalid pctr function word: it is empty; write e.g. pctr:0x2e|PCTR_UM_MESI|PCTR_U.");
   std::uint32_t word = 0;
   std::string_view rest = text;

@@ -3,7 +3,12 @@
 #include <strings.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "events/embedded_data.hpp"
 #include "perfmon/error.hpp"
@@ -44,6 +49,34 @@ std::vector<ArchitecturalEvent> parse_table(const char* csv) {
   return table;
 }
 }  // namespace
+
+X86Signature decode_cpuid_signature(const CpuidRegisters& leaf0, const CpuidRegisters& leaf1) {
+  X86Signature signature;
+  char vendor[13];
+  std::memcpy(vendor, &leaf0.ebx, 4);
+  std::memcpy(vendor + 4, &leaf0.edx, 4);
+  std::memcpy(vendor + 8, &leaf0.ecx, 4);
+  vendor[12] = 0;
+  signature.vendor = vendor;
+  // SDM: the extended family adds to family 0FH; the extended model extends families 06H and 0FH.
+  unsigned base_family = field(leaf1.eax, 8, 4), base_model = field(leaf1.eax, 4, 4);
+  signature.family = base_family == 0xf ? base_family + field(leaf1.eax, 20, 8) : base_family;
+  signature.model = base_family == 6 || base_family == 0xf ? base_model | field(leaf1.eax, 16, 4) << 4 : base_model;
+  signature.stepping = field(leaf1.eax, 0, 4);
+  signature.hypervisor = field(leaf1.ecx, 31, 1) != 0;
+  return signature;
+}
+
+std::optional<X86Signature> host_x86_signature() {
+#if defined(__x86_64__) || defined(__i386__)
+  CpuidRegisters leaf0, leaf1;
+  if (!__get_cpuid(0, &leaf0.eax, &leaf0.ebx, &leaf0.ecx, &leaf0.edx)) return std::nullopt;
+  if (!__get_cpuid(1, &leaf1.eax, &leaf1.ebx, &leaf1.ecx, &leaf1.edx)) return std::nullopt;
+  return decode_cpuid_signature(leaf0, leaf1);
+#else
+  return std::nullopt;
+#endif
+}
 
 bool ArchitecturalPerfmon::event_available(unsigned ebx_bit) const {
   return ebx_bit < event_vector_length && !((unavailable >> ebx_bit) & 1U);

@@ -47,33 +47,22 @@ std::string cpuinfo_field(const std::string& key) {
 }
 
 #if defined(__x86_64__) || defined(__i386__)
-// Twelve characters spread over three CPUID registers, in the order given.
-std::string cpuid_text(unsigned first, unsigned second, unsigned third) {
-  char text[13];
-  std::memcpy(text, &first, 4);
-  std::memcpy(text + 4, &second, 4);
-  std::memcpy(text + 8, &third, 4);
-  text[12] = 0;
-  std::string result = text;
-  result.erase(result.find_last_not_of(' ') + 1);
-  return result;
-}
-
 void read_x86(SystemInfo& info) {
   unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid(0, &a, &b, &c, &d)) info.cpu_vendor = cpuid_text(b, d, c);
+  __cpuid(0, a, b, c, d);
   unsigned max_leaf = a;
-  if (__get_cpuid(1, &a, &b, &c, &d)) {
-    int base_family = (a >> 8) & 0xf, base_model = (a >> 4) & 0xf;
-    info.family = base_family == 0xf ? base_family + static_cast<int>((a >> 20) & 0xff) : base_family;
-    info.model =
-        (base_family == 6 || base_family == 0xf) ? base_model | static_cast<int>(((a >> 16) & 0xf) << 4) : base_model;
-    info.stepping = static_cast<int>(a & 0xf);
-    info.hypervisor = (c >> 31) & 1U;
+  if (auto signature = events::host_x86_signature()) {
+    info.cpu_vendor = signature->vendor;
+    info.family = static_cast<int>(signature->family);
+    info.model = static_cast<int>(signature->model);
+    info.stepping = static_cast<int>(signature->stepping);
+    info.hypervisor = signature->hypervisor;
   }
   if (info.hypervisor) {
     __cpuid(0x40000000, a, b, c, d);
-    info.hypervisor_vendor = cpuid_text(b, c, d);
+    // The hypervisor's name in EBX, ECX, EDX: the vendor-string layout with ECX and EDX swapped.
+    info.hypervisor_vendor = events::decode_cpuid_signature({0, b, d, c}, {}).vendor;
+    info.hypervisor_vendor.erase(info.hypervisor_vendor.find_last_not_of(' ') + 1);
   }
   if (info.cpu_vendor == "GenuineIntel" && max_leaf >= 0xa) {
     __cpuid_count(0xa, 0, a, b, c, d);

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "events/x86_cpuid.hpp"
 #include "process.hpp"
 
 namespace perfmon::testing {
@@ -381,6 +382,50 @@ TEST(CliEncode, EncodesForAnotherCpuModel) {
   Result unknown = run({PERFMON, "encode", "--pmu", "no-such-model", "INST_RETIRED.ANY_P"});
   EXPECT_EQ(unknown.exit_code, 129);
   EXPECT_NE(unknown.err.find("has no CPU model 'no-such-model'; it knows: "), std::string::npos) << unknown.err;
+}
+
+TEST(CliEncode, EncodesAndDecodesFreeBsdPmcCoreSpecifiers) {
+  Result r = run({PERFMON, "encode", "--pmu", "coreduo", "pmc.core/L2_Rqsts,core=all,prefetch=only,cachestate=mi,usr/",
+                  "pmc.core/Div/"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("PERFEVTSEL:  0x51d92e (event=0x2e,umask=0xd9,usr,int,en)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("counters:    PMC1 only"), std::string::npos) << r.out;
+  Result decoded = run({PERFMON, "decode", "--pmu", "coreduo", "0x51d92e"});
+  ASSERT_EQ(decoded.exit_code, 0) << decoded.err;
+  EXPECT_NE(decoded.out.find("pmc.core/L2_Rqsts,core=all,prefetch=only,cachestate=mi,usr/ (coreduo)"),
+            std::string::npos)
+      << decoded.out;
+  Result unsupported = run({PERFMON, "encode", "--pmu", "coreduo", "pmc.core/dc-misses/"});
+  EXPECT_EQ(unsupported.exit_code, 129);
+  EXPECT_NE(unsupported.err.find("'dc-misses' is unsupported on Intel Core Solo/Duo"), std::string::npos);
+  Result group = run({PERFMON, "encode", "--pmu", "coreduo", "{pmc.core/Div/,pmc.core/Mul/}"});
+  EXPECT_EQ(group.exit_code, 129);
+  EXPECT_NE(group.err.find("pmc.core/Mul/ counts only on PMC1"), std::string::npos) << group.err;
+}
+
+TEST(CliStat, RefusesPmcCoreEventsOnAnotherCpu) {
+  auto host = events::host_x86_signature();
+  if (host && host->vendor == "GenuineIntel" && host->family == 6 && host->model == 14)
+    GTEST_SKIP() << "this is an Intel Core Solo/Duo, where pmc.core events are this CPU's own";
+  Result r = run(stat({"-e", "pmc.core/Div/", "--", WORKER, "exit", "0"}));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("pmc.core events belong to Intel Core Solo/Duo (family 6, model 14)"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("perfmon encode --pmu coreduo 'pmc.core/Div/' shows its encoding."), std::string::npos);
+}
+
+TEST(CliList, ListsThePmcCoreTable) {
+  Result r = run({PERFMON, "list", "--pmu", "coreduo", "*Div*"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("pmc.core/Cycles_Div_Busy/"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[PMC1 only]"), std::string::npos) << r.out;
+  Result json = run({PERFMON, "list", "--json", "pmc.core"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  std::vector<std::string> rows = lines_of(json.out);
+  EXPECT_EQ(rows.size(), 132u);
+  auto first = nlohmann::json::parse(rows.at(0));
+  EXPECT_EQ(first["source"], "pmc.core");
+  EXPECT_EQ(first["name"], "pmc.core/BAClears/");
 }
 
 TEST(CliList, ListsAnotherCpuModelsEvents) {

@@ -5,6 +5,8 @@
 
 #include "commands.hpp"
 #include "events/event_syntax.hpp"
+#include "events/freebsd_pmc.hpp"
+#include "events/libpfm.hpp"
 #include "events/pctr.hpp"
 #include "events/perfevtsel.hpp"
 #include "events/x86_cpuid.hpp"
@@ -81,6 +83,8 @@ int run_encode(std::span<char* const> args) {
             std::printf("PERFEVTSEL:  0x%llx (%s)\n", static_cast<unsigned long long>(select.encode()),
                         select.describe().c_str());
           }
+          if (event.counters != 0)
+            std::printf("counters:    %s only\n", events::describe_pmc_counters(event.counters).c_str());
           print_attr(event.attr);
         }
       }
@@ -92,13 +96,39 @@ int run_encode(std::span<char* const> args) {
   }
 }
 
+// The names `model`'s table gives the event `select` encodes (its rings, INT and EN aside).
+std::vector<std::string> model_event_names(const events::PerfEvtSel& select, const std::string& model) {
+  std::vector<std::string> names;
+  if (model == events::kPmcCoreModel) {
+    for (const events::PmcCoreEvent* event : events::find_pmc_core_events(select))
+      names.push_back("pmc.core/" + events::format_pmc_core(*event, select) + "/");
+    return names;
+  }
+  if (!events::libpfm_available()) return names;
+  const std::uint64_t wanted = events::perfevtsel_to_attr(select).config;
+  for (const events::LibpfmEvent& known : events::libpfm_events(model)) {
+    try {
+      if (events::libpfm_encode(known.name, model).attr.config == wanted) names.push_back(known.name);
+    } catch (const Error&) {
+      // an entry that needs a qualifier to encode cannot be this plain value
+    }
+  }
+  return names;
+}
+
 int run_decode(std::span<char* const> args) {
   std::vector<std::string> values;
-  if (auto status = parse_command_line(args, "decode", "perfmon decode VALUE...  (an IA32_PERFEVTSELx value)", {},
-                                       values, [](const std::vector<std::string>& words) {
-                                         if (words.empty())
-                                           throw UsageError("give a PERFEVTSEL value, like 'perfmon decode 0x4100c0'");
-                                       }))
+  std::string model;
+  if (auto status =
+          parse_command_line(args, "decode", "perfmon decode [--pmu MODEL] VALUE...  (an IA32_PERFEVTSELx value)",
+                             {{0, "pmu", "model",
+                               "name the event from this model's table (libpfm4's names, or coreduo for "
+                               "pmc.core); default: this machine's",
+                               [&](std::string_view v) { model = std::string(v); }}},
+                             values, [](const std::vector<std::string>& words) {
+                               if (words.empty())
+                                 throw UsageError("give a PERFEVTSEL value, like 'perfmon decode 0x4100c0'");
+                             }))
     return *status;
   try {
     for (const std::string& text : values) {
@@ -121,7 +151,13 @@ int run_decode(std::span<char* const> args) {
                     event.architectural_name.c_str());
         named = true;
       }
-      if (!named) std::printf("event:       not an architectural event (model-specific: see the CPU's event list)\n");
+      std::vector<std::string> names = model_event_names(select, model);
+      for (const std::string& name : names)
+        std::printf("event:       %s (%s)\n", name.c_str(), model.empty() ? "this CPU's table" : model.c_str());
+      if (!named && names.empty())
+        std::printf(
+            "event:       no event of %s's table has this code; 'perfmon list --pmu MODEL' shows a model's events\n",
+            model.empty() ? "this CPU" : model.c_str());
       print_attr(events::perfevtsel_to_attr(select));
     }
     return 0;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "events/freebsd_pmc.hpp"
 #include "events/libpfm.hpp"
 #include "options.hpp"
 #include "perfmon/catalog.hpp"
@@ -23,6 +24,7 @@ const std::map<std::string, std::string> kSourceAliases = {
     {"hw", "hardware"},           {"hardware", "hardware"}, {"sw", "software"},           {"software", "software"},
     {"cache", "hw-cache"},        {"hwcache", "hw-cache"},  {"hw-cache", "hw-cache"},     {"pmu", "pmu"},
     {"tracepoint", "tracepoint"}, {"raw", "raw"},           {"breakpoint", "breakpoint"}, {"bp", "breakpoint"},
+    {"vendor", "vendor"},         {"libpfm", "vendor"},     {"pmc.core", "pmc.core"},     {"freebsd", "pmc.core"},
 };
 
 const char* heading(const std::string& source) {
@@ -32,6 +34,7 @@ const char* heading(const std::string& source) {
   if (source == "pmu") return "PMU events (sysfs)";
   if (source == "tracepoint") return "Tracepoints";
   if (source == "vendor") return "CPU model events (libpfm4)";
+  if (source == "pmc.core") return "Intel Core Solo/Duo events (FreeBSD pmc.core; on that CPU only)";
   if (source == "raw") return "Raw events";
   return "Hardware breakpoints";
 }
@@ -47,12 +50,25 @@ bool matches(const CatalogEntry& entry, const std::string& pattern) {
 
 // perfmon list --pmu MODEL: a CPU model's events from libpfm4, whatever the host.
 int list_model(const std::string& model, const std::string& pattern, bool json) {
-  std::vector<events::LibpfmEvent> list = events::libpfm_events(model);
+  std::vector<events::LibpfmEvent> list;
+  if (model == events::kPmcCoreModel) {
+    for (const events::PmcCoreEvent& event : events::pmc_core_events()) {
+      std::string description = event.description;
+      std::string qualifiers = events::pmc_core_qualifiers(event);
+      if (!qualifiers.empty()) description += " [" + qualifiers + "]";
+      if (event.counters != events::kPmcAnyCounter)
+        description += " [" + events::describe_pmc_counters(event.counters) + " only]";
+      list.push_back({"pmc.core/" + event.name + "/", description});
+    }
+  } else {
+    list = events::libpfm_events(model);
+  }
   if (list.empty()) {
     std::string known;
     for (const std::string& name : events::libpfm_models()) known += (known.empty() ? "" : ", ") + name;
-    std::fprintf(stderr, "perfmon list: libpfm4 has no model '%s'; it knows: %s.\n", model.c_str(),
-                 known.empty() ? "none (built without libpfm4)" : known.c_str());
+    std::fprintf(stderr, "perfmon list: no CPU model '%s'; libpfm4 knows: %s; perfmon's own table: %s.\n",
+                 model.c_str(), known.empty() ? "none (built without libpfm4)" : known.c_str(),
+                 std::string(events::kPmcCoreModel).c_str());
     return 1;
   }
   std::string out;
@@ -62,13 +78,15 @@ int list_model(const std::string& model, const std::string& pattern, bool json) 
     if (!matches(entry, pattern)) continue;
     if (json)
       out += "{\"name\": " + report::json_quote(event.name) +
-             ", \"source\": \"vendor\", \"pmu\": " + report::json_quote(model) +
-             ", \"description\": " + report::json_quote(event.description) + "}\n";
+             ", \"source\": " + report::json_quote(model == events::kPmcCoreModel ? "pmc.core" : "vendor") +
+             ", \"pmu\": " + report::json_quote(model) + ", \"description\": " + report::json_quote(event.description) +
+             "}\n";
     else
       out += "  " + event.name + std::string(event.name.size() < 44 ? 44 - event.name.size() : 1, ' ') + " " +
              event.description + "\n";
   }
-  std::fputs(((json ? "" : "Events of CPU model " + model + " (libpfm4):\n") + out).c_str(), stdout);
+  std::string origin = model == events::kPmcCoreModel ? "FreeBSD pmc.core" : "libpfm4";
+  std::fputs(((json ? "" : "Events of CPU model " + model + " (" + origin + "):\n") + out).c_str(), stdout);
   return 0;
 }
 
@@ -76,13 +94,15 @@ int run_list(std::span<char* const> args) {
   bool json = false;
   std::string model;
   std::vector<Option> options = {
-      {0, "pmu", "model", "list a CPU model's events (libpfm4's names: skl, icl, spr, ...), on any machine",
+      {0, "pmu", "model",
+       "list a CPU model's events (libpfm4's names: skl, icl, spr, ...; coreduo for pmc.core), on any machine",
        [&](std::string_view v) { model = std::string(v); }},
       {'j', "json", "", "print one JSON object per event", [&](std::string_view) { json = true; }},
   };
   std::vector<std::string> rest;
   if (auto status = parse_command_line(
-          args, "list", "perfmon list [--json] [--pmu MODEL] [hw|sw|cache|pmu|vendor|tracepoint|raw|breakpoint|GLOB]",
+          args, "list",
+          "perfmon list [--json] [--pmu MODEL] [hw|sw|cache|pmu|vendor|pmc.core|tracepoint|raw|breakpoint|GLOB]",
           options, rest, [](const std::vector<std::string>& words) {
             if (words.size() > 1) throw UsageError("list takes at most one pattern");
           }))
