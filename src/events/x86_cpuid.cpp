@@ -114,6 +114,14 @@ AmdPerfmonV2 decode_cpuid_80000022(const CpuidRegisters& leaf) {
   return pm;
 }
 
+unsigned amd_core_counters(const CpuidRegisters& leaf80000001, const CpuidRegisters* leaf80000022) {
+  if (leaf80000022 != nullptr) {
+    AmdPerfmonV2 v2 = decode_cpuid_80000022(*leaf80000022);
+    if (v2.perfmon_v2 && v2.core_counters != 0) return v2.core_counters;
+  }
+  return field(leaf80000001.ecx, 23, 1) != 0 ? 6 : 4;
+}
+
 const std::vector<ArchitecturalEvent>& intel_architectural_events() {
   static const std::vector<ArchitecturalEvent> table = parse_table(kIntelArchitecturalEventsCsv);
   return table;

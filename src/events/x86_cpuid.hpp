@@ -52,6 +52,10 @@ struct AmdPerfmonV2 {
 };
 AmdPerfmonV2 decode_cpuid_80000022(const CpuidRegisters& leaf);
 
+// AMD core counters per logical CPU: PerfMonV2's count when leaf 80000022H has it, else 6 when
+// CPUID.80000001H:ECX[23] (PerfCtrExtCore) is set, else the 4 legacy counters.
+unsigned amd_core_counters(const CpuidRegisters& leaf80000001, const CpuidRegisters* leaf80000022);
+
 struct ArchitecturalEvent {
   bool fixed = false;
   std::string name;                // INST_RETIRED.ANY_P

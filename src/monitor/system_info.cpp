@@ -81,19 +81,15 @@ void read_x86(SystemInfo& info) {
     __cpuid(0x80000000, a, b, c, d);
     unsigned max_ext = a;
     CounterCapacity counters;
-    if (max_ext >= 0x80000022) {
-      __cpuid_count(0x80000022, 0, a, b, c, d);
-      events::AmdPerfmonV2 leaf = events::decode_cpuid_80000022({a, b, c, d});
-      if (leaf.perfmon_v2) {
-        counters.source = "CPUID leaf 80000022H (PerfMonV2)";
-        counters.version = 2;
-        counters.general_purpose = static_cast<int>(leaf.core_counters);
-      }
-    }
-    if (!counters.general_purpose && max_ext >= 0x80000001) {
-      __cpuid(0x80000001, a, b, c, d);
-      counters.source = "CPUID leaf 80000001H (PerfCtrExtCore)";
-      counters.general_purpose = ((c >> 23) & 1U) ? 6 : 4;
+    if (max_ext >= 0x80000001) {
+      events::CpuidRegisters ext1, ext22;
+      __cpuid(0x80000001, ext1.eax, ext1.ebx, ext1.ecx, ext1.edx);
+      bool has_v2 = max_ext >= 0x80000022;
+      if (has_v2) __cpuid_count(0x80000022, 0, ext22.eax, ext22.ebx, ext22.ecx, ext22.edx);
+      has_v2 = has_v2 && events::decode_cpuid_80000022(ext22).perfmon_v2;
+      counters.source = has_v2 ? "CPUID leaf 80000022H (PerfMonV2)" : "CPUID leaf 80000001H (PerfCtrExtCore)";
+      if (has_v2) counters.version = 2;
+      counters.general_purpose = static_cast<int>(events::amd_core_counters(ext1, has_v2 ? &ext22 : nullptr));
     }
     counters.general_width = 48;
     if (counters.general_purpose) info.counters = counters;
