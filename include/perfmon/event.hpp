@@ -17,6 +17,7 @@ struct Event {
   double scale = 1.0;          // multiply raw counts by this (sysfs events/<name>.scale)
   std::string unit;            // unit of the scaled value (sysfs events/<name>.unit), may be empty
   std::vector<int> cpus;       // CPUs the PMU counts on (sysfs cpumask); empty means every CPU
+  std::string total_name;      // hybrid CPUs: the name its per-PMU copies add up under ("instructions"); else ""
   std::uint32_t counters = 0;  // programmable counters it may use where its table says (bit n: PMCn); 0: any
   bool pinned = false;         // ':D' — the event must always be on the PMU or it reports an error
   bool group_read = false;     // ':S' — sampled group members are read with the leader

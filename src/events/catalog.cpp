@@ -396,15 +396,68 @@ void check_counter_placement(const EventGroup& group) {
               "; put them in separate groups so that they take turns.");
 }
 
+// Hybrid CPUs (Alder Lake and later) register one core PMU per kind of core, cpu_core and
+// cpu_atom, each covering its CPUs; there is no "cpu" PMU.
+std::vector<const events::Pmu*> hybrid_core_pmus(const std::vector<events::Pmu>& pmus) {
+  std::vector<const events::Pmu*> cores;
+  for (const events::Pmu& pmu : pmus)
+    if (pmu.name.starts_with("cpu_") && !pmu.cpus.empty()) cores.push_back(&pmu);
+  if (cores.size() < 2) cores.clear();
+  // In CPU order: the performance cores come first on the machines that have them.
+  std::sort(cores.begin(), cores.end(),
+            [](const events::Pmu* a, const events::Pmu* b) { return a->cpus.front() < b->cpus.front(); });
+  return cores;
+}
+
+bool counts_on_the_core_pmu(const Event& event) {
+  std::uint32_t type = event.attr.type;
+  return type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW;
+}
+
+// As perf does on hybrid CPUs: a core event opens once per core PMU, for that PMU's CPUs (generic
+// events carry the PMU type in config's high half, raw ones take it as their type), and a group
+// becomes one group per core PMU. Events of other PMUs stay in the first copy of their group.
+std::vector<EventGroup> split_for_hybrid(EventGroup group, const std::vector<const events::Pmu*>& cores) {
+  bool has_core_event = std::any_of(group.events.begin(), group.events.end(), counts_on_the_core_pmu);
+  if (!has_core_event) return {std::move(group)};
+  std::vector<EventGroup> split;
+  for (const events::Pmu* pmu : cores) {
+    EventGroup copy;
+    for (const Event& event : group.events) {
+      if (!counts_on_the_core_pmu(event)) {
+        if (split.empty()) copy.events.push_back(event);
+        continue;
+      }
+      Event per_pmu = event;
+      if (event.attr.type == PERF_TYPE_RAW)
+        per_pmu.attr.type = pmu->type;
+      else
+        per_pmu.attr.config = (event.attr.config & 0xffffffffULL) | (std::uint64_t{pmu->type} << 32);
+      per_pmu.total_name = event.name;
+      per_pmu.name = pmu->name + "/" + event.name + "/";
+      per_pmu.pmu = pmu->name;
+      per_pmu.cpus = pmu->cpus;
+      copy.events.push_back(std::move(per_pmu));
+    }
+    split.push_back(std::move(copy));
+  }
+  return split;
+}
+
 }  // namespace
 
 std::vector<EventGroup> EventCatalog::parse(std::string_view list) const {
   std::vector<EventGroup> groups;
+  std::vector<const events::Pmu*> cores = hybrid_core_pmus(state_->pmus);
   for (const events::GroupSpec& group_spec : events::parse_event_list_syntax(list)) {
     EventGroup group;
     for (const EventSpec& spec : group_spec.events) group.events.push_back(state_->resolve(spec));
     check_counter_placement(group);
-    groups.push_back(std::move(group));
+    if (cores.empty()) {
+      groups.push_back(std::move(group));
+      continue;
+    }
+    for (EventGroup& split : split_for_hybrid(std::move(group), cores)) groups.push_back(std::move(split));
   }
   return groups;
 }

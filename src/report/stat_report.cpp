@@ -176,6 +176,38 @@ bool is_clock_event(std::uint32_t type, std::uint64_t config) {
   return type == PERF_TYPE_SOFTWARE && (config == PERF_COUNT_SW_TASK_CLOCK || config == PERF_COUNT_SW_CPU_CLOCK);
 }
 
+void append_hybrid_totals(std::vector<StatRow>& rows) {
+  std::vector<StatRow> out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    out.push_back(rows[i]);
+    const StatRow& row = rows[i];
+    if (row.total_name.empty()) continue;
+    bool last_of_its_event = true;
+    for (std::size_t j = i + 1; j < rows.size(); ++j)
+      last_of_its_event &= !(rows[j].total_name == row.total_name && rows[j].prefix == row.prefix);
+    if (!last_of_its_event) continue;
+    StatRow total;
+    total.prefix = row.prefix;
+    total.event = row.total_name;
+    total.type = row.type;
+    total.config = row.config & 0xffffffffULL;  // without the PMU type, as the generic event
+    total.scale = row.scale;
+    total.unit = row.unit;
+    total.state = StatRow::State::NotSupported;
+    for (const StatRow& part : rows) {
+      if (part.total_name != row.total_name || part.prefix != row.prefix) continue;
+      if (part.state != StatRow::State::Counted) continue;
+      total.state = StatRow::State::Counted;
+      total.value.raw += part.value.raw;  // each part counted only while the task ran on its CPUs
+      total.value.enabled += part.value.enabled;
+      total.value.running += part.value.running;
+      total.scaled += part.scaled;
+    }
+    out.push_back(std::move(total));
+  }
+  rows = std::move(out);
+}
+
 void compute_metrics(std::vector<StatRow>& rows, double elapsed_ns) {
   auto find = [&](const std::string& prefix, std::uint32_t type, std::uint64_t config) -> const StatRow* {
     for (const StatRow& row : rows)

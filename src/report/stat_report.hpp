@@ -11,8 +11,9 @@
 namespace perfmon::report {
 
 struct StatRow {
-  std::string prefix;  // "" aggregated, "CPU0" with -A, "comm-tid" with --per-thread
-  std::string event;   // display name
+  std::string prefix;      // "" aggregated, "CPU0" with -A, "comm-tid" with --per-thread
+  std::string event;       // display name
+  std::string total_name;  // hybrid per-PMU rows: the name of the row that sums them
   std::uint32_t type = 0;
   std::uint64_t config = 0;
   enum class State { Counted, NotCounted, NotSupported, NotScheduled } state = State::Counted;
@@ -44,6 +45,10 @@ bool is_clock_event(std::uint32_t type, std::uint64_t config);
 
 // perf's derived figures: CPUs utilized, GHz, insn per cycle, miss ratios, rates per second.
 void compute_metrics(std::vector<StatRow>& rows, double elapsed_ns);
+
+// Hybrid CPUs: after the per-PMU rows of an event (cpu_core/instructions/, cpu_atom/instructions/),
+// a row that sums them under the event's own name, as perf prints both.
+void append_hybrid_totals(std::vector<StatRow>& rows);
 
 // The whole report as perf prints it at the end of a run.
 std::string format_report(const StatReport& report, StatFormat format, const std::string& separator);

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "events/sysfs_pmu.hpp"
 #include "perfmon/catalog.hpp"
@@ -146,6 +147,48 @@ TEST_F(FakeSysfs, ListsPmusWithFormats) {
   EXPECT_NE(std::find(pmus[0].formats.begin(), pmus[0].formats.end(), "event=config:0-7,32-35"), pmus[0].formats.end());
   EXPECT_EQ(pmus[1].cpus, "0");
   EXPECT_EQ(pmus[0].caps, (std::vector<std::string>{"max_precise=3", "pmu_name=skylake"}));
+}
+
+// A hybrid machine (Alder Lake): two core PMUs, each for its CPUs, and no "cpu" PMU.
+class HybridSysfs : public FakeSysfs {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/perfmon-sysfs-XXXXXX";
+    root_ = mkdtemp(pattern);
+    for (auto [name, type, cpus] : {std::tuple{"cpu_core", "8", "0-7"}, std::tuple{"cpu_atom", "10", "8-15"}}) {
+      write(std::string(name) + "/type", type);
+      write(std::string(name) + "/cpus", cpus);
+      write(std::string(name) + "/format/event", "config:0-7");
+      write(std::string(name) + "/format/umask", "config:8-15");
+    }
+    write("cpu_core/events/topdown-retiring", "event=0x00,umask=0x80");
+  }
+};
+
+TEST_F(HybridSysfs, CoreEventsOpenOncePerCorePmuAndGroupsSplit) {
+  auto groups = catalog().parse("{cycles,instructions,page-faults},r01c2,task-clock");
+  ASSERT_EQ(groups.size(), 5u);  // the group and r01c2 once per core PMU, task-clock alone
+  const Event& core_cycles = groups[0].events[0];
+  EXPECT_EQ(core_cycles.name, "cpu_core/cycles/");
+  EXPECT_EQ(core_cycles.total_name, "cycles");
+  EXPECT_EQ(core_cycles.attr.type, static_cast<std::uint32_t>(PERF_TYPE_HARDWARE));
+  EXPECT_EQ(core_cycles.attr.config, (8ull << 32) | PERF_COUNT_HW_CPU_CYCLES);
+  EXPECT_EQ(core_cycles.cpus, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  ASSERT_EQ(groups[0].events.size(), 3u);  // the software event stays in the first copy only
+  EXPECT_EQ(groups[0].events[2].name, "page-faults");
+  ASSERT_EQ(groups[1].events.size(), 2u);
+  EXPECT_EQ(groups[1].events[1].name, "cpu_atom/instructions/");
+  EXPECT_EQ(groups[1].events[1].attr.config, (10ull << 32) | PERF_COUNT_HW_INSTRUCTIONS);
+  EXPECT_EQ(groups[1].events[1].cpus.front(), 8);
+  EXPECT_EQ(groups[3].events[0].name, "cpu_atom/r01c2/");
+  EXPECT_EQ(groups[3].events[0].attr.type, 10u);  // a raw event takes the PMU's type
+  EXPECT_EQ(groups[3].events[0].attr.config, 0x1c2u);
+  EXPECT_EQ(groups[4].events[0].name, "task-clock");
+  EXPECT_TRUE(groups[4].events[0].total_name.empty());
+  // An event one core PMU names is that PMU's alone.
+  Event retiring = catalog().resolve("cpu_core/topdown-retiring/");
+  EXPECT_EQ(retiring.attr.type, 8u);
+  EXPECT_EQ(retiring.attr.config, 0x8000u);
 }
 
 }  // namespace

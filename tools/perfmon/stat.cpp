@@ -137,6 +137,7 @@ report::StatRow make_row(const CounterSession& session, std::size_t index, const
   report::StatRow row;
   row.prefix = std::move(prefix);
   row.event = event.name;
+  row.total_name = event.total_name;
   row.type = event.attr.type;
   row.config = event.attr.config;
   row.value = value;
@@ -287,6 +288,7 @@ class StatCommand {
           rows.push_back(make_row(session, i, current - previous[i], ""));
           previous[i] = current;
         }
+        report::append_hybrid_totals(rows);
         double now = now_ns();
         report::compute_metrics(rows,
                                 std::min(now, next_tick) - (next_tick - static_cast<double>(o_.interval_ms) * 1e6));
@@ -313,12 +315,13 @@ class StatCommand {
     const bool split = (o_.per_thread && !cpu_locations) || (o_.no_aggr && cpu_locations);
     if (!split) {
       for (std::size_t i = 0; i < n; ++i) rows.push_back(make_row(session, i, session.value(i), ""));
-      return rows;
+    } else {
+      for (std::size_t l = 0; l < locations.size(); ++l) {
+        std::string prefix = locations[l].cpu >= 0 ? "CPU" + std::to_string(locations[l].cpu) : thread_names_[l];
+        for (std::size_t i = 0; i < n; ++i) rows.push_back(make_row(session, i, session.value(i, l), prefix));
+      }
     }
-    for (std::size_t l = 0; l < locations.size(); ++l) {
-      std::string prefix = locations[l].cpu >= 0 ? "CPU" + std::to_string(locations[l].cpu) : thread_names_[l];
-      for (std::size_t i = 0; i < n; ++i) rows.push_back(make_row(session, i, session.value(i, l), prefix));
-    }
+    report::append_hybrid_totals(rows);
     return rows;
   }
 
