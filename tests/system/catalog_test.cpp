@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "events/libpfm.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/probe.hpp"
@@ -50,6 +51,39 @@ TEST(SystemCatalog, EverySysfsNamedEventResolves) {
       EXPECT_NO_THROW(catalog.resolve(entry.name)) << entry.name;
     }
   }
+}
+
+// On an Intel host the core PMU's sysfs aliases and libpfm4's architectural names describe the
+// same events; their encodings must agree (tests/unit/sysfs_libpfm_agreement_test.cpp checks a
+// Skylake tree on any machine).
+TEST(SystemCatalog, HostSysfsEventsAgreeWithLibpfm4) {
+  if (!events::libpfm_available()) GTEST_SKIP() << "this build has no libpfm4 (Debian's libpfm4-dev)";
+  const std::pair<const char*, const char*> pairs[] = {
+      {"cpu-cycles", "UNHALTED_CORE_CYCLES"},
+      {"instructions", "INSTRUCTION_RETIRED"},
+      {"branch-instructions", "BRANCH_INSTRUCTIONS_RETIRED"},
+      {"branch-misses", "MISPREDICTED_BRANCH_RETIRED"},
+      {"cache-references", "LONGEST_LAT_CACHE.REFERENCE"},
+      {"cache-misses", "LONGEST_LAT_CACHE.MISS"},
+  };
+  EventCatalog catalog;
+  int compared = 0;
+  for (const char* pmu : {"cpu", "cpu_core", "cpu_atom"}) {
+    for (const auto& [alias, vendor] : pairs) {
+      Event sysfs, libpfm;
+      try {
+        sysfs = catalog.resolve(std::string(pmu) + "/" + alias + "/");
+        libpfm = catalog.resolve(vendor);
+      } catch (const Error&) {
+        continue;  // not named by both on this machine
+      }
+      EXPECT_EQ(sysfs.attr.config & 0xffffffffULL, libpfm.attr.config & 0xffffffffULL) << pmu << "/" << alias;
+      ++compared;
+    }
+  }
+  if (compared == 0)
+    GTEST_SKIP() << "this machine's core PMU exports no sysfs events that libpfm4 also names (an Intel core PMU "
+                    "does: cpu/events/instructions and the like)";
 }
 
 }  // namespace
