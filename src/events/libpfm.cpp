@@ -90,7 +90,10 @@ LibpfmEncoding libpfm_encode(const std::string& name, const std::string& model) 
   arg.attr = &result.attr;
   char* canonical = nullptr;
   arg.fstr = &canonical;
-  int status = pfm_get_os_event_encoding(name.c_str(), PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+  // After a switch of forced model, libpfm4 may still see the previous model's table as present and
+  // resolve an unqualified name there first: name the forced model's table explicitly.
+  const std::string qualified = model.empty() || name.find("::") != std::string::npos ? name : model + "::" + name;
+  int status = pfm_get_os_event_encoding(qualified.c_str(), PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
   if (status != PFM_SUCCESS)
     throw Error("libpfm4 cannot encode '" + name + "'" + (model.empty() ? "" : " for model " + model) + ": " +
                 pfm_strerror(status) + ".");
@@ -137,9 +140,10 @@ std::vector<LibpfmEvent> libpfm_events(const std::string& model) {
           continue;
         has_umask = true;
         std::string name = std::string(info.name) + "." + attr.name;
-        if (encodes_alone(name)) events.push_back({name, attr.desc ? attr.desc : ""});
+        if (encodes_alone(std::string(table.name) + "::" + name)) events.push_back({name, attr.desc ? attr.desc : ""});
       }
-      if (!has_umask && encodes_alone(info.name)) events.push_back({info.name, info.desc ? info.desc : ""});
+      if (!has_umask && encodes_alone(std::string(table.name) + "::" + info.name))
+        events.push_back({info.name, info.desc ? info.desc : ""});
     }
   }
   return events;

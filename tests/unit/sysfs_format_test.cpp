@@ -8,6 +8,7 @@
 #include "events/sysfs_pmu.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
+#include "sysfs_tree.hpp"
 
 namespace perfmon::events {
 namespace {
@@ -62,11 +63,9 @@ TEST(SysfsFormat, RefusesValuesWiderThanTheField) {
 }
 
 // A fake sysfs PMU tree, as the kernel lays it out, for the catalogue to resolve against.
-class FakeSysfs : public ::testing::Test {
+class FakeSysfs : public testing::SysfsTree {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/perfmon-sysfs-XXXXXX";
-    root_ = mkdtemp(pattern);
     write("cpu/type", "4");
     write("cpu/format/event", "config:0-7,32-35");
     write("cpu/format/umask", "config:8-15");
@@ -85,13 +84,7 @@ class FakeSysfs : public ::testing::Test {
     write("power/events/energy-pkg.scale", "2.3283064365386962890625e-10");
     write("power/events/energy-pkg.unit", "Joules");
   }
-  void TearDown() override { fs::remove_all(root_); }
-  void write(const std::string& path, const std::string& text) {
-    fs::create_directories((root_ / path).parent_path());
-    std::ofstream(root_ / path) << text << "\n";
-  }
   EventCatalog catalog() { return EventCatalog(CatalogPaths{root_.string(), "/nonexistent", ""}); }
-  fs::path root_;
 };
 
 TEST_F(FakeSysfs, ResolvesFormatTerms) {
@@ -150,11 +143,9 @@ TEST_F(FakeSysfs, ListsPmusWithFormats) {
 }
 
 // A hybrid machine (Alder Lake): two core PMUs, each for its CPUs, and no "cpu" PMU.
-class HybridSysfs : public FakeSysfs {
+class HybridSysfs : public testing::SysfsTree {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/perfmon-sysfs-XXXXXX";
-    root_ = mkdtemp(pattern);
     for (auto [name, type, cpus] : {std::tuple{"cpu_core", "8", "0-7"}, std::tuple{"cpu_atom", "10", "8-15"}}) {
       write(std::string(name) + "/type", type);
       write(std::string(name) + "/cpus", cpus);
@@ -163,6 +154,7 @@ class HybridSysfs : public FakeSysfs {
     }
     write("cpu_core/events/topdown-retiring", "event=0x00,umask=0x80");
   }
+  EventCatalog catalog() { return EventCatalog(CatalogPaths{root_.string(), "/nonexistent", ""}); }
 };
 
 TEST_F(HybridSysfs, CoreEventsOpenOncePerCorePmuAndGroupsSplit) {

@@ -1,19 +1,14 @@
 // Where sysfs and libpfm4 both name an event, perfmon's two paths to an attr must agree: sysfs
 // terms packed through the PMU's format files, and libpfm4's encoding for the same model.
 #include <gtest/gtest.h>
-#include <stdlib.h>
-
-#include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "events/libpfm.hpp"
 #include "perfmon/catalog.hpp"
+#include "sysfs_tree.hpp"
 
 namespace perfmon::events {
 namespace {
-
-namespace fs = std::filesystem;
 
 // The Skylake core PMU's sysfs tree as Linux lays it out (arch/x86/events/intel/core.c and
 // perf_event.h: format/ and the events/ aliases), with the libpfm4 names of the same events.
@@ -31,11 +26,9 @@ const std::map<std::string, std::pair<std::string, std::string>> kSkylakeEvents 
     {"mem-loads", {"event=0xcd,umask=0x1,ldlat=3", "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=3"}},
 };
 
-class SkylakeSysfs : public ::testing::Test {
+class SkylakeSysfs : public testing::SysfsTree {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/perfmon-sysfs-XXXXXX";
-    root_ = mkdtemp(pattern);
     write("cpu/type", "4");
     write("cpu/format/event", "config:0-7");
     write("cpu/format/umask", "config:8-15");
@@ -48,12 +41,6 @@ class SkylakeSysfs : public ::testing::Test {
     write("cpu/caps/pmu_name", "skylake");
     for (const auto& [alias, definition] : kSkylakeEvents) write("cpu/events/" + alias, definition.first);
   }
-  void TearDown() override { fs::remove_all(root_); }
-  void write(const std::string& path, const std::string& text) {
-    fs::create_directories((root_ / path).parent_path());
-    std::ofstream(root_ / path) << text << "\n";
-  }
-  fs::path root_;
 };
 
 TEST_F(SkylakeSysfs, SysfsAliasesAndLibpfm4AgreeOnEveryEventBothName) {
