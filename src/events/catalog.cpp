@@ -295,8 +295,7 @@ void EventCatalog::State::resolve_pmc_core(const EventSpec& spec, Event& event) 
   try {
     encoding = events::encode_pmc_core(spec.event);
   } catch (const Error& error) {
-    std::string why = error.what();
-    fail(spec, why.substr(why.find(": ") + 2));
+    fail(spec, error.what());
   }
   const events::Modifiers& mods = spec.modifiers;
   if (encoding.rings_chosen && (mods.user || mods.kernel || mods.hypervisor) && !spec.cpc_counter)

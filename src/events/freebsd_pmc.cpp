@@ -135,27 +135,28 @@ const PmcCoreEvent* find_event(std::string_view name) {
   return nullptr;
 }
 
-[[noreturn]] void fail(std::string_view specifier, const std::string& why) {
-  throw Error("invalid pmc.core specifier '" + std::string(specifier) + "': " + why);
+// The reason alone: the caller says which event it was about.
+[[noreturn]] void fail(const std::string& why) {
+  throw Error(why);
 }
 
-const PmcCoreEvent& lookup(std::string_view specifier, std::string_view name) {
+const PmcCoreEvent& lookup(std::string_view name) {
   if (const PmcCoreEvent* event = find_event(name)) return *event;
   std::string key = normalise_pmc_name(name);
   for (const PmcAlias& alias : table().aliases) {
     if (normalise_pmc_name(alias.name) != key) continue;
     if (alias.event.empty())
-      fail(specifier, "the libpmc alias '" + alias.name +
-                          "' is unsupported on Intel Core Solo/Duo (the CPU has no such event); "
-                          "'perfmon list pmc.core' shows the events it has.");
+      fail("the libpmc alias '" + alias.name +
+           "' is unsupported on Intel Core Solo/Duo (the CPU has no such event); "
+           "'perfmon list pmc.core' shows the events it has.");
     return *find_event(alias.event);
   }
   std::vector<std::string> names;
   for (const PmcCoreEvent& event : table().events) names.push_back(event.name);
   for (const PmcAlias& alias : table().aliases) names.push_back(alias.name);
   std::string hint = did_you_mean(nearest_names(name, names));
-  fail(specifier, "Intel Core Solo/Duo has no event '" + std::string(name) + "'" +
-                      (hint.empty() ? "; 'perfmon list pmc.core' shows the events it has." : hint));
+  fail("Intel Core Solo/Duo has no event '" + std::string(name) + "'" +
+       (hint.empty() ? "; 'perfmon list pmc.core' shows the events it has." : hint));
 }
 
 }  // namespace
@@ -185,10 +186,10 @@ PmcEncoding encode_pmc_core(std::string_view specifier) {
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
   }
-  if (items.front().empty()) fail(specifier, "name an event first, like Instr_Ret or L2_Rqsts,core=all.");
+  if (items.front().empty()) fail("name an event first, like Instr_Ret or L2_Rqsts,core=all.");
 
   PmcEncoding encoding;
-  encoding.event = &lookup(specifier, items.front());
+  encoding.event = &lookup(items.front());
   const PmcCoreEvent& event = *encoding.event;
   PerfEvtSel& select = encoding.select;
   select.event = event.event;
@@ -199,16 +200,16 @@ PmcEncoding encode_pmc_core(std::string_view specifier) {
 
   for (std::size_t i = 1; i < items.size(); ++i) {
     std::string_view item = items[i];
-    if (item.empty()) fail(specifier, "a qualifier is empty (two commas in a row, or a trailing comma).");
+    if (item.empty()) fail("a qualifier is empty (two commas in a row, or a trailing comma).");
     std::size_t equals = item.find('=');
     std::string key = lower(trim(item.substr(0, equals)));
     std::optional<std::string> value;
     if (equals != std::string_view::npos) value = lower(trim(item.substr(equals + 1)));
-    if (std::find(seen.begin(), seen.end(), key) != seen.end()) fail(specifier, "'" + key + "' is given twice.");
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) fail("'" + key + "' is given twice.");
     seen.push_back(key);
 
     if (key == "edge" || key == "inv" || key == "os" || key == "usr") {
-      if (value) fail(specifier, "'" + key + "' takes no value; write it alone, like " + event.name + "," + key + ".");
+      if (value) fail("'" + key + "' takes no value; write it alone, like " + event.name + "," + key + ".");
       if (key == "edge") select.edge = true;
       if (key == "inv") inv = true;
       if (key == "os") select.os = true;
@@ -217,7 +218,7 @@ PmcEncoding encode_pmc_core(std::string_view specifier) {
     }
     if (key == "cmask") {
       auto number = value ? parse_number(*value) : std::nullopt;
-      if (!number || *number > 0xff) fail(specifier, "cmask takes a number from 0 to 255, like cmask=2.");
+      if (!number || *number > 0xff) fail("cmask takes a number from 0 to 255, like cmask=2.");
       select.cmask = static_cast<std::uint8_t>(*number);
       cmask_given = true;
       continue;
@@ -225,34 +226,33 @@ PmcEncoding encode_pmc_core(std::string_view specifier) {
     auto field =
         std::find_if(std::begin(kFields), std::end(kFields), [&](const QualifierField& f) { return f.name == key; });
     if (field == std::end(kFields))
-      fail(specifier, "'" + key + "' is not a qualifier; " + event.name + " takes " + accepted_qualifiers(event) + ".");
+      fail("'" + key + "' is not a qualifier; " + event.name + " takes " + accepted_qualifiers(event) + ".");
     if (!(event.qualifiers & field->qualifier))
-      fail(specifier, event.name + " does not take '" + key + "='; it takes " + accepted_qualifiers(event) + ".");
-    if (!value)
-      fail(specifier, "'" + key + "' needs a value; " + event.name + " takes " + accepted_qualifiers(event) + ".");
+      fail(event.name + " does not take '" + key + "='; it takes " + accepted_qualifiers(event) + ".");
+    if (!value) fail("'" + key + "' needs a value; " + event.name + " takes " + accepted_qualifiers(event) + ".");
     std::uint8_t bits = 0;
     if (field->qualifier == kPmcCacheState) {
       for (char letter : *value) {
         auto state = std::find_if(std::begin(kCacheStateLetters), std::end(kCacheStateLetters),
                                   [&](const Keyword& k) { return k.word[0] == letter; });
         if (state == std::end(kCacheStateLetters))
-          fail(specifier, "cachestate takes the letters m, e, s and i (like cachestate=mi), not '" +
-                              std::string(1, letter) + "'.");
+          fail("cachestate takes the letters m, e, s and i (like cachestate=mi), not '" + std::string(1, letter) +
+               "'.");
         bits |= state->bits;
       }
     } else {
       auto keyword =
           std::find_if(field->values.begin(), field->values.end(), [&](const Keyword& k) { return k.word == *value; });
       if (keyword == field->values.end())
-        fail(specifier, "'" + key + "=" + *value + "' is not a choice; " + event.name + " takes " +
-                            accepted_qualifiers(event) + ".");
+        fail("'" + key + "=" + *value + "' is not a choice; " + event.name + " takes " + accepted_qualifiers(event) +
+             ".");
       bits = keyword->bits;
     }
     umask |= bits;
     given |= field->qualifier;
   }
   if (inv && (!cmask_given || select.cmask == 0))
-    fail(specifier, "'inv' inverts the cmask comparison, so it needs cmask=N (N from 1 to 255) with it.");
+    fail("'inv' inverts the cmask comparison, so it needs cmask=N (N from 1 to 255) with it.");
   select.invert = inv;
   for (const QualifierField& field : kFields)
     if ((event.qualifiers & field.qualifier) && !(given & field.qualifier)) umask |= field.default_bits;

@@ -52,7 +52,7 @@ struct PmcEncoding {
 };
 
 // Resolves "Event[,qualifier[=value]]..."; throws perfmon::Error with one sentence saying what is
-// wrong and what the event accepts.
+// wrong and what the event accepts (the caller names the event it was about).
 PmcEncoding encode_pmc_core(std::string_view specifier);
 
 // The table events whose fixed event select and unit mask match `select` (its qualifier bits aside).
