@@ -46,6 +46,14 @@ struct Location {
   int cpu = -1;
 };
 
+// What the session changed so that the kernel would take an event. It never does so silently:
+// notes() says it, and event() holds the attr as the kernel took it.
+struct OpenFallbacks {
+  bool lower_precision = false;   // ':P': precise_ip lowered to what the PMU takes
+  bool user_space_only = false;   // perf_event_paranoid forbids counting the kernel: user space only
+  bool split_from_group = false;  // ':W': the group could not be opened whole; counted on its own
+};
+
 class CounterSession {
  public:
   // Opens every event of every group on every location of the target, disabled (a workload
@@ -69,7 +77,9 @@ class CounterSession {
   std::size_t user_mode_reads() const noexcept;
 
   std::size_t event_count() const noexcept;
+  // The event as opened: its name as written, its attr as the kernel took it.
   const Event& event(std::size_t index) const noexcept;
+  const OpenFallbacks& fallbacks(std::size_t index) const noexcept;
   // False when the machine cannot count the event; unsupported_reason() says why (a cause and a fix).
   bool supported(std::size_t index) const noexcept;
   const std::string& unsupported_reason(std::size_t index) const noexcept;

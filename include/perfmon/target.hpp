@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace perfmon {
@@ -36,5 +37,11 @@ struct Target {
 
   bool cpu_wide() const { return kind == Kind::Cpus || kind == Kind::Cgroup; }
 };
+
+// A CPU list as the kernel writes it ("0-3,5"), each CPU below the number this machine can have
+// (/sys/devices/system/cpu/possible). Throws perfmon::Error saying what is wrong with it.
+std::vector<int> parse_cpu_list(std::string_view text);
+// CPUs in that form again.
+std::string format_cpu_list(const std::vector<int>& cpus);
 
 }  // namespace perfmon

@@ -11,12 +11,6 @@
 
 namespace perfmon {
 
-// The command could not be executed (not found, not executable); errnum() holds exec's errno.
-class WorkloadStartError : public Error {
- public:
-  using Error::Error;
-};
-
 struct WorkloadExit {
   int status = 0;         // wait(2) status
   rusage usage{};         // its resources (user and system time)
@@ -35,8 +29,8 @@ class Workload {
   pid_t pid() const { return pid_; }
   const std::vector<std::string>& argv() const { return argv_; }
 
-  // Lets the child exec. Throws WorkloadStartError if the command cannot be run;
-  // the child has then exited with status 127.
+  // Lets the child exec. Throws perfmon::Error of kind CommandFailed (errnum: exec's errno) if the
+  // command cannot be run; the child has then exited with status 127.
   void start();
   // Waits for the child to exit. Interrupted by a signal, it returns false and may be called again.
   bool wait(WorkloadExit& exit, bool block = true);

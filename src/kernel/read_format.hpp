@@ -1,10 +1,12 @@
-// The layout of read(2) on a perf event fd with PERF_FORMAT_GROUP (also the layout of the values
-// in PERF_RECORD_READ and PERF_SAMPLE_READ):
-//   u64 nr; [u64 time_enabled;] [u64 time_running;] { u64 value; [u64 id;] [u64 lost;] } [nr]
+// The layout of read(2) on a perf event fd (also the layout of the values in PERF_RECORD_READ and
+// PERF_SAMPLE_READ):
+//   with PERF_FORMAT_GROUP:    u64 nr; [u64 time_enabled;] [u64 time_running;] { u64 value; [u64 id;] [u64 lost;] }
+//   [nr] without:                   u64 value; [u64 time_enabled;] [u64 time_running;] [u64 id;] [u64 lost;]
 #pragma once
 
 #include <linux/perf_event.h>
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -43,5 +45,12 @@ class GroupReadLayout {
   std::size_t enabled_at_, running_at_, header_;
   std::size_t id_at_, lost_at_, stride_;
 };
+
+// u64 words of one read of a single event (read_format without PERF_FORMAT_GROUP).
+constexpr std::size_t single_read_words(std::uint64_t read_format) noexcept {
+  return 1 + static_cast<std::size_t>(
+                 std::popcount(read_format & (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+                                              PERF_FORMAT_ID | PERF_FORMAT_LOST)));
+}
 
 }  // namespace perfmon::kernel

@@ -19,25 +19,29 @@ int WorkloadExit::exit_code() const {
 }
 
 Workload::Workload(std::vector<std::string> argv) : argv_(std::move(argv)) {
-  if (argv_.empty()) throw Error("no command to run: give one after the options, like 'perfmon stat -- ls'.");
+  if (argv_.empty()) throw Error(ErrorKind::InvalidArgument, "no command to run: the argument list is empty.");
   // Everything the child touches between fork and exec is prepared here: it may only make
   // async-signal-safe calls.
   std::vector<char*> args;
   for (std::string& arg : argv_) args.push_back(arg.data());
   args.push_back(nullptr);
   int go[2], error[2];
-  if (::pipe2(go, O_CLOEXEC) != 0) throw Error(std::string("cannot create a pipe: ") + std::strerror(errno), errno);
+  if (::pipe2(go, O_CLOEXEC) != 0) {
+    int err = errno;
+    throw Error(ErrorKind::Limit, std::string("cannot create a pipe: ") + std::strerror(err) + ".", err);
+  }
   if (::pipe2(error, O_CLOEXEC) != 0) {
     int err = errno;
     ::close(go[0]);
     ::close(go[1]);
-    throw Error(std::string("cannot create a pipe: ") + std::strerror(err), err);
+    throw Error(ErrorKind::Limit, std::string("cannot create a pipe: ") + std::strerror(err) + ".", err);
   }
   pid_ = ::fork();
   if (pid_ < 0) {
     int err = errno;
     for (int fd : {go[0], go[1], error[0], error[1]}) ::close(fd);
-    throw Error(std::string("cannot fork to run the command: ") + std::strerror(err) +
+    throw Error(ErrorKind::Limit,
+                std::string("cannot fork to run the command: ") + std::strerror(err) +
                     "; the process limit (ulimit -u) or memory may be exhausted.",
                 err);
   }
@@ -95,7 +99,8 @@ void Workload::start() {
     std::string advice = err == ENOENT   ? "check the command's name and PATH"
                          : err == EACCES ? "check that it is an executable file"
                                          : "check the command";
-    throw WorkloadStartError("cannot run '" + argv_.front() + "': " + std::strerror(err) + "; " + advice + ".", err);
+    throw Error(ErrorKind::CommandFailed,
+                "cannot run '" + argv_.front() + "': " + std::strerror(err) + "; " + advice + ".", err);
   }
 }
 

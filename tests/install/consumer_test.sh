@@ -1,12 +1,27 @@
 #!/usr/bin/env bash
 # Installs the built tree into a scratch prefix and builds a small consumer against it twice:
 # with CMake's find_package(perfmon) and with pkg-config. Then runs both.
+#
+# The prefix first receives libpfm4's headers, as /usr/include/perfmon/ holds them on a machine with
+# libpfm4-dev: perfmon's install must leave every one of them as it was (perfmon installs only .hpp
+# files there, and its C compatibility headers under perfmon/compat/), and a program must be able
+# to include and use both.
 set -euo pipefail
 build_dir=$1
 source_dir=$2
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+libpfm_headers=/usr/include/perfmon
+mkdir -p "$scratch/prefix/include/perfmon"
+cp "$libpfm_headers"/*.h "$scratch/prefix/include/perfmon/"
 cmake --install "$build_dir" --prefix "$scratch/prefix" >/dev/null
+for header in "$libpfm_headers"/*.h; do
+  cmp -s "$header" "$scratch/prefix/include/perfmon/$(basename "$header")" ||
+    { echo "install consumer: installing perfmon changed libpfm4's $(basename "$header")" >&2; exit 1; }
+done
+stray=$(find "$scratch/prefix/include/perfmon" -maxdepth 1 -name '*.h' | while read -r file; do
+  [ -e "$libpfm_headers/$(basename "$file")" ] || echo "$file"; done)
+[ -z "$stray" ] || { echo "install consumer: C headers outside perfmon/compat/: $stray" >&2; exit 1; }
 
 cmake -S "$source_dir/consumer" -B "$scratch/cmake-build" -G Ninja -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
 cmake --build "$scratch/cmake-build" >/dev/null
@@ -16,4 +31,8 @@ export PKG_CONFIG_PATH="$scratch/prefix/lib/pkgconfig:$scratch/prefix/lib64/pkgc
 # shellcheck disable=SC2046
 g++ -o "$scratch/pkg-consumer" "$source_dir/consumer/main.cpp" $(pkg-config --cflags --libs perfmon)
 LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/pkg-consumer"
-echo "install consumer: find_package and pkg-config builds both ran"
+
+# shellcheck disable=SC2046
+g++ -o "$scratch/side-by-side" "$source_dir/consumer/side_by_side.cpp" $(pkg-config --cflags --libs perfmon) -lpfm
+LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/side-by-side"
+echo "install consumer: find_package and pkg-config builds both ran, beside libpfm4's headers"

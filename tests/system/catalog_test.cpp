@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "events/libpfm.hpp"
+#include "events/sources/libpfm.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/probe.hpp"

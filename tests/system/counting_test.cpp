@@ -247,7 +247,8 @@ TEST(Counting, WorkloadThatCannotStartReportsWhy) {
   try {
     workload.start();
     FAIL() << "started a program that does not exist";
-  } catch (const WorkloadStartError& error) {
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::CommandFailed);
     EXPECT_EQ(error.errnum(), ENOENT);
     EXPECT_NE(std::string(error.what()).find("cannot run '/nonexistent/program'"), std::string::npos);
   }

@@ -14,6 +14,7 @@
 
 #include "../helpers/overflow_signal.hpp"
 #include "../helpers/spin.hpp"
+#include "kernel/fd.hpp"
 #include "kernel/perf_event.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
@@ -128,7 +129,8 @@ TEST_F(HardwarePmu, OverflowSignalsReachUserSpace) {
   attr.sample_period = 100'000;
   attr.wakeup_events = 1;
   attr.disabled = 1;
-  kernel::FileDescriptor fd = kernel::open_event(attr, 0, -1, -1, 0, "cycles:u");
+  kernel::FileDescriptor fd(kernel::perf_event_open(attr, 0, -1, -1, 0));
+  ASSERT_TRUE(fd.valid());
   sigset_t set = arm_overflow_signal(fd.get(), signo);
   ASSERT_TRUE(sigismember(&set, signo));
   ASSERT_EQ(kernel::enable(fd.get(), false), 0);

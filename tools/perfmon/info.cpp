@@ -2,12 +2,14 @@
 #include <cstdio>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "commands.hpp"
+#include "errors.hpp"
 #include "options.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/system_info.hpp"
-#include "report/stat_report.hpp"
 
 namespace perfmon::cli {
 
@@ -76,52 +78,57 @@ std::string text_report(const SystemInfo& info) {
 }
 
 std::string json_report(const SystemInfo& info) {
-  using report::json_quote;
-  auto opt = [](const auto& value) { return value ? std::to_string(*value) : std::string("null"); };
-  std::string out = "{\n";
-  out += "  \"kernel\": " + json_quote(info.kernel) + ",\n";
-  out += "  \"cpu\": {\"vendor\": " + json_quote(info.cpu_vendor) + ", \"model_name\": " + json_quote(info.cpu_model) +
-         ", \"family\": " + opt(info.family) + ", \"model\": " + opt(info.model) +
-         ", \"stepping\": " + opt(info.stepping) + "},\n";
-  out += "  \"hypervisor\": " + std::string(info.hypervisor ? "true" : "false") +
-         ", \"hypervisor_vendor\": " + json_quote(info.hypervisor_vendor) + ",\n";
-  out += "  \"hardware_pmu\": " + std::string(info.hardware_pmu ? "true" : "false") +
-         ", \"hardware_pmu_name\": " + json_quote(info.hardware_pmu_name) +
-         ", \"hardware_pmu_explanation\": " + json_quote(info.hardware_pmu_explanation) + ",\n";
-  if (info.counters)
-    out += "  \"counters\": {\"source\": " + json_quote(info.counters->source) +
-           ", \"version\": " + opt(info.counters->version) +
-           ", \"general_purpose\": " + opt(info.counters->general_purpose) +
-           ", \"general_width\": " + opt(info.counters->general_width) + ", \"fixed\": " + opt(info.counters->fixed) +
-           ", \"fixed_width\": " + opt(info.counters->fixed_width) + "},\n";
-  out += "  \"pmus\": [";
-  for (std::size_t i = 0; i < info.pmus.size(); ++i) {
-    const PmuSummary& pmu = info.pmus[i];
-    out += std::string(i ? ", " : "") + "{\"name\": " + json_quote(pmu.name) +
-           ", \"type\": " + std::to_string(pmu.type) + ", \"events\": " + std::to_string(pmu.event_count) +
-           ", \"cpus\": " + json_quote(pmu.cpus) + ", \"formats\": [";
-    for (std::size_t k = 0; k < pmu.formats.size(); ++k) out += std::string(k ? ", " : "") + json_quote(pmu.formats[k]);
-    out += "], \"caps\": [";
-    for (std::size_t k = 0; k < pmu.caps.size(); ++k) out += std::string(k ? ", " : "") + json_quote(pmu.caps[k]);
-    out += "]}";
+  using Json = nlohmann::ordered_json;
+  auto optional = [](const auto& value) { return value ? Json(*value) : Json(); };
+  Json pmus = Json::array();
+  for (const PmuSummary& pmu : info.pmus)
+    pmus.push_back({{"name", pmu.name},
+                    {"type", pmu.type},
+                    {"core", pmu.core},
+                    {"events", pmu.event_count},
+                    {"cpus", pmu.cpus},
+                    {"formats", pmu.formats},
+                    {"caps", pmu.caps}});
+  Json user_access = Json::object();
+  for (const auto& [knob, value] : info.user_access) user_access[knob] = value;
+  Json report = {
+      {"kernel", info.kernel},
+      {"cpu",
+       {{"vendor", info.cpu_vendor},
+        {"model_name", info.cpu_model},
+        {"family", optional(info.family)},
+        {"model", optional(info.model)},
+        {"stepping", optional(info.stepping)}}},
+      {"hypervisor", info.hypervisor},
+      {"hypervisor_vendor", info.hypervisor_vendor},
+      {"hardware_pmu", info.hardware_pmu},
+      {"hardware_pmu_name", info.hardware_pmu_name},
+      {"hardware_pmu_explanation", info.hardware_pmu_explanation},
+  };
+  if (info.counters) {
+    const CounterCapacity& c = *info.counters;
+    report["counters"] = {{"source", c.source},
+                          {"version", optional(c.version)},
+                          {"general_purpose", optional(c.general_purpose)},
+                          {"general_width", optional(c.general_width)},
+                          {"fixed", optional(c.fixed)},
+                          {"fixed_width", optional(c.fixed_width)}};
   }
-  out += "],\n";
-  out += "  \"perf_event_paranoid\": " + std::to_string(info.paranoid) +
-         ", \"paranoid_meaning\": " + json_quote(info.paranoid_meaning) + ",\n";
-  out += "  \"root\": " + std::string(info.root ? "true" : "false") +
-         ", \"cap_perfmon\": " + (info.cap_perfmon ? "true" : "false") +
-         ", \"cap_sys_admin\": " + (info.cap_sys_admin ? "true" : "false") +
-         ", \"permission_summary\": " + json_quote(info.permission_summary) + ",\n";
-  out += "  \"max_sample_rate\": " + opt(info.max_sample_rate) + ", \"perf_event_mlock_kb\": " + opt(info.mlock_kb) +
-         ", \"memlock_limit_kb\": " + opt(info.memlock_limit_kb) + ", \"nmi_watchdog\": " + opt(info.nmi_watchdog) +
-         ",\n";
-  out += "  \"user_access\": {";
-  for (std::size_t i = 0; i < info.user_access.size(); ++i)
-    out += std::string(i ? ", " : "") + json_quote(info.user_access[i].first) + ": " +
-           json_quote(info.user_access[i].second);
-  out += "},\n  \"tracefs\": " + json_quote(info.tracefs) + ",\n  \"advice\": [";
-  for (std::size_t i = 0; i < info.advice.size(); ++i) out += std::string(i ? ", " : "") + json_quote(info.advice[i]);
-  return out + "]\n}\n";
+  report["pmus"] = pmus;
+  report["perf_event_paranoid"] = info.paranoid;
+  report["paranoid_meaning"] = info.paranoid_meaning;
+  report["root"] = info.root;
+  report["cap_perfmon"] = info.cap_perfmon;
+  report["cap_sys_admin"] = info.cap_sys_admin;
+  report["permission_summary"] = info.permission_summary;
+  report["max_sample_rate"] = optional(info.max_sample_rate);
+  report["perf_event_mlock_kb"] = optional(info.mlock_kb);
+  report["memlock_limit_kb"] = optional(info.memlock_limit_kb);
+  report["nmi_watchdog"] = optional(info.nmi_watchdog);
+  report["user_access"] = user_access;
+  report["tracefs"] = info.tracefs;
+  report["advice"] = info.advice;
+  return report.dump(2) + "\n";
 }
 
 }  // namespace
@@ -141,8 +148,7 @@ int run_info(std::span<char* const> args) {
     std::fputs((json ? json_report(info) : text_report(info)).c_str(), stdout);
     return 0;
   } catch (const Error& error) {
-    std::fprintf(stderr, "perfmon info: %s\n", error.what());
-    return 1;
+    return report_error("info", error, 1);
   }
 }
 

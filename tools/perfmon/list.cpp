@@ -1,20 +1,20 @@
-// perfmon list: every event this machine can resolve, by source, each marked usable here or not.
+// perfmon list: every event this machine can resolve, by source, each marked usable here or not;
+// with --pmu, a CPU model's table.
 #include <fnmatch.h>
 
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "commands.hpp"
-#include "events/freebsd_pmc.hpp"
-#include "events/libpfm.hpp"
+#include "errors.hpp"
 #include "options.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/probe.hpp"
-#include "report/stat_report.hpp"
 
 namespace perfmon::cli {
 
@@ -46,49 +46,33 @@ bool matches(const CatalogEntry& entry, const std::string& pattern) {
   return fnmatch(glob.c_str(), entry.name.c_str(), FNM_CASEFOLD) == 0;
 }
 
-}  // namespace
+std::string row(const std::string& name, const std::string& text) {
+  return "  " + name + std::string(name.size() < 44 ? 44 - name.size() : 0, ' ') + " " + text + "\n";
+}
 
-// perfmon list --pmu MODEL: a CPU model's events from libpfm4, whatever the host.
-int list_model(const std::string& model, const std::string& pattern, bool json) {
-  std::vector<events::LibpfmEvent> list;
-  if (model == events::kPmcCoreModel) {
-    for (const events::PmcCoreEvent& event : events::pmc_core_events()) {
-      std::string description = event.description;
-      std::string qualifiers = events::pmc_core_qualifiers(event);
-      if (!qualifiers.empty()) description += " [" + qualifiers + "]";
-      if (event.counters != events::kPmcAnyCounter)
-        description += " [" + events::describe_pmc_counters(event.counters) + " only]";
-      list.push_back({"pmc.core/" + event.name + "/", description});
-    }
-  } else {
-    list = events::libpfm_events(model);
-  }
-  if (list.empty()) {
-    std::string known;
-    for (const std::string& name : events::libpfm_models()) known += (known.empty() ? "" : ", ") + name;
-    std::fprintf(stderr, "perfmon list: no CPU model '%s'; libpfm4 knows: %s; perfmon's own table: %s.\n",
-                 model.c_str(), known.empty() ? "none (built without libpfm4)" : known.c_str(),
-                 std::string(events::kPmcCoreModel).c_str());
-    return 1;
-  }
+// perfmon list --pmu MODEL: a CPU model's table, whatever the host.
+int list_model(const EventCatalog& catalog, const std::string& pattern, bool json) {
+  const std::vector<CatalogEntry> entries = catalog.model_entries();
   std::string out;
-  for (const events::LibpfmEvent& event : list) {
-    CatalogEntry entry;
-    entry.name = event.name;
+  for (const CatalogEntry& entry : entries) {
     if (!matches(entry, pattern)) continue;
     if (json)
-      out += "{\"name\": " + report::json_quote(event.name) +
-             ", \"source\": " + report::json_quote(model == events::kPmcCoreModel ? "pmc.core" : "vendor") +
-             ", \"pmu\": " + report::json_quote(model) + ", \"description\": " + report::json_quote(event.description) +
-             "}\n";
+      out +=
+          nlohmann::ordered_json{
+              {"name", entry.name}, {"source", entry.source}, {"pmu", entry.pmu}, {"description", entry.description}}
+              .dump() +
+          "\n";
     else
-      out += "  " + event.name + std::string(event.name.size() < 44 ? 44 - event.name.size() : 1, ' ') + " " +
-             event.description + "\n";
+      out += row(entry.name, entry.description);
   }
-  std::string origin = model == events::kPmcCoreModel ? "FreeBSD pmc.core" : "libpfm4";
-  std::fputs(((json ? "" : "Events of CPU model " + model + " (" + origin + "):\n") + out).c_str(), stdout);
+  const bool pmc_core = !entries.empty() && entries.front().source == "pmc.core";
+  const std::string title =
+      "Events of CPU model " + catalog.cpu_model() + " (" + (pmc_core ? "FreeBSD pmc.core" : "libpfm4") + "):\n";
+  std::fputs(((json ? "" : title) + out).c_str(), stdout);
   return 0;
 }
+
+}  // namespace
 
 int run_list(std::span<char* const> args) {
   bool json = false;
@@ -109,9 +93,10 @@ int run_list(std::span<char* const> args) {
     return *status;
   const std::string pattern = rest.empty() ? "" : rest.front();
   try {
-    if (!model.empty()) return list_model(model, pattern, json);
-    EventCatalog catalog;
-    std::vector<CatalogEntry> entries = catalog.entries();
+    CatalogPaths paths;
+    paths.cpu_model = model;
+    EventCatalog catalog(paths);
+    if (!model.empty()) return list_model(catalog, pattern, json);
     std::string out, current;
     std::map<std::string, std::vector<std::string>> unusable;  // reason -> events
     std::size_t shown = 0;
@@ -124,25 +109,23 @@ int run_list(std::span<char* const> args) {
       if (!tracepoint_reason) tracepoint_reason = probe_event(entry.attr);
       return *tracepoint_reason;
     };
-    for (const CatalogEntry& entry : entries) {
+    for (const CatalogEntry& entry : catalog.entries()) {
       if (!matches(entry, pattern)) continue;
       ++shown;
       std::string reason = probe(entry);
       if (json) {
-        out += "{\"name\": " + report::json_quote(entry.name) + ", \"source\": " + report::json_quote(entry.source) +
-               ", \"description\": " + report::json_quote(entry.description) +
-               ", \"usable\": " + (entry.has_attr ? (reason.empty() ? "true" : "false") : "null") +
-               ", \"reason\": " + report::json_quote(reason) + "}\n";
+        nlohmann::ordered_json line{
+            {"name", entry.name}, {"source", entry.source}, {"pmu", entry.pmu}, {"description", entry.description}};
+        line["usable"] = entry.has_attr ? nlohmann::ordered_json(reason.empty()) : nlohmann::ordered_json();
+        line["reason"] = reason;
+        out += line.dump() + "\n";
         continue;
       }
       if (entry.source != current) {
         current = entry.source;
         out += std::string(out.empty() ? "" : "\n") + heading(current) + ":\n";
       }
-      char row[512];
-      std::snprintf(row, sizeof row, "  %-44s %s%s\n", entry.name.c_str(), reason.empty() ? "" : "[not usable here] ",
-                    entry.description.c_str());
-      out += row;
+      out += row(entry.name, (reason.empty() ? "" : "[not usable here] ") + entry.description);
       if (!reason.empty()) unusable[reason].push_back(entry.name);
     }
     if (!json && !unusable.empty()) {
@@ -161,8 +144,7 @@ int run_list(std::span<char* const> args) {
     std::fputs(out.c_str(), stdout);
     return 0;
   } catch (const Error& error) {
-    std::fprintf(stderr, "perfmon list: %s\n", error.what());
-    return 1;
+    return report_error("list", error, 1);
   }
 }
 

@@ -23,6 +23,7 @@ Output::Output(const std::string& path, std::FILE* fallback) : path_(path) {
     int err = errno;
     temp_path_.clear();
     throw Error(
+        ErrorKind::System,
         "cannot create '" + path_ + "': " + std::strerror(err) + "; check that the directory exists and is writable.",
         err);
   }
@@ -38,7 +39,8 @@ Output::~Output() {
 }
 
 void Output::fail(int err) {
-  throw Error("cannot write '" + (path_.empty() ? std::string("the output") : path_) + "': " + std::strerror(err) +
+  throw Error(ErrorKind::System,
+              "cannot write '" + (path_.empty() ? std::string("the output") : path_) + "': " + std::strerror(err) +
                   (err == ENOSPC ? "; free some space or write elsewhere with -o." : "."),
               err);
 }

@@ -7,21 +7,21 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "commands.hpp"
-#include "kernel/cpu_list.hpp"
-#include "kernel/text_file.hpp"
+#include "errors.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/session.hpp"
+#include "perfmon/stat.hpp"
+#include "perfmon/stat_output.hpp"
+#include "perfmon/target.hpp"
 #include "perfmon/workload.hpp"
-#include "report/stat_report.hpp"
 
 namespace perfmon::cli {
 
@@ -73,7 +73,7 @@ std::vector<Option> stat_options(StatOptions& o) {
       {'C', "cpu", "cpus", "count system-wide on these CPUs only (0-3,5)",
        [&](std::string_view v) {
          try {
-           o.cpus = kernel::parse_cpu_list(v);
+           o.cpus = parse_cpu_list(v);
          } catch (const Error& e) {
            throw UsageError(e.what());
          }
@@ -104,11 +104,6 @@ double now_ns() {
   return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
 }
 
-std::string read_comm(pid_t tid) {
-  std::string comm = kernel::read_first_line("/proc/" + std::to_string(tid) + "/comm");
-  return comm.empty() ? "?" : comm;
-}
-
 bool thread_alive(pid_t tid) {
   return ::access(("/proc/" + std::to_string(tid)).c_str(), F_OK) == 0;
 }
@@ -126,40 +121,13 @@ std::string describe_target(const StatOptions& o) {
   };
   if (!o.pids.empty()) return "process id '" + ids(o.pids) + "'";
   if (!o.tids.empty()) return "thread id '" + ids(o.tids) + "'";
-  if (o.cpus) return "'CPU(s) " + kernel::format_cpu_list(*o.cpus) + "'";
+  if (o.cpus) return "'CPU(s) " + format_cpu_list(*o.cpus) + "'";
   return "'system wide'";
 }
 
-// One row's state and scaled value from a reading.
-report::StatRow make_row(const CounterSession& session, std::size_t index, const CounterValue& value,
-                         std::string prefix) {
-  const Event& event = session.event(index);
-  report::StatRow row;
-  row.prefix = std::move(prefix);
-  row.event = event.name;
-  row.total_name = event.total_name;
-  row.type = event.attr.type;
-  row.config = event.attr.config;
-  row.value = value;
-  row.scale = event.scale;
-  row.unit = event.unit;
-  if (!session.supported(index))
-    row.state = report::StatRow::State::NotSupported;
-  else if (session.scheduling_failed(index))
-    row.state = report::StatRow::State::NotScheduled;
-  else if (!value.counted())
-    row.state = report::StatRow::State::NotCounted;
-  row.scaled = value.scaled() * event.scale;
-  if (report::is_clock_event(row.type, row.config)) {
-    row.scaled /= 1e6;
-    row.unit = "msec";
-  }
-  return row;
-}
-
+// One run's figures, and whether a signal ended it.
 struct Run {
-  std::vector<report::StatRow> rows;
-  double elapsed_ns = 0;
+  StatRun figures;
   std::optional<WorkloadExit> exit;
   bool interrupted = false;
   std::vector<std::string> footnotes;
@@ -176,11 +144,10 @@ class StatCommand {
     try {
       groups_ = catalog.parse(list.empty() ? kDefaultEvents : list);
     } catch (const Error& error) {
-      std::fprintf(stderr, "perfmon stat: %s\n", error.what());
-      return 129;
+      return report_error("stat", error, 129);
     }
     Output out(o_.output, stderr);
-    format_ = o_.json ? report::StatFormat::Json : o_.separator ? report::StatFormat::Csv : report::StatFormat::Table;
+    format_ = o_.json ? StatFormat::Json : o_.separator ? StatFormat::Csv : StatFormat::Table;
     separator_ = o_.separator.value_or(",");
     std::vector<Run> runs;
     int status = 0;
@@ -191,11 +158,16 @@ class StatCommand {
       runs.push_back(std::move(run));
       if (stop) break;
     }
-    if (o_.interval_ms == 0) out.write(report::format_report(summarise(runs), format_, separator_));
+    if (o_.interval_ms == 0) {
+      std::vector<StatRun> figures;
+      for (const Run& run : runs) figures.push_back(run.figures);
+      StatReport report = summarise_runs(figures, describe_target(o_), runs.back().footnotes);
+      out.write(format_stat_report(report, format_, separator_));
+    }
     out.commit();
     // Table output carries its footnotes; CSV and JSON stay machine-readable, so the notes go to
     // standard error only when the data went to a file.
-    if (format_ != report::StatFormat::Table && out.is_file())
+    if (format_ != StatFormat::Table && out.is_file())
       for (const std::string& note : runs.back().footnotes) std::fprintf(stderr, "%s\n", note.c_str());
     return status;
   }
@@ -235,9 +207,7 @@ class StatCommand {
     options.inherit = o_.inherit;
     CounterSession session(groups_, target, options);
     // Thread names now, while the threads exist, for --per-thread rows.
-    thread_names_.clear();
-    for (const Location& where : session.locations())
-      thread_names_.push_back(where.tid > 0 ? read_comm(where.tid) + "-" + std::to_string(where.tid) : "");
+    const std::vector<std::string> labels = location_labels(session);
     if (o_.verbose)
       for (std::size_t i = 0; i < session.event_count(); ++i)
         std::fprintf(stderr, "perfmon: %s: type %u config 0x%llx%s\n", session.event(i).name.c_str(),
@@ -252,7 +222,7 @@ class StatCommand {
     sigemptyset(&signals);
     for (int signo : {SIGINT, SIGTERM, SIGCHLD, SIGHUP}) sigaddset(&signals, signo);
     double next_tick = start + static_cast<double>(o_.interval_ms) * 1e6;
-    std::vector<CounterValue> previous(session.event_count());
+    std::vector<CounterValue> previous;
     bool header_printed = false;
     WorkloadExit exit;
     bool done = false;
@@ -282,96 +252,32 @@ class StatCommand {
       if (!workload && !targets_alive(target)) done = true;
       if (o_.interval_ms > 0 && (now_ns() >= next_tick || done)) {
         session.read();
-        std::vector<report::StatRow> rows;
-        for (std::size_t i = 0; i < session.event_count(); ++i) {
-          CounterValue current = session.value(i);
-          rows.push_back(make_row(session, i, current - previous[i], ""));
-          previous[i] = current;
-        }
-        report::append_hybrid_totals(rows);
+        std::vector<StatRow> rows = stat_interval_rows(session, previous);
         double now = now_ns();
-        report::compute_metrics(rows,
-                                std::min(now, next_tick) - (next_tick - static_cast<double>(o_.interval_ms) * 1e6));
-        out.write(report::format_interval(rows, (now - start) / 1e9, format_, separator_, !header_printed));
+        compute_metrics(rows, std::min(now, next_tick) - (next_tick - static_cast<double>(o_.interval_ms) * 1e6));
+        out.write(format_stat_interval(rows, (now - start) / 1e9, format_, separator_, !header_printed));
         header_printed = true;
         while (next_tick <= now) next_tick += static_cast<double>(o_.interval_ms) * 1e6;
       }
     }
-    run.elapsed_ns = now_ns() - start;
+    run.figures.elapsed_ns = now_ns() - start;
     session.stop();
     if (int err = session.read(); err != 0)
-      throw Error(std::string("cannot read the counters: ") + std::strerror(err) + ".", err);
-    if (workload) run.exit = exit;
-    run.rows = rows_for(session);
-    run.footnotes = footnotes_for(session);
-    return run;
-  }
-
-  std::vector<report::StatRow> rows_for(const CounterSession& session) const {
-    std::vector<report::StatRow> rows;
-    const auto& locations = session.locations();
-    const std::size_t n = session.event_count();
-    const bool cpu_locations = locations.front().cpu >= 0;
+      throw Error(ErrorKind::System, std::string("cannot read the counters: ") + std::strerror(err) + ".", err);
+    if (workload) {
+      run.exit = exit;
+      run.figures.usage = exit.usage;
+    }
+    const bool cpu_locations = session.locations().front().cpu >= 0;
     const bool split = (o_.per_thread && !cpu_locations) || (o_.no_aggr && cpu_locations);
-    if (!split) {
-      for (std::size_t i = 0; i < n; ++i) rows.push_back(make_row(session, i, session.value(i), ""));
-    } else {
-      for (std::size_t l = 0; l < locations.size(); ++l) {
-        std::string prefix = locations[l].cpu >= 0 ? "CPU" + std::to_string(locations[l].cpu) : thread_names_[l];
-        for (std::size_t i = 0; i < n; ++i) rows.push_back(make_row(session, i, session.value(i, l), prefix));
-      }
-    }
-    report::append_hybrid_totals(rows);
-    return rows;
-  }
-
-  static std::vector<std::string> footnotes_for(const CounterSession& session) {
-    std::map<std::string, std::string> by_reason;  // reason -> events
-    for (std::size_t i = 0; i < session.event_count(); ++i) {
-      if (session.supported(i)) continue;
-      std::string& names = by_reason[session.unsupported_reason(i)];
-      names += (names.empty() ? "" : ", ") + session.event(i).name;
-    }
-    std::vector<std::string> notes;
-    for (const auto& [reason, names] : by_reason) notes.push_back("<not supported> " + names + ": " + reason);
-    for (const std::string& note : session.notes()) notes.push_back("note: " + note);
-    return notes;
-  }
-
-  report::StatReport summarise(const std::vector<Run>& runs) const {
-    report::StatReport report;
-    report.target = describe_target(o_);
-    report.runs = static_cast<int>(runs.size());
-    report.rows = runs.back().rows;
-    report.footnotes = runs.back().footnotes;
-    std::vector<double> elapsed;
-    for (const Run& run : runs) elapsed.push_back(run.elapsed_ns);
-    report::RunStats time = report::run_stats(elapsed);
-    report.elapsed_ns = time.mean;
-    if (runs.size() > 1) {
-      report.elapsed_stddev_ns = time.stddev_of_mean;
-      report.elapsed_rel_stddev = time.rel_stddev;
-      for (std::size_t r = 0; r < report.rows.size(); ++r) {
-        std::vector<double> samples;
-        for (const Run& run : runs) samples.push_back(run.rows[r].scaled);
-        report::RunStats stats = report::run_stats(samples);
-        report.rows[r].scaled = stats.mean;
-        report.rows[r].rel_stddev = stats.rel_stddev;
-      }
-    }
-    if (runs.back().exit) {
-      const rusage& usage = runs.back().exit->usage;
-      report.user_s = static_cast<double>(usage.ru_utime.tv_sec) + static_cast<double>(usage.ru_utime.tv_usec) / 1e6;
-      report.sys_s = static_cast<double>(usage.ru_stime.tv_sec) + static_cast<double>(usage.ru_stime.tv_usec) / 1e6;
-    }
-    report::compute_metrics(report.rows, report.elapsed_ns);
-    return report;
+    run.figures.rows = stat_rows(session, split ? StatBreakdown::PerLocation : StatBreakdown::Total, labels);
+    run.footnotes = stat_footnotes(session);
+    return run;
   }
 
   StatOptions& o_;
   std::vector<EventGroup> groups_;
-  std::vector<std::string> thread_names_;  // "comm-tid" by location
-  report::StatFormat format_ = report::StatFormat::Table;
+  StatFormat format_ = StatFormat::Table;
   std::string separator_;
 };
 
@@ -407,12 +313,8 @@ int run_stat(std::span<char* const> args) {
   try {
     StatCommand command(o);
     return command.execute();
-  } catch (const WorkloadStartError& error) {
-    std::fprintf(stderr, "perfmon stat: %s\n", error.what());
-    return 127;  // as a shell reports a command it cannot run
   } catch (const Error& error) {
-    std::fprintf(stderr, "perfmon stat: %s\n", error.what());
-    return 1;
+    return report_error("stat", error, error.kind() == ErrorKind::CommandFailed ? command_failed_status(error) : 1);
   }
 }
 

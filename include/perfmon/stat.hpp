@@ -1,0 +1,86 @@
+// perfmon: the figures `perf stat` prints, computed from a counting session — a row per event (or per
+// event and location), perf's derived metrics, and statistics over repeated runs. How they are
+// printed is stat_output.hpp's business.
+#pragma once
+
+#include <sys/resource.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfmon/counter.hpp"
+#include "perfmon/session.hpp"
+
+namespace perfmon {
+
+struct StatRow {
+  std::string prefix;      // "" summed, "CPU0" per CPU, "comm-tid" per thread
+  std::string event;       // the name shown: as written, ":u" added where the session had to
+  std::string total_name;  // hybrid per-PMU rows: the name of the row that sums them
+  std::uint32_t type = 0;
+  std::uint64_t config = 0;
+  enum class State { Counted, NotCounted, NotSupported, NotScheduled } state = State::Counted;
+  CounterValue value;                // raw counts and times
+  double scaled = 0;                 // extrapolated, times the sysfs scale (mean over runs)
+  double scale = 1.0;                // sysfs scale of the event
+  std::string unit;                  // sysfs unit; "msec" for the clocks
+  std::optional<double> rel_stddev;  // percent, over repeated runs
+  // Set by compute_metrics().
+  std::optional<double> metric;
+  std::string metric_unit;
+};
+
+struct StatReport {
+  std::vector<StatRow> rows;
+  std::string target;  // "'ls -l'", "process id '42'", "'system wide'"
+  int runs = 1;
+  double elapsed_ns = 0;  // mean wall time
+  std::optional<double> elapsed_rel_stddev;
+  double elapsed_stddev_ns = 0;
+  std::optional<double> user_s, sys_s;  // a command's CPU time
+  std::vector<std::string> footnotes;   // unsupported events and their reason, notes
+};
+
+// Summed over all locations, or one row per location (CPU or thread).
+enum class StatBreakdown { Total, PerLocation };
+
+// A label per location of the session, for per-location rows: "CPU3", or "comm-tid" for a thread
+// (read now, while the thread exists).
+std::vector<std::string> location_labels(const CounterSession& session);
+
+// The rows of the session's last read(): state, scaled value and unit of each event, per location
+// with `labels` as prefixes when asked; hybrid per-PMU rows are followed by their sum.
+std::vector<StatRow> stat_rows(const CounterSession& session, StatBreakdown breakdown = StatBreakdown::Total,
+                               const std::vector<std::string>& labels = {});
+// The same for the change since `previous` (updated to the current values): one interval's rows.
+std::vector<StatRow> stat_interval_rows(const CounterSession& session, std::vector<CounterValue>& previous);
+
+// The lines under the table: unsupported events grouped by reason, and what the session did on
+// the user's behalf.
+std::vector<std::string> stat_footnotes(const CounterSession& session);
+
+// perf's derived figures: CPUs utilized, GHz, insn per cycle, miss ratios, rates per second.
+void compute_metrics(std::vector<StatRow>& rows, double elapsed_ns);
+
+// Mean and relative standard deviation of the mean (percent), as perf stat -r reports them.
+struct RunStats {
+  double mean = 0;
+  double rel_stddev = 0;
+  double stddev_of_mean = 0;
+};
+RunStats run_stats(const std::vector<double>& samples);
+
+// One run of a repeated measurement.
+struct StatRun {
+  std::vector<StatRow> rows;
+  double elapsed_ns = 0;
+  std::optional<rusage> usage;  // a command's resources
+};
+
+// The report of one or more runs of the same events: the rows' means and relative standard
+// deviations, the mean wall time, a command's CPU time, and the metrics.
+StatReport summarise_runs(const std::vector<StatRun>& runs, std::string target, std::vector<std::string> footnotes);
+
+}  // namespace perfmon

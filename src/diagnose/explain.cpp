@@ -1,0 +1,194 @@
+#include "diagnose/explain.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "diagnose/host.hpp"
+#include "diagnose/privileges.hpp"
+#include "events/sources/sysfs_pmu.hpp"
+#include "kernel/perf_event.hpp"
+
+namespace perfmon::diagnose {
+
+bool is_unsupported_errno(int errnum) noexcept {
+  return errnum == ENOENT || errnum == EOPNOTSUPP || errnum == ENODEV || errnum == ENXIO;
+}
+
+ErrorKind open_error_kind(int errnum) noexcept {
+  switch (errnum) {
+    case ENOENT:
+    case ENODEV:
+    case ENXIO:
+    case EOPNOTSUPP:
+    case ENOSYS:
+      return ErrorKind::Unsupported;
+    case EACCES:
+    case EPERM:
+      return ErrorKind::Permission;
+    case ESRCH:
+      return ErrorKind::NoSuchTarget;
+    case EMFILE:
+    case ENFILE:
+    case EBUSY:
+    case ENOSPC:
+    case EMSGSIZE:
+      return ErrorKind::Limit;
+    case EINVAL:
+    case E2BIG:
+      return ErrorKind::InvalidEvent;
+    default:
+      return ErrorKind::System;
+  }
+}
+
+namespace {
+
+std::string hex(std::uint64_t value) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(value));
+  return buf;
+}
+
+std::string no_pmu_reason() {
+  if (core_pmu_exposed()) return "";
+  return running_under_hypervisor()
+             ? "no hardware PMU is exposed: this is a virtual machine whose hypervisor does not pass "
+               "the PMU through (enable vPMU in the hypervisor, or use software events and tracepoints)"
+             : "no hardware PMU is exposed by this kernel (check dmesg for the PMU driver, or use "
+               "software events and tracepoints)";
+}
+
+std::string permission_advice(const perf_event_attr& attr, pid_t pid, int cpu) {
+  int level = perf_event_paranoid();
+  std::string text = "perf_event_paranoid is " + std::to_string(level) + " (" + paranoid_meaning(level) + ")";
+  if (is_perf_privileged()) {
+    text += "; this process is privileged, so something else (a security module or seccomp) refused it";
+    return text;
+  }
+  if (pid == -1 && cpu >= 0) {
+    text += "; CPU-wide monitoring needs perf_event_paranoid <= 0, CAP_PERFMON or root";
+  } else if (!attr.exclude_kernel && level >= 2) {
+    text +=
+        "; add the ':u' modifier to count user space only, or lower it with "
+        "'sysctl kernel.perf_event_paranoid=1', or run with CAP_PERFMON";
+  } else {
+    text +=
+        "; monitoring another user's process needs CAP_PERFMON or root, or 'sysctl "
+        "kernel.perf_event_paranoid=-1'";
+  }
+  return text;
+}
+
+// Reopens the event with each set attribute cleared in turn; the first that then opens is the one
+// the kernel refused.
+std::string find_rejected_attribute(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd,
+                                    unsigned long flags) {
+  struct Candidate {
+    const char* name;
+    bool set;
+    void (*clear)(perf_event_attr&);
+  };
+  const Candidate candidates[] = {
+      {"precise_ip (:p)", attr.precise_ip != 0, [](perf_event_attr& a) { a.precise_ip = 0; }},
+      {"user/kernel/hypervisor filtering (:u, :k, :h)", attr.exclude_user || attr.exclude_kernel || attr.exclude_hv,
+       [](perf_event_attr& a) { a.exclude_user = a.exclude_kernel = a.exclude_hv = 0; }},
+      {"exclude_guest (:H)", attr.exclude_guest != 0, [](perf_event_attr& a) { a.exclude_guest = 0; }},
+      {"exclude_host (:G)", attr.exclude_host != 0, [](perf_event_attr& a) { a.exclude_host = 0; }},
+      {"exclude_idle (:I)", attr.exclude_idle != 0, [](perf_event_attr& a) { a.exclude_idle = 0; }},
+      {"exclusive (:e)", attr.exclusive != 0, [](perf_event_attr& a) { a.exclusive = 0; }},
+      {"pinned (:D)", attr.pinned != 0, [](perf_event_attr& a) { a.pinned = 0; }},
+      {"inherit", attr.inherit != 0, [](perf_event_attr& a) { a.inherit = 0; }},
+      {"enable_on_exec", attr.enable_on_exec != 0, [](perf_event_attr& a) { a.enable_on_exec = 0; }},
+      {"the PERF_FORMAT_LOST read format", (attr.read_format & PERF_FORMAT_LOST) != 0,
+       [](perf_event_attr& a) { a.read_format &= ~static_cast<__u64>(PERF_FORMAT_LOST); }},
+      {"config1", attr.config1 != 0, [](perf_event_attr& a) { a.config1 = 0; }},
+      {"config2", attr.config2 != 0, [](perf_event_attr& a) { a.config2 = 0; }},
+  };
+  for (const Candidate& candidate : candidates) {
+    if (!candidate.set) continue;
+    perf_event_attr trial = attr;
+    candidate.clear(trial);
+    int fd = kernel::perf_event_open(trial, pid, cpu, group_fd, flags);
+    if (fd >= 0) {
+      ::close(fd);
+      return candidate.name;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string open_failure_cause(int errnum, const perf_event_attr& attr, pid_t pid, int cpu) {
+  switch (errnum) {
+    case ENOENT:
+    case ENODEV:
+    case EOPNOTSUPP: {
+      if (events::is_core_pmu("", attr.type)) {
+        std::string why = no_pmu_reason();
+        if (!why.empty()) return why + ".";
+      }
+      if (errnum == ENODEV && cpu >= 0) return "the PMU cannot count it on CPU " + std::to_string(cpu) + ".";
+      if (errnum == EOPNOTSUPP) {
+        if (attr.sample_period != 0 || attr.freq)
+          return "this PMU cannot sample (no overflow interrupt); count it instead of sampling it.";
+        return "this PMU does not support a requested feature (an exclude modifier such as :u or "
+               ":k, or branch sampling); drop the modifier.";
+      }
+      return "the PMU does not know this event (type " + std::to_string(attr.type) + ", config 0x" + hex(attr.config) +
+             ").";
+    }
+    case EACCES:
+    case EPERM:
+      return "permission denied: " + permission_advice(attr, pid, cpu) + ".";
+    case EINVAL:
+      if (attr.precise_ip > 0)
+        return "the PMU rejected precise sampling level " + std::to_string(attr.precise_ip) +
+               "; use fewer 'p' modifiers.";
+      if (attr.type == PERF_TYPE_BREAKPOINT)
+        return "the kernel rejected the breakpoint (address not aligned to its length, or a "
+               "length or access type this CPU does not support).";
+      if (pid == -1 && cpu < 0) return "a CPU-wide event is opened on one CPU at a time, and none was given.";
+      return "the kernel rejected one of its attributes (config 0x" + hex(attr.config) +
+             " out of range for this PMU, or a modifier this event does not take).";
+    case EMFILE:
+    case ENFILE: {
+      rlimit limit{};
+      getrlimit(RLIMIT_NOFILE, &limit);
+      return "too many open files (the limit is " + std::to_string(limit.rlim_cur) +
+             "); raise it with 'ulimit -n', or monitor fewer events, CPUs or threads.";
+    }
+    case ESRCH:
+      return "no such process or thread " + std::to_string(pid) + " (it may have exited).";
+    case EBUSY:
+      return "the counter is in exclusive use by another tool or the NMI watchdog; stop it "
+             "or set 'sysctl kernel.nmi_watchdog=0'.";
+    case ENOSPC:
+      return "no free hardware breakpoint slots (the CPU has four); use fewer breakpoints.";
+    case E2BIG:
+      return "the kernel is older than this build's perf_event_attr and rejected an attribute "
+             "it does not know; drop the newest modifiers.";
+    case ENOSYS:
+      return "this kernel has no perf_event_open(2) (built without CONFIG_PERF_EVENTS).";
+    case EMSGSIZE:
+      return "the group has more events than the PMU can ever count together; split it.";
+    default:
+      return std::string(std::strerror(errnum)) + ".";
+  }
+}
+
+std::string describe_open_failure(int errnum, const perf_event_attr& attr, pid_t pid, int cpu, int group_fd,
+                                  unsigned long flags, std::string_view what) {
+  const std::string start = "cannot open event '" + std::string(what) + "': ";
+  if (errnum == EINVAL) {
+    if (std::string culprit = find_rejected_attribute(attr, pid, cpu, group_fd, flags); !culprit.empty())
+      return start + "the kernel rejects " + culprit + " for it; drop the modifier or option that sets it.";
+  }
+  return start + open_failure_cause(errnum, attr, pid, cpu);
+}
+
+}  // namespace perfmon::diagnose

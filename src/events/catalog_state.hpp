@@ -1,0 +1,35 @@
+// The catalogue's state, shared by its resolution (catalog.cpp), its listings (listing.cpp) and the
+// encodings it derives (encoding.cpp). Internal: the public face is perfmon/catalog.hpp.
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "events/sources/sysfs_pmu.hpp"
+#include "events/syntax/spec.hpp"
+#include "perfmon/catalog.hpp"
+
+namespace perfmon {
+
+struct EventCatalog::State {
+  CatalogPaths paths;
+  std::vector<events::Pmu> pmus;
+
+  // tracefs is found (and, if need be, mounted) on first use.
+  const std::string& tracefs_root() const;
+  const events::Pmu* find_pmu(std::string_view name) const;
+  // The PMU that counts generic hardware events here: "cpu" on x86, "armv8_pmuv3_0" on arm64.
+  const std::string& core_pmu_name() const { return core_pmu; }
+  // Every name a user could mean, for suggestions.
+  std::vector<std::string> event_names() const;
+
+  Event resolve(const events::EventSpec& spec) const;
+
+  std::string core_pmu = "cpu";
+  mutable std::once_flag tracefs_once;
+  mutable std::string tracefs;
+};
+
+}  // namespace perfmon

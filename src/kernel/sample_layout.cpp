@@ -1,0 +1,176 @@
+#include "kernel/sample_layout.hpp"
+
+#include <bit>
+#include <cstring>
+
+#include "kernel/read_format.hpp"
+
+namespace perfmon::kernel {
+
+namespace {
+
+// Walks the u64 words of a record after its header, refusing to step past its end.
+class Words {
+ public:
+  Words(const std::byte* begin, const std::byte* end)
+      : at_(reinterpret_cast<const std::uint64_t*>(begin)), end_(reinterpret_cast<const std::uint64_t*>(end)) {}
+  // The fields after a record's header.
+  explicit Words(const perf_event_header& record)
+      : Words(reinterpret_cast<const std::byte*>(&record + 1),
+              reinterpret_cast<const std::byte*>(&record) + record.size) {}
+
+  bool take(std::uint64_t& value) noexcept {
+    if (at_ >= end_) return false;
+    value = *at_++;
+    return true;
+  }
+  bool take_pair(std::uint32_t& low, std::uint32_t& high) noexcept {
+    std::uint64_t word;
+    if (!take(word)) return false;
+    std::uint32_t halves[2];
+    std::memcpy(halves, &word, sizeof halves);  // in memory order, as the kernel writes the two u32
+    low = halves[0];
+    high = halves[1];
+    return true;
+  }
+  bool take_words(std::size_t count, std::span<const std::uint64_t>& out) noexcept {
+    if (count > static_cast<std::size_t>(end_ - at_)) return false;
+    out = {at_, count};
+    at_ += count;
+    return true;
+  }
+  // `bytes` bytes, then padding to the next word.
+  bool take_bytes(std::uint64_t bytes, std::span<const std::byte>& out) noexcept {
+    const std::uint64_t words = (bytes + 7) / 8;
+    if (words > static_cast<std::uint64_t>(end_ - at_)) return false;
+    out = {reinterpret_cast<const std::byte*>(at_), static_cast<std::size_t>(bytes)};
+    at_ += words;
+    return true;
+  }
+
+ private:
+  const std::uint64_t* at_;
+  const std::uint64_t* end_;
+};
+
+constexpr std::uint64_t kTrailerFields = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+                                         PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+
+}  // namespace
+
+SampleLayout::SampleLayout(const perf_event_attr& attr) noexcept
+    : sample_type_(attr.sample_type),
+      read_format_(attr.read_format),
+      branch_sample_type_(attr.branch_sample_type),
+      user_regs_(static_cast<std::size_t>(std::popcount(attr.sample_regs_user))),
+      intr_regs_(static_cast<std::size_t>(std::popcount(attr.sample_regs_intr))),
+      trailer_bytes_(attr.sample_id_all ? 8 * static_cast<std::size_t>(std::popcount(attr.sample_type & kTrailerFields))
+                                        : 0) {}
+
+bool SampleLayout::decode(const perf_event_header& record, Sample& out) const noexcept {
+  if (record.type != PERF_RECORD_SAMPLE) return false;
+  Words w(record);
+  const std::uint64_t type = sample_type_;
+  std::uint64_t count = 0;
+  out = Sample{};
+  if ((type & PERF_SAMPLE_IDENTIFIER) && !w.take(out.identifier)) return false;
+  if ((type & PERF_SAMPLE_IP) && !w.take(out.ip)) return false;
+  if ((type & PERF_SAMPLE_TID) && !w.take_pair(out.pid, out.tid)) return false;
+  if ((type & PERF_SAMPLE_TIME) && !w.take(out.time)) return false;
+  if ((type & PERF_SAMPLE_ADDR) && !w.take(out.addr)) return false;
+  if ((type & PERF_SAMPLE_ID) && !w.take(out.id)) return false;
+  if ((type & PERF_SAMPLE_STREAM_ID) && !w.take(out.stream_id)) return false;
+  if (type & PERF_SAMPLE_CPU) {
+    std::uint32_t reserved = 0;
+    if (!w.take_pair(out.cpu, reserved)) return false;
+  }
+  if ((type & PERF_SAMPLE_PERIOD) && !w.take(out.period)) return false;
+  if (type & PERF_SAMPLE_READ) {
+    if (read_format_ & PERF_FORMAT_GROUP) {
+      std::span<const std::uint64_t> nr;
+      if (!w.take_words(1, nr)) return false;
+      // Take the group's words whole, the nr word included, so that GroupReadLayout reads them.
+      const std::size_t words = GroupReadLayout(read_format_).words(static_cast<std::size_t>(nr[0]));
+      if (nr[0] > 0xffff) return false;
+      std::span<const std::uint64_t> rest;
+      if (!w.take_words(words - 1, rest)) return false;
+      out.read = {nr.data(), words};
+    } else if (!w.take_words(single_read_words(read_format_), out.read)) {
+      return false;
+    }
+  }
+  if (type & PERF_SAMPLE_CALLCHAIN) {
+    if (!w.take(count) || !w.take_words(static_cast<std::size_t>(count), out.callchain)) return false;
+  }
+  if (type & PERF_SAMPLE_RAW) {
+    // { u32 size; char data[size]; } padded so that the whole is u64-aligned.
+    std::uint64_t first = 0;
+    if (!w.take(first)) return false;
+    std::uint32_t size;
+    std::memcpy(&size, &first, sizeof size);
+    std::span<const std::byte> rest;
+    if (size < 4) return false;
+    // The data starts inside the first word, after the size.
+    if (!w.take_bytes(size - 4, rest)) return false;
+    out.raw = {rest.data() - 4, size};
+  }
+  if (type & PERF_SAMPLE_BRANCH_STACK) {
+    if (!w.take(count)) return false;
+    if ((branch_sample_type_ & PERF_SAMPLE_BRANCH_HW_INDEX) && !w.take(out.branch_hw_index)) return false;
+    static_assert(sizeof(perf_branch_entry) == 24);
+    std::span<const std::uint64_t> entries;
+    if (count > 0xffff || !w.take_words(static_cast<std::size_t>(count) * 3, entries)) return false;
+    out.branches = {reinterpret_cast<const perf_branch_entry*>(entries.data()), static_cast<std::size_t>(count)};
+  }
+  if (type & PERF_SAMPLE_REGS_USER) {
+    if (!w.take(out.user_regs_abi)) return false;
+    if (out.user_regs_abi != PERF_SAMPLE_REGS_ABI_NONE && !w.take_words(user_regs_, out.user_regs)) return false;
+  }
+  if (type & PERF_SAMPLE_STACK_USER) {
+    if (!w.take(count) || !w.take_bytes(count, out.user_stack)) return false;
+    if (count != 0 && !w.take(out.user_stack_dynamic_size)) return false;
+  }
+  if ((type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) && !w.take(out.weight)) return false;
+  if ((type & PERF_SAMPLE_DATA_SRC) && !w.take(out.data_src)) return false;
+  if ((type & PERF_SAMPLE_TRANSACTION) && !w.take(out.transaction)) return false;
+  if (type & PERF_SAMPLE_REGS_INTR) {
+    if (!w.take(out.intr_regs_abi)) return false;
+    if (out.intr_regs_abi != PERF_SAMPLE_REGS_ABI_NONE && !w.take_words(intr_regs_, out.intr_regs)) return false;
+  }
+  if ((type & PERF_SAMPLE_PHYS_ADDR) && !w.take(out.phys_addr)) return false;
+  if ((type & PERF_SAMPLE_CGROUP) && !w.take(out.cgroup)) return false;
+  if ((type & PERF_SAMPLE_DATA_PAGE_SIZE) && !w.take(out.data_page_size)) return false;
+  if ((type & PERF_SAMPLE_CODE_PAGE_SIZE) && !w.take(out.code_page_size)) return false;
+  if (type & PERF_SAMPLE_AUX) {
+    if (!w.take(count) || !w.take_bytes(count, out.aux)) return false;
+  }
+  return true;
+}
+
+bool SampleLayout::decode_id(const perf_event_header& record, SampleId& out) const noexcept {
+  if (trailer_bytes_ == 0 || record.type == PERF_RECORD_SAMPLE || record.size < sizeof record + trailer_bytes_)
+    return false;
+  // The trailer ends the record.
+  const auto* end = reinterpret_cast<const std::byte*>(&record) + record.size;
+  Words w(end - trailer_bytes_, end);
+  const std::uint64_t type = sample_type_;
+  out = SampleId{};
+  if (type & PERF_SAMPLE_TID) w.take_pair(out.pid, out.tid);
+  if (type & PERF_SAMPLE_TIME) w.take(out.time);
+  if (type & PERF_SAMPLE_ID) w.take(out.id);
+  if (type & PERF_SAMPLE_STREAM_ID) w.take(out.stream_id);
+  if (type & PERF_SAMPLE_CPU) {
+    std::uint32_t reserved = 0;
+    w.take_pair(out.cpu, reserved);
+  }
+  if (type & PERF_SAMPLE_IDENTIFIER) w.take(out.id);
+  return true;
+}
+
+std::uint64_t record_identifier(const perf_event_header& record) noexcept {
+  if (record.size < sizeof record + 8) return 0;
+  const auto* words = reinterpret_cast<const std::uint64_t*>(&record + 1);
+  return record.type == PERF_RECORD_SAMPLE ? words[0] : words[(record.size - sizeof record) / 8 - 1];
+}
+
+}  // namespace perfmon::kernel

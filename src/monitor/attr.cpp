@@ -1,0 +1,21 @@
+#include "monitor/attr.hpp"
+
+#include "arch/counter_read.hpp"
+#include "events/sources/sysfs_pmu.hpp"
+
+namespace perfmon::monitor {
+
+perf_event_attr complete_attr(const Event& event, bool leader, const OpenSettings& settings) noexcept {
+  perf_event_attr attr = event.attr;
+  attr.size = sizeof attr;
+  attr.read_format = settings.read_format;
+  attr.disabled = leader ? 1 : 0;
+  attr.enable_on_exec = leader && settings.enable_on_exec ? 1 : 0;
+  attr.inherit = settings.inherit ? 1 : 0;
+  attr.pinned = leader && event.pinned ? 1 : 0;
+  if (event.max_precise) attr.precise_ip = 3;  // the fallback lowers it until the PMU takes it
+  if (settings.user_access && events::is_core_pmu(event.pmu, attr.type)) arch::request_user_access(attr);
+  return attr;
+}
+
+}  // namespace perfmon::monitor

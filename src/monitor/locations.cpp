@@ -1,0 +1,65 @@
+#include "monitor/locations.hpp"
+
+#include <fcntl.h>
+#include <linux/perf_event.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include "perfmon/error.hpp"
+
+namespace perfmon::monitor {
+
+namespace {
+std::string resolve_cgroup_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (path.starts_with('/') && fs::is_directory(path, ec)) return path;
+  for (const char* root : {"/sys/fs/cgroup/perf_event", "/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
+    fs::path candidate = fs::path(root) / path;
+    if (fs::is_directory(candidate, ec)) return candidate.string();
+  }
+  throw Error(ErrorKind::NoSuchTarget,
+              "no cgroup '" + path + "': give a path below /sys/fs/cgroup (for example system.slice).", ENOENT);
+}
+}  // namespace
+
+Locations::Locations(const Target& target) : self_(target.kind == Target::Kind::Self), cpu_wide_(target.cpu_wide()) {
+  switch (target.kind) {
+    case Target::Kind::Self:
+      list_.push_back({0, -1});
+      break;
+    case Target::Kind::Threads:
+      for (pid_t tid : target.threads) list_.push_back({tid, -1});
+      break;
+    case Target::Kind::Cgroup: {
+      const std::string path = resolve_cgroup_path(target.cgroup);
+      cgroup_.reset(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      if (!cgroup_) {
+        int err = errno;
+        throw Error(ErrorKind::NoSuchTarget, "cannot open cgroup '" + target.cgroup + "': " + std::strerror(err) + ".",
+                    err);
+      }
+      [[fallthrough]];
+    }
+    case Target::Kind::Cpus:
+      for (int cpu : target.cpus) list_.push_back({-1, cpu});
+      break;
+  }
+  if (list_.empty())
+    throw Error(ErrorKind::InvalidArgument, "nothing to monitor: the target names no thread and no CPU.", EINVAL);
+}
+
+pid_t Locations::pid(std::size_t location) const noexcept {
+  if (self_) return 0;
+  if (cgroup_) return cgroup_.get();
+  return list_[location].tid;
+}
+
+unsigned long Locations::flags() const noexcept {
+  return cgroup_ ? PERF_FLAG_PID_CGROUP : 0;
+}
+
+}  // namespace perfmon::monitor

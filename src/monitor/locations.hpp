@@ -1,0 +1,36 @@
+// Where events are opened: the target's threads or CPUs as perf_event_open(2) takes them (pid,
+// cpu, flags), with the cgroup's directory held open for a cgroup target.
+#pragma once
+
+#include <sys/types.h>
+
+#include <vector>
+
+#include "kernel/fd.hpp"
+#include "perfmon/session.hpp"
+#include "perfmon/target.hpp"
+
+namespace perfmon::monitor {
+
+class Locations {
+ public:
+  // Throws perfmon::Error when the target names nothing or its cgroup does not exist.
+  explicit Locations(const Target& target);
+
+  const std::vector<Location>& list() const noexcept { return list_; }
+  std::size_t size() const noexcept { return list_.size(); }
+  // The pid argument: 0 for the calling thread, a tid, -1 CPU-wide, or the cgroup's fd.
+  pid_t pid(std::size_t location) const noexcept;
+  int cpu(std::size_t location) const noexcept { return list_[location].cpu; }
+  // PERF_FLAG_PID_CGROUP for a cgroup target.
+  unsigned long flags() const noexcept;
+  bool cpu_wide() const noexcept { return cpu_wide_; }
+
+ private:
+  std::vector<Location> list_;
+  kernel::FileDescriptor cgroup_;
+  bool self_ = false;
+  bool cpu_wide_ = false;
+};
+
+}  // namespace perfmon::monitor

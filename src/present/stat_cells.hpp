@@ -1,0 +1,20 @@
+// What every shape of the stat report prints alike: a row's value text and running percentage.
+#pragma once
+
+#include <string>
+
+#include "perfmon/stat.hpp"
+
+namespace perfmon::present {
+
+// "<not supported>", "<not counted>", "<not scheduled>", or the scaled value: whole counts without
+// decimals (grouped by thousands in the table), units and scaled events with two.
+std::string value_text(const StatRow& row, bool grouped);
+// The share of the enabled time the event was counting, in percent (100 when it was not counted).
+double running_percent(const StatRow& row);
+// The kernel's running time for a counted row, else 0.
+std::uint64_t event_runtime(const StatRow& row);
+// snprintf into a std::string.
+std::string format_text(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
+}  // namespace perfmon::present

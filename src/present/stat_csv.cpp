@@ -1,0 +1,21 @@
+#include "present/shapes.hpp"
+#include "present/stat_cells.hpp"
+
+namespace perfmon::present {
+
+std::string csv_rows(const std::vector<StatRow>& rows, const std::string& sep, const std::string& lead) {
+  std::string out;
+  for (const StatRow& row : rows) {
+    std::string line = lead;
+    if (!row.prefix.empty()) line += row.prefix + sep;
+    line += value_text(row, false) + sep + row.unit + sep + row.event + sep;
+    line += std::to_string(event_runtime(row)) + sep;
+    line += format_text("%.2f", running_percent(row));
+    if (row.rel_stddev) line += sep + format_text("%.2f%%", *row.rel_stddev);
+    line += sep + (row.metric ? format_text("%.3f", *row.metric) : "") + sep + row.metric_unit;
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace perfmon::present

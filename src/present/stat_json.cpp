@@ -1,0 +1,46 @@
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "present/shapes.hpp"
+#include "present/stat_cells.hpp"
+
+namespace perfmon::present {
+
+namespace {
+// perf writes these with a fixed number of decimals; the JSON numbers keep that many.
+double rounded(double value, double decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(value * scale) / scale;
+}
+}  // namespace
+
+std::string json_rows(const std::vector<StatRow>& rows, const double* interval_s) {
+  // Rows of several threads are per-thread, even when some are CPU-named threads ("CPU 0/KVM").
+  bool per_thread = false;
+  for (const StatRow& row : rows)
+    if (!row.prefix.empty() && !row.prefix.starts_with("CPU")) per_thread = true;
+  std::string out;
+  for (const StatRow& row : rows) {
+    nlohmann::ordered_json line;
+    if (interval_s != nullptr) line["interval"] = rounded(*interval_s, 9);
+    if (!row.prefix.empty()) {
+      if (row.prefix.starts_with("CPU") && !per_thread)
+        line["cpu"] = row.prefix.substr(3);
+      else
+        line["thread"] = row.prefix;
+    }
+    line["counter-value"] =
+        row.state == StatRow::State::Counted ? format_text("%f", row.scaled) : value_text(row, false);
+    line["unit"] = row.unit;
+    line["event"] = row.event;
+    line["event-runtime"] = event_runtime(row);
+    line["pcnt-running"] = rounded(running_percent(row), 2);
+    if (row.rel_stddev) line["variance"] = rounded(*row.rel_stddev, 2);
+    line["metric-value"] = rounded(row.metric.value_or(0.0), 6);
+    line["metric-unit"] = row.metric_unit;
+    out += line.dump() + "\n";
+  }
+  return out;
+}
+
+}  // namespace perfmon::present

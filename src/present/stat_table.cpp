@@ -1,0 +1,55 @@
+#include "present/shapes.hpp"
+#include "present/stat_cells.hpp"
+
+namespace perfmon::present {
+
+namespace {
+
+std::string table_line(const StatRow& row, const std::string& lead) {
+  std::string line = lead;
+  if (!row.prefix.empty()) line += format_text("%-12s ", row.prefix.c_str());
+  line += format_text("%18s %-4s %-32s", value_text(row, true).c_str(), row.unit.c_str(), row.event.c_str());
+  if (row.metric) line += format_text(" # %8.3f %-23s", *row.metric, row.metric_unit.c_str());
+  if (row.rel_stddev) line += format_text("  ( +- %5.2f%% )", *row.rel_stddev);
+  if (row.state == StatRow::State::Counted && row.value.running < row.value.enabled)
+    line += format_text("  (%.2f%%)", running_percent(row));
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return line + "\n";
+}
+
+std::string table_rows(const std::vector<StatRow>& rows, const std::string& lead) {
+  std::string out;
+  for (const StatRow& row : rows) out += table_line(row, lead);
+  return out;
+}
+
+}  // namespace
+
+std::string table_report(const StatReport& report) {
+  std::string out = "\n Performance counter stats for " + report.target;
+  if (report.runs > 1) out += " (" + std::to_string(report.runs) + " runs)";
+  out += ":\n\n";
+  out += table_rows(report.rows, "");
+  out += "\n";
+  if (report.runs > 1) {
+    out += format_text("%18.6f +- %.6f seconds time elapsed", report.elapsed_ns / 1e9, report.elapsed_stddev_ns / 1e9);
+    if (report.elapsed_rel_stddev) out += format_text("  ( +- %5.2f%% )", *report.elapsed_rel_stddev);
+    out += "\n";
+  } else {
+    out += format_text("%18.9f seconds time elapsed\n", report.elapsed_ns / 1e9);
+  }
+  if (report.user_s && report.sys_s && report.runs == 1) {
+    out += format_text("\n%18.9f seconds user\n", *report.user_s);
+    out += format_text("%18.9f seconds sys\n", *report.sys_s);
+  }
+  out += "\n";
+  for (const std::string& note : report.footnotes) out += note + "\n";
+  return out;
+}
+
+std::string table_interval(const std::vector<StatRow>& rows, double timestamp_s, bool print_header) {
+  std::string out = print_header ? "#           time             counts unit events\n" : "";
+  return out + table_rows(rows, format_text("%16.9f ", timestamp_s));
+}
+
+}  // namespace perfmon::present

@@ -1,0 +1,2 @@
+// Deliberately wrong-way: the CPU-architecture layer must not see the kernel layer.
+#include "kernel/fd.hpp"

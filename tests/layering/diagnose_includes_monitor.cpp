@@ -1,0 +1,2 @@
+// Deliberately wrong-way: diagnosis must not see the measurements built on it.
+#include "monitor/locations.hpp"

@@ -1,0 +1,2 @@
+// Deliberately wrong-way: the events layer must not see the monitor layer.
+#include "monitor/event_matrix.hpp"

@@ -1,0 +1,2 @@
+// Deliberately wrong-way: a public header of a higher layer is just as invisible.
+#include "perfmon/session.hpp"

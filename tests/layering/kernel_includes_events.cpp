@@ -1,0 +1,2 @@
+// Deliberately wrong-way: the kernel layer must not see the events layer.
+#include "events/catalog_state.hpp"

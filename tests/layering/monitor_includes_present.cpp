@@ -1,0 +1,2 @@
+// Deliberately wrong-way: measurements must not see how they are presented.
+#include "present/shapes.hpp"

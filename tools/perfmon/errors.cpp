@@ -1,0 +1,31 @@
+#include "errors.hpp"
+
+#include <cerrno>
+#include <cstdio>
+
+namespace perfmon::cli {
+
+namespace {
+const char* advice(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::UnknownEvent:
+      return "Run 'perfmon list' for the events this machine knows, 'perfmon list --pmu MODEL' for a CPU model's.";
+    case ErrorKind::OtherCpuModel:
+      return "Run 'perfmon encode --pmu MODEL EVENT' for its encoding on that CPU model.";
+    default:
+      return nullptr;
+  }
+}
+}  // namespace
+
+int report_error(std::string_view command, const Error& error, int status) {
+  std::fprintf(stderr, "perfmon %.*s: %s\n", static_cast<int>(command.size()), command.data(), error.what());
+  if (const char* next = advice(error.kind())) std::fprintf(stderr, "%s\n", next);
+  return status;
+}
+
+int command_failed_status(const Error& error) {
+  return error.errnum() == ENOENT ? 127 : 126;
+}
+
+}  // namespace perfmon::cli

@@ -1,0 +1,19 @@
+// How the tool reports the library's errors: the library's sentence after the command's name, and
+// on a line of its own what to run next where the tool knows it (the library never names the
+// tool's commands or flags).
+#pragma once
+
+#include <string_view>
+
+#include "perfmon/error.hpp"
+
+namespace perfmon::cli {
+
+// Prints the error to standard error and returns `status`.
+int report_error(std::string_view command, const Error& error, int status);
+
+// The status of a command that could not be started, as a shell gives it: 127 when it is not
+// there, 126 when it cannot be executed.
+int command_failed_status(const Error& error);
+
+}  // namespace perfmon::cli
