@@ -352,14 +352,9 @@ EventCatalog::EventCatalog(CatalogPaths paths) : state_(std::make_unique<State>(
   if (!model.empty() && model != events::kPmcCoreModel && !events::libpfm_has_model(model)) {
     std::string known;
     for (const std::string& name : events::libpfm_models()) known += (known.empty() ? "" : ", ") + name;
-    throw Error(ErrorKind::InvalidArgument,
-                "no CPU model '" + model + "'; libpfm4 knows: " +
-                    (known.empty() ? "none (" +
-                                         (events::libpfm_available() ? std::string("it lists no core PMU")
-                                                                     : "libpfm4 is not available") +
-                                         ")"
-                                   : known) +
-                    "; perfmon's own table: " + std::string(events::kPmcCoreModel) + ".");
+    throw Error(ErrorKind::InvalidArgument, "no CPU model '" + model + "'; libpfm4 knows: " +
+                                                (known.empty() ? "none (libpfm4 cannot be used here)" : known) +
+                                                "; perfmon's own table: " + std::string(events::kPmcCoreModel) + ".");
   }
   s.pmus = events::discover_pmus(s.paths.sysfs_devices);
   for (const events::Pmu& pmu : s.pmus) {

@@ -125,18 +125,15 @@ void EventMatrix::open_group(const std::vector<std::size_t>& indices, bool weak)
     }
   } catch (const SplitWeakGroup& split) {
     // perf's weak group: the kernel refuses the group whole, so its events count apart.
-    std::vector<std::string> names;
-    for (std::size_t index : indices) names.push_back(events_[index].event.name);
+    group = OpenGroup{};  // closes what did open, before the events are opened again
     std::string list;
-    for (const std::string& name : names) list += (list.empty() ? "" : ",") + name;
-    notes_.push_back("the weak group {" + list +
-                     "} could not be opened whole, so its events are counted as "
-                     "separate groups: " +
-                     split.cause);
     for (std::size_t index : indices) {
+      list += (list.empty() ? "" : ",") + events_[index].event.name;
       events_[index].fallbacks.split_from_group = true;
       opened_once_[index] = false;
     }
+    notes_.push_back("the weak group {" + list + "} could not be opened whole, so its events are counted as " +
+                     "separate groups: " + split.cause);
     for (std::size_t index : indices) open_group({index}, false);
     return;
   }

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cstdio>
 
+#include "perfmon/error.hpp"
+
 namespace perfmon::cli {
 
 namespace {
@@ -88,6 +90,12 @@ std::optional<int> parse_command_line(std::span<char* const> args, std::string_v
                                       const std::function<void(const std::vector<std::string>&)>& check) {
   bool help = false;
   options.push_back({'h', "help", "", "show this help", [&](std::string_view) { help = true; }});
+  auto refuse = [&](const std::string& sentence) {
+    std::fprintf(stderr, "perfmon %.*s: %s\nRun 'perfmon %.*s --help' for the options.\n",
+                 static_cast<int>(command.size()), command.data(), sentence.c_str(), static_cast<int>(command.size()),
+                 command.data());
+    return 129;
+  };
   try {
     rest = parse_options(args, options);
     if (help) {
@@ -96,10 +104,9 @@ std::optional<int> parse_command_line(std::span<char* const> args, std::string_v
     }
     if (check) check(rest);
   } catch (const UsageError& error) {
-    std::fprintf(stderr, "perfmon %.*s: %s.\nRun 'perfmon %.*s --help' for the options.\n",
-                 static_cast<int>(command.size()), command.data(), error.what(), static_cast<int>(command.size()),
-                 command.data());
-    return 129;
+    return refuse(std::string(error.what()) + ".");
+  } catch (const Error& error) {  // an option value the library refused: its sentence as it is
+    return refuse(error.what());
   }
   return std::nullopt;
 }

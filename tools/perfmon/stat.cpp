@@ -71,13 +71,7 @@ std::vector<Option> stat_options(StatOptions& o) {
        [&](std::string_view v) { o.tids = parse_pid_list(v, "--tid"); }},
       {'a', "all-cpus", "", "count system-wide, on every online CPU", [&](std::string_view) { o.all_cpus = true; }},
       {'C', "cpu", "cpus", "count system-wide on these CPUs only (0-3,5)",
-       [&](std::string_view v) {
-         try {
-           o.cpus = parse_cpu_list(v);
-         } catch (const Error& e) {
-           throw UsageError(e.what());
-         }
-       }},
+       [&](std::string_view v) { o.cpus = parse_cpu_list(v); }},
       {'G', "cgroup", "name", "count only tasks of this cgroup (system-wide)",
        [&](std::string_view v) { o.cgroup = std::string(v); }},
       {'A', "no-aggr", "", "do not sum over CPUs: one row per CPU", [&](std::string_view) { o.no_aggr = true; }},
