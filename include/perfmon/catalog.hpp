@@ -65,8 +65,9 @@ class EventCatalog {
   // The events of the CPU model named in CatalogPaths::cpu_model (none when it is empty).
   std::vector<CatalogEntry> model_entries() const;
   std::vector<PmuSummary> pmus() const;
-  // Where tracefs is ("" when it is not mounted and cannot be).
+  // Where tracefs is ("" when it cannot be used), and when it cannot, why and what to do.
   const std::string& tracefs_root() const;
+  const std::string& tracefs_problem() const;
   // The forced CPU model ("" for the host's).
   const std::string& cpu_model() const;
 

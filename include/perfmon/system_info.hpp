@@ -33,16 +33,23 @@ struct SystemInfo {
   std::string hardware_pmu_explanation;  // why there is none, or which one there is
 
   int paranoid = 0;
-  std::string paranoid_meaning;
+  std::string paranoid_meaning;  // what the level means by the kernel's documentation
   bool root = false, cap_perfmon = false, cap_sys_admin = false;
-  std::string permission_summary;  // what this process may do, in one sentence
+  bool privileged = false;         // root, CAP_PERFMON or CAP_SYS_ADMIN
+  std::string permission_summary;  // what this process may do, in one phrase
+  // What users without privileges may do here, found by trying a software event (as user nobody
+  // when this process is root), not read off the paranoid level: kernels differ in what it means.
+  bool unprivileged_tried = false;
+  bool unprivileged_own_user_space = false, unprivileged_own_kernel = false, unprivileged_cpu_wide = false;
+  std::string unprivileged_summary;  // "perf_event_paranoid 2; tried as user nobody: own processes, user space only"
 
   std::optional<long> max_sample_rate;                           // /proc/sys/kernel/perf_event_max_sample_rate
   std::optional<long> mlock_kb;                                  // /proc/sys/kernel/perf_event_mlock_kb
   std::optional<long> memlock_limit_kb;                          // RLIMIT_MEMLOCK (nullopt: unlimited)
   std::optional<int> nmi_watchdog;                               // /proc/sys/kernel/nmi_watchdog
   std::vector<std::pair<std::string, std::string>> user_access;  // rdpmc / perf_user_access knobs
-  std::string tracefs;
+  std::string tracefs;                                           // where tracefs is mounted, or ""
+  std::string tracefs_problem;                                   // why it cannot be used, and what to do
 
   std::optional<CounterCapacity> counters;
   std::vector<std::string> advice;  // what to do next, each a sentence

@@ -1,16 +1,19 @@
 #include "diagnose/explain.hpp"
 
+#include <linux/hw_breakpoint.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "diagnose/host.hpp"
 #include "diagnose/privileges.hpp"
 #include "events/sources/sysfs_pmu.hpp"
 #include "kernel/perf_event.hpp"
+#include "kernel/read_format.hpp"
 
 namespace perfmon::diagnose {
 
@@ -63,24 +66,33 @@ std::string no_pmu_reason() {
 }
 
 std::string permission_advice(const perf_event_attr& attr, pid_t pid, int cpu) {
-  int level = perf_event_paranoid();
-  std::string text = "perf_event_paranoid is " + std::to_string(level) + " (" + paranoid_meaning(level) + ")";
-  if (is_perf_privileged()) {
-    text += "; this process is privileged, so something else (a security module or seccomp) refused it";
-    return text;
+  if (is_perf_privileged())
+    return "this process is privileged, so something other than perf_event_paranoid refused it (a security "
+           "module such as SELinux or AppArmor, or seccomp)";
+  const int level = perf_event_paranoid();
+  const std::string paranoid = "perf_event_paranoid is " + std::to_string(level);
+  if (cpu >= 0)  // a whole CPU, or a cgroup on it
+    return paranoid +
+           ": monitoring a whole CPU needs perf_event_paranoid 0 or less ('sysctl "
+           "kernel.perf_event_paranoid=0'), CAP_PERFMON or root";
+  // Another user's process: the kernel wants the right to trace it.
+  if (std::optional<uid_t> owner = process_owner(pid); pid > 0 && owner && *owner != geteuid())
+    return "process " + std::to_string(pid) + " belongs to another user (uid " + std::to_string(*owner) +
+           "); monitoring it needs the right to trace it: root, CAP_PERFMON or CAP_SYS_PTRACE";
+  if (!attr.exclude_kernel && level >= 2) {
+    if (attr.exclude_user)  // a kernel-only event: user space only would count nothing
+      return paranoid +
+             ": counting the kernel needs perf_event_paranoid 1 or less ('sysctl "
+             "kernel.perf_event_paranoid=1'), CAP_PERFMON or root";
+    return paranoid +
+           ": add the ':u' modifier to count user space only, or allow kernel counting with 'sysctl "
+           "kernel.perf_event_paranoid=1' or CAP_PERFMON";
   }
-  if (pid == -1 && cpu >= 0) {
-    text += "; CPU-wide monitoring needs perf_event_paranoid <= 0, CAP_PERFMON or root";
-  } else if (!attr.exclude_kernel && level >= 2) {
-    text +=
-        "; add the ':u' modifier to count user space only, or lower it with "
-        "'sysctl kernel.perf_event_paranoid=1', or run with CAP_PERFMON";
-  } else {
-    text +=
-        "; monitoring another user's process needs CAP_PERFMON or root, or 'sysctl "
-        "kernel.perf_event_paranoid=-1'";
-  }
-  return text;
+  if (level >= 3)
+    return paranoid +
+           ": this kernel lets no unprivileged user use perf events; lower it with 'sysctl "
+           "kernel.perf_event_paranoid=2', or run with CAP_PERFMON";
+  return paranoid + " (" + paranoid_meaning(level) + "); run with CAP_PERFMON or root";
 }
 
 // Reopens the event with each set attribute cleared in turn; the first that then opens is the one
@@ -92,6 +104,7 @@ std::string find_rejected_attribute(const perf_event_attr& attr, pid_t pid, int 
     bool set;
     void (*clear)(perf_event_attr&);
   };
+  const bool breakpoint = attr.type == PERF_TYPE_BREAKPOINT;
   const Candidate candidates[] = {
       {"precise_ip (:p)", attr.precise_ip != 0, [](perf_event_attr& a) { a.precise_ip = 0; }},
       {"user/kernel/hypervisor filtering (:u, :k, :h)", attr.exclude_user || attr.exclude_kernel || attr.exclude_hv,
@@ -105,8 +118,9 @@ std::string find_rejected_attribute(const perf_event_attr& attr, pid_t pid, int 
       {"enable_on_exec", attr.enable_on_exec != 0, [](perf_event_attr& a) { a.enable_on_exec = 0; }},
       {"the PERF_FORMAT_LOST read format", (attr.read_format & PERF_FORMAT_LOST) != 0,
        [](perf_event_attr& a) { a.read_format &= ~static_cast<__u64>(PERF_FORMAT_LOST); }},
-      {"config1", attr.config1 != 0, [](perf_event_attr& a) { a.config1 = 0; }},
-      {"config2", attr.config2 != 0, [](perf_event_attr& a) { a.config2 = 0; }},
+      // A breakpoint's config1 and config2 are its address and length, not attributes to drop.
+      {"config1", attr.config1 != 0 && !breakpoint, [](perf_event_attr& a) { a.config1 = 0; }},
+      {"config2", attr.config2 != 0 && !breakpoint, [](perf_event_attr& a) { a.config2 = 0; }},
   };
   for (const Candidate& candidate : candidates) {
     if (!candidate.set) continue;
@@ -184,6 +198,17 @@ std::string open_failure_cause(int errnum, const perf_event_attr& attr, pid_t pi
 std::string describe_open_failure(int errnum, const perf_event_attr& attr, pid_t pid, int cpu, int group_fd,
                                   unsigned long flags, std::string_view what) {
   const std::string start = "cannot open event '" + std::string(what) + "': ";
+  if (errnum == EINVAL && attr.type == PERF_TYPE_BREAKPOINT && attr.bp_type != HW_BREAKPOINT_X && attr.bp_len != 0 &&
+      attr.bp_addr % attr.bp_len != 0)
+    return start + "the breakpoint address 0x" + hex(attr.bp_addr) + " is not aligned to its length (" +
+           std::to_string(attr.bp_len) + " bytes); watch an address that is a multiple of it.";
+  if (errnum == E2BIG && group_fd >= 0) {
+    // The kernel refuses a group whose read would exceed 16 KiB (perf_event_validate_size).
+    const kernel::GroupReadLayout layout(attr.read_format | PERF_FORMAT_GROUP);
+    const std::size_t most = (16 * 1024 / 8 - layout.words(0)) / (layout.words(1) - layout.words(0));
+    return start + "the group has more events than the kernel returns in one read (16 KiB of values, about " +
+           std::to_string(most) + " events); split it into smaller groups.";
+  }
   if (errnum == EINVAL) {
     if (std::string culprit = find_rejected_attribute(attr, pid, cpu, group_fd, flags); !culprit.empty())
       return start + "the kernel rejects " + culprit + " for it; drop the modifier or option that sets it.";

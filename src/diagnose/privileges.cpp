@@ -1,5 +1,6 @@
 #include "diagnose/privileges.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -39,6 +40,12 @@ bool has_capability(Capability capability) noexcept {
 
 bool is_perf_privileged() noexcept {
   return geteuid() == 0 || has_capability(Capability::Perfmon) || has_capability(Capability::SysAdmin);
+}
+
+std::optional<uid_t> process_owner(pid_t pid) noexcept {
+  struct stat status {};
+  if (pid <= 0 || ::stat(("/proc/" + std::to_string(pid)).c_str(), &status) != 0) return std::nullopt;
+  return status.st_uid;
 }
 
 Privilege current_privilege() noexcept {

@@ -1,7 +1,10 @@
 // What the running kernel lets this process do with perf events.
 #pragma once
 
+#include <sys/types.h>
+
 #include <climits>
+#include <optional>
 #include <string>
 
 namespace perfmon::diagnose {
@@ -19,6 +22,9 @@ std::string paranoid_meaning(int level);
 bool has_capability(Capability capability) noexcept;
 // root, CAP_PERFMON or CAP_SYS_ADMIN: every perf event is allowed whatever the paranoid level.
 bool is_perf_privileged() noexcept;
+
+// The user that owns a process (its /proc directory's owner: the effective uid), or nullopt.
+std::optional<uid_t> process_owner(pid_t pid) noexcept;
 
 // The settings a decision about perf events rests on.
 struct Privilege {

@@ -11,6 +11,7 @@
 #include "arch/x86/cpuid.hpp"
 #include "diagnose/host.hpp"
 #include "diagnose/privileges.hpp"
+#include "diagnose/unprivileged.hpp"
 #include "kernel/text_file.hpp"
 
 namespace perfmon {
@@ -143,12 +144,22 @@ SystemInfo collect_system_info(const EventCatalog& catalog) {
   info.root = geteuid() == 0;
   info.cap_perfmon = diagnose::has_capability(diagnose::Capability::Perfmon);
   info.cap_sys_admin = diagnose::has_capability(diagnose::Capability::SysAdmin);
-  if (diagnose::is_perf_privileged())
+  info.privileged = diagnose::is_perf_privileged();
+  const diagnose::UnprivilegedAccess access = diagnose::probe_unprivileged_access();
+  info.unprivileged_tried = access.probed;
+  info.unprivileged_own_user_space = access.own_user_space;
+  info.unprivileged_own_kernel = access.own_kernel;
+  info.unprivileged_cpu_wide = access.cpu_wide;
+  info.unprivileged_summary = "perf_event_paranoid " + std::to_string(info.paranoid) + "; " +
+                              (!access.probed    ? access.summary
+                               : info.privileged ? "tried as user nobody: " + access.summary
+                                                 : "tried: " + access.summary);
+  if (info.privileged)
     info.permission_summary = std::string("this process is ") +
                               (info.root ? "root" : "privileged (CAP_PERFMON or CAP_SYS_ADMIN)") +
                               ": every event, every process and every CPU may be monitored, kernel included";
   else
-    info.permission_summary = "this process is unprivileged: " + info.paranoid_meaning;
+    info.permission_summary = "this process is unprivileged: " + info.unprivileged_summary;
 
   info.max_sample_rate = read_long("/proc/sys/kernel/perf_event_max_sample_rate");
   info.mlock_kb = read_long("/proc/sys/kernel/perf_event_mlock_kb");
@@ -158,6 +169,7 @@ SystemInfo collect_system_info(const EventCatalog& catalog) {
   if (auto watchdog = read_long("/proc/sys/kernel/nmi_watchdog")) info.nmi_watchdog = static_cast<int>(*watchdog);
   read_user_access(info);
   info.tracefs = catalog.tracefs_root();
+  info.tracefs_problem = catalog.tracefs_problem();
 
   if (!info.hardware_pmu) {
     info.advice.push_back(
@@ -168,14 +180,11 @@ SystemInfo collect_system_info(const EventCatalog& catalog) {
   }
   if (info.hardware_pmu && info.nmi_watchdog.value_or(0) == 1)
     info.advice.push_back("The NMI watchdog holds one counter; 'sysctl kernel.nmi_watchdog=0' frees it.");
-  if (!diagnose::is_perf_privileged() && info.paranoid >= 2)
+  if (!info.privileged && access.probed && !access.own_kernel)
     info.advice.push_back(
-        "Only user-space counting of your own processes is allowed; 'sysctl "
-        "kernel.perf_event_paranoid=1' (or CAP_PERFMON) allows kernel counting, 0 CPU-wide.");
-  if (info.tracefs.empty())
-    info.advice.push_back(
-        "tracefs is not mounted, so tracepoints cannot be resolved: 'mount -t tracefs nodev "
-        "/sys/kernel/tracing' as root.");
+        "This process may not count the kernel: 'sysctl kernel.perf_event_paranoid=1' (or CAP_PERFMON) allows "
+        "kernel counting, 0 whole CPUs.");
+  if (info.tracefs.empty()) info.advice.push_back("Tracepoints cannot be resolved: " + info.tracefs_problem);
   if (info.hardware_pmu) {
     bool user_reads = false;
     for (const auto& [knob, value] : info.user_access)

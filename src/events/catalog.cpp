@@ -25,9 +25,11 @@ namespace perfmon {
 using events::EventSpec;
 using events::fail_event;
 
-const std::string& EventCatalog::State::tracefs_root() const {
-  std::call_once(tracefs_once, [this] { tracefs = paths.tracefs.empty() ? events::find_tracefs() : paths.tracefs; });
-  return tracefs;
+const events::TracefsLocation& EventCatalog::State::tracefs() const {
+  std::call_once(tracefs_once, [this] {
+    tracefs_location = paths.tracefs.empty() ? events::find_tracefs() : events::TracefsLocation{paths.tracefs, ""};
+  });
+  return tracefs_location;
 }
 
 const events::Pmu* EventCatalog::State::find_pmu(std::string_view name) const {
@@ -59,13 +61,8 @@ void apply_cpc_attributes(const EventSpec& spec, Event& event) {
                "cpc attributes (cmask, umask, inv, edge) edit a raw x86 event; name one with rNNNN or a vendor name.");
   PerfEvtSel select = PerfEvtSel::decode(event.attr.config);
   for (const events::Term& term : spec.cpc_attributes) {
-    std::uint64_t value = 1;
-    if (term.value) {
-      auto number = events::parse_number(*term.value);
-      if (!number || *number > 0xff)
-        fail_event(spec.text, "cpc attribute '" + term.key + "' takes a number from 0 to 0xff.");
-      value = *number;
-    }
+    const std::uint64_t value =
+        term.value ? events::field_number(spec.text, "cpc attribute '" + term.key + "'", *term.value, 0xff) : 1;
     if (term.key == "cmask")
       select.cmask = static_cast<std::uint8_t>(value);
     else if (term.key == "umask")
@@ -101,10 +98,7 @@ void apply_modifiers(const events::Modifiers& mods, Event& event) {
 
 std::uint64_t term_number(const EventSpec& spec, const events::Term& term) {
   if (!term.value) return 1;  // a bare flag term such as 'edge' means 1, as in perf
-  auto value = events::parse_number(*term.value);
-  if (!value)
-    fail_event(spec.text, "term '" + term.key + "' needs a number (decimal or 0x hex), not '" + *term.value + "'.");
-  return *value;
+  return events::field_number(spec.text, "term '" + term.key + "'", *term.value);
 }
 
 // pmc.core codes mean Core Solo/Duo events only on that CPU (or when it is the forced model);
@@ -177,12 +171,8 @@ class Resolver {
   }
 
   void operator()(const events::TracepointSpec& tracepoint) const {
-    const std::string& root = state_.tracefs_root();
-    if (root.empty())
-      fail_event(spec_.text,
-                 "tracefs is not mounted and could not be mounted; run 'mount -t tracefs nodev /sys/kernel/tracing' as "
-                 "root.",
-                 ErrorKind::Unsupported);
+    const std::string& root = state_.tracefs().root;
+    if (root.empty()) fail_event(spec_.text, state_.tracefs().problem, ErrorKind::Unsupported);
     auto id = events::tracepoint_id(root, tracepoint.subsystem, tracepoint.name);
     if (!id && (events::find_generic_event(tracepoint.subsystem) || state_.find_pmu(tracepoint.subsystem) != nullptr))
       fail_event(spec_.text, "'" + tracepoint.name + "' is not a modifier of '" + tracepoint.subsystem +
@@ -394,7 +384,11 @@ Event EventCatalog::resolve(std::string_view text) const {
 }
 
 const std::string& EventCatalog::tracefs_root() const {
-  return state_->tracefs_root();
+  return state_->tracefs().root;
+}
+
+const std::string& EventCatalog::tracefs_problem() const {
+  return state_->tracefs().problem;
 }
 
 const std::string& EventCatalog::cpu_model() const {

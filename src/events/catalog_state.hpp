@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "events/sources/sysfs_pmu.hpp"
+#include "events/sources/tracefs.hpp"
 #include "events/syntax/spec.hpp"
 #include "perfmon/catalog.hpp"
 
@@ -18,7 +19,7 @@ struct EventCatalog::State {
   std::vector<events::Pmu> pmus;
 
   // tracefs is found (and, if need be, mounted) on first use.
-  const std::string& tracefs_root() const;
+  const events::TracefsLocation& tracefs() const;
   const events::Pmu* find_pmu(std::string_view name) const;
   // The PMU that counts generic hardware events here: "cpu" on x86, "armv8_pmuv3_0" on arm64.
   const std::string& core_pmu_name() const { return core_pmu; }
@@ -29,7 +30,7 @@ struct EventCatalog::State {
 
   std::string core_pmu = "cpu";
   mutable std::once_flag tracefs_once;
-  mutable std::string tracefs;
+  mutable events::TracefsLocation tracefs_location;
 };
 
 }  // namespace perfmon

@@ -87,10 +87,13 @@ SelectDecoding decode_perfevtsel(const EventCatalog& catalog, std::uint64_t valu
 }
 
 SelectDecoding decode_perfevtsel(const EventCatalog& catalog, std::string_view value) {
-  std::optional<std::uint64_t> number = events::parse_number(value);
-  if (!number)
+  events::Number number = events::parse_number(value);
+  if (number.status == events::Number::Status::NotANumber)
     throw Error(ErrorKind::InvalidArgument,
                 "'" + std::string(value) + "' is not a number; write it in hex (0x4100c0) or decimal.");
+  if (number.status == events::Number::Status::TooLarge)
+    throw Error(ErrorKind::InvalidArgument, "invalid PERFEVTSEL value " + std::string(value) +
+                                                ": a register is 64 bits, of which 63:32 are reserved.");
   return decode_perfevtsel(catalog, *number);
 }
 

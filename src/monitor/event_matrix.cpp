@@ -44,7 +44,10 @@ EventMatrix::EventMatrix(const std::vector<EventGroup>& groups, const Target& ta
   if (events_.empty())
     throw Error(ErrorKind::InvalidArgument, "no events to count: the event groups are empty.", EINVAL);
   opened_once_.assign(events_.size(), false);
+  exited_.assign(locations_.size(), false);
   for (std::size_t g = 0; g < members.size(); ++g) open_group(members[g], weak[g]);
+  if (std::all_of(exited_.begin(), exited_.end(), [](bool exited) { return exited; }))
+    throw Error(ErrorKind::NoSuchTarget, exit_cause_, ESRCH);
   for (const OpenGroup& group : groups_)
     for (const GroupFds& at : group.at)
       if (!at.fds.empty()) leaders_.push_back(at.fds.front().get());
@@ -93,6 +96,7 @@ void EventMatrix::open_group(const std::vector<std::size_t>& indices, bool weak)
     for (std::size_t location = 0; location < locations_.size(); ++location) {
       GroupFds& at = group.at[location];
       const int cpu = locations_.cpu(location);
+      if (exited_[location]) continue;
       for (std::size_t index : indices) {
         OpenedEvent& opened = events_[index];
         if (!opened.unsupported.empty()) continue;
@@ -103,6 +107,16 @@ void EventMatrix::open_group(const std::vector<std::size_t>& indices, bool weak)
         const int fd = open_event(index, location, group_fd, weak && group_fd >= 0);
         if (fd < 0) {
           const int err = -fd;
+          if (err == ESRCH && locations_.other_threads()) {
+            // The thread exited between the listing of the target's threads and now: nothing of
+            // it is left to count. What it counted in earlier groups stays.
+            exited_[location] = true;
+            if (exit_cause_.empty())
+              exit_cause_ = diagnose::describe_open_failure(err, opened.event.attr, locations_.pid(location), cpu,
+                                                            group_fd, locations_.flags(), opened.event.name);
+            at = GroupFds{};
+            break;
+          }
           // Where the event is first tried, "this machine cannot count it" is reported, not fatal.
           if (settings_.skip_unsupported && diagnose::is_unsupported_errno(err) && !opened_once_[index]) {
             opened.unsupported = diagnose::open_failure_cause(err, opened.event.attr, locations_.pid(location), cpu);

@@ -48,7 +48,9 @@ struct OpenGroup {
 class EventMatrix {
  public:
   // Opens every event of every group at every location of the target, disabled (a workload's
-  // leaders are enabled by the kernel at its exec). Throws perfmon::Error.
+  // leaders are enabled by the kernel at its exec). A thread of another process that exits before
+  // it is opened is left out (it no longer runs); only when all have, the target is gone. Throws
+  // perfmon::Error.
   EventMatrix(const std::vector<EventGroup>& groups, const Target& target, OpenSettings settings);
 
   const Locations& locations() const noexcept { return locations_; }
@@ -90,6 +92,8 @@ class EventMatrix {
   kernel::GroupReadLayout layout_;
   std::vector<OpenedEvent> events_;
   std::vector<bool> opened_once_;  // by event: it opened at some location (its fallbacks are decided)
+  std::vector<bool> exited_;       // by location: a thread that exited before it could be opened
+  std::string exit_cause_;         // the first such exit, for when every thread has gone
   std::vector<OpenGroup> groups_;
   std::vector<int> leaders_;  // every group's leader fd at every location: what the ioctls touch
   std::vector<std::string> notes_;

@@ -1,7 +1,9 @@
 #include "monitor/locations.hpp"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/perf_event.h>
+#include <sys/vfs.h>
 
 #include <cerrno>
 #include <cstring>
@@ -26,7 +28,10 @@ std::string resolve_cgroup_path(const std::string& path) {
 }
 }  // namespace
 
-Locations::Locations(const Target& target) : self_(target.kind == Target::Kind::Self), cpu_wide_(target.cpu_wide()) {
+Locations::Locations(const Target& target)
+    : self_(target.kind == Target::Kind::Self),
+      cpu_wide_(target.cpu_wide()),
+      other_threads_(target.kind == Target::Kind::Threads) {
   switch (target.kind) {
     case Target::Kind::Self:
       list_.push_back({0, -1});
@@ -42,6 +47,15 @@ Locations::Locations(const Target& target) : self_(target.kind == Target::Kind::
         throw Error(ErrorKind::NoSuchTarget, "cannot open cgroup '" + target.cgroup + "': " + std::strerror(err) + ".",
                     err);
       }
+      // The kernel takes a directory of the cgroup file system only (any other is EBADF).
+      struct statfs filesystem {};
+      if (::fstatfs(cgroup_.get(), &filesystem) != 0 ||
+          (filesystem.f_type != CGROUP2_SUPER_MAGIC && filesystem.f_type != CGROUP_SUPER_MAGIC))
+        throw Error(ErrorKind::NoSuchTarget,
+                    "'" + path +
+                        "' is not a cgroup: give a directory of the cgroup file system, such as "
+                        "system.slice (below /sys/fs/cgroup).",
+                    ENOTDIR);
       [[fallthrough]];
     }
     case Target::Kind::Cpus:

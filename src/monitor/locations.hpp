@@ -25,12 +25,15 @@ class Locations {
   // PERF_FLAG_PID_CGROUP for a cgroup target.
   unsigned long flags() const noexcept;
   bool cpu_wide() const noexcept { return cpu_wide_; }
+  // Other threads (of a process or a workload), which may exit while they are being opened.
+  bool other_threads() const noexcept { return other_threads_; }
 
  private:
   std::vector<Location> list_;
   kernel::FileDescriptor cgroup_;
   bool self_ = false;
   bool cpu_wide_ = false;
+  bool other_threads_ = false;
 };
 
 }  // namespace perfmon::monitor

@@ -9,6 +9,7 @@
 //   loop N       runs the assembly loop of exactly 2N + 1 instructions
 //   sleep MS     sleeps
 //   spin MS      burns CPU
+//   churn MS     for MS milliseconds, keeps starting threads that live a moment (prints "ready" first)
 //   exit CODE    exits with CODE
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -40,7 +41,7 @@ void call_getppid(long n) {
 int usage() {
   std::fprintf(stderr,
                "usage: perfmon-test-worker getppid N [--threads T] [--fork-child M] [--wait-stdin] | "
-               "touch K | call N | loop N | sleep MS | spin MS | exit CODE\n");
+               "touch K | call N | loop N | sleep MS | spin MS | churn MS | exit CODE\n");
   return 2;
 }
 
@@ -119,6 +120,17 @@ int main(int argc, char** argv) {
     auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(n);
     volatile unsigned long x = 0;
     while (std::chrono::steady_clock::now() < end) x = x + 1;
+    return 0;
+  }
+  if (mode == "churn") {
+    std::printf("ready %d\n", static_cast<int>(getpid()));
+    std::fflush(stdout);
+    auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(n);
+    while (std::chrono::steady_clock::now() < end) {
+      std::vector<std::thread> threads;
+      for (int t = 0; t < 4; ++t) threads.emplace_back([] { call_getppid(100); });
+      for (std::thread& thread : threads) thread.join();
+    }
     return 0;
   }
   if (mode == "exit") return static_cast<int>(n);

@@ -138,8 +138,9 @@ TEST(KernelInterface, LostFormatProbeMatchesTheKernel) {
 class Ring : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string root = events::find_tracefs();  // mounted where it may be, as the catalogue does
-    if (root.empty()) GTEST_SKIP() << "tracefs is not mounted and cannot be mounted here";
+    const events::TracefsLocation tracefs = events::find_tracefs();  // mounted where it may be, as the catalogue does
+    if (tracefs.root.empty()) GTEST_SKIP() << tracefs.problem;
+    const std::string& root = tracefs.root;
     tracepoint_ = events::tracepoint_id(root, "syscalls", "sys_enter_getppid");
     if (!tracepoint_) GTEST_SKIP() << "this kernel has no syscalls:sys_enter_getppid tracepoint";
   }

@@ -1,8 +1,9 @@
 // How the tool reports the library's errors: the library's sentence after the command's name, and
 // on a line of its own what to run next where the tool knows it (the library never names the
-// tool's commands or flags).
+// tool's commands or flags). Whatever the user typed is escaped before it reaches the terminal.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "perfmon/error.hpp"
@@ -15,5 +16,9 @@ int report_error(std::string_view command, const Error& error, int status);
 // The status of a command that could not be started, as a shell gives it: 127 when it is not
 // there, 126 when it cannot be executed.
 int command_failed_status(const Error& error);
+
+// The text with control characters (C0, DEL and, in UTF-8, C1) written as \xHH or \u00HH, so that
+// user input shown in a message can neither split its line nor drive the terminal.
+std::string printable(std::string_view text);
 
 }  // namespace perfmon::cli

@@ -60,8 +60,8 @@ std::string text_report(const SystemInfo& info) {
       out += caps + "\n";
     }
   }
-  line("permissions", "perf_event_paranoid " + std::to_string(info.paranoid) + " (" + info.paranoid_meaning + "); " +
-                          info.permission_summary);
+  line("permissions", info.permission_summary);
+  if (info.privileged) line("unprivileged", info.unprivileged_summary);
   line("limits", "max sample rate " + optional_text(info.max_sample_rate) + " Hz, perf_event_mlock_kb " +
                      optional_text(info.mlock_kb) + ", ulimit -l " + optional_text(info.memlock_limit_kb, "unlimited") +
                      " KiB, NMI watchdog " + (info.nmi_watchdog ? (*info.nmi_watchdog ? "on" : "off") : "unknown"));
@@ -69,7 +69,7 @@ std::string text_report(const SystemInfo& info) {
   for (const auto& [knob, value] : info.user_access) access += (access.empty() ? "" : ", ") + knob + "=" + value;
   line("user reads",
        access.empty() ? "no rdpmc or perf_user_access knob (no hardware PMU to read from user mode)" : access);
-  line("tracefs", info.tracefs.empty() ? "not mounted" : info.tracefs);
+  line("tracefs", info.tracefs.empty() ? info.tracefs_problem : info.tracefs);
   if (!info.advice.empty()) {
     out += "advice\n";
     for (const std::string& advice : info.advice) out += "  - " + advice + "\n";
@@ -120,13 +120,20 @@ std::string json_report(const SystemInfo& info) {
   report["root"] = info.root;
   report["cap_perfmon"] = info.cap_perfmon;
   report["cap_sys_admin"] = info.cap_sys_admin;
+  report["privileged"] = info.privileged;
   report["permission_summary"] = info.permission_summary;
+  report["unprivileged"] = {{"tried", info.unprivileged_tried},
+                            {"own_user_space", info.unprivileged_own_user_space},
+                            {"own_kernel", info.unprivileged_own_kernel},
+                            {"cpu_wide", info.unprivileged_cpu_wide},
+                            {"summary", info.unprivileged_summary}};
   report["max_sample_rate"] = optional(info.max_sample_rate);
   report["perf_event_mlock_kb"] = optional(info.mlock_kb);
   report["memlock_limit_kb"] = optional(info.memlock_limit_kb);
   report["nmi_watchdog"] = optional(info.nmi_watchdog);
   report["user_access"] = user_access;
   report["tracefs"] = info.tracefs;
+  report["tracefs_problem"] = info.tracefs_problem;
   report["advice"] = info.advice;
   return report.dump(2) + "\n";
 }

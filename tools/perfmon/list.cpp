@@ -138,7 +138,7 @@ int run_list(std::span<char* const> args) {
       std::fprintf(stderr,
                    "perfmon list: no event matches '%s'; try a shorter pattern, or one of hw, sw, cache, pmu, "
                    "tracepoint.\n",
-                   pattern.c_str());
+                   printable(pattern).c_str());
       return 1;
     }
     std::fputs(out.c_str(), stdout);

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "errors.hpp"
 
 namespace {
 
@@ -50,7 +51,6 @@ int main(int argc, char** argv) {
     std::puts("perfmon " PERFMON_VERSION);
     return 0;
   }
-  std::fprintf(stderr, "perfmon: unknown command '%.*s'.\n%s", static_cast<int>(command.size()), command.data(),
-               kUsage);
+  std::fprintf(stderr, "perfmon: unknown command '%s'.\n%s", perfmon::cli::printable(command).c_str(), kUsage);
   return 129;
 }

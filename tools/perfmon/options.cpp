@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdio>
 
+#include "errors.hpp"
 #include "perfmon/error.hpp"
 
 namespace perfmon::cli {
@@ -17,6 +18,15 @@ const Option* find_short(const std::vector<Option>& options, char name) {
   for (const Option& option : options)
     if (option.short_name != 0 && option.short_name == name) return &option;
   return nullptr;
+}
+
+// Every option value means something: an empty one is a mistake (-e '' would otherwise count the
+// default events, -o '' write to the terminal).
+void apply_value(const Option& option, std::string_view spelled, std::string_view value) {
+  if (value.empty())
+    throw UsageError("option '" + std::string(spelled) + "' needs a value (" + std::string(option.value_name) +
+                     "), not an empty one");
+  option.apply(value);
 }
 }  // namespace
 
@@ -39,12 +49,12 @@ std::vector<std::string> parse_options(std::span<char* const> args, const std::v
         if (equals != std::string_view::npos) throw UsageError("option '--" + std::string(name) + "' takes no value");
         option->apply("");
       } else if (equals != std::string_view::npos) {
-        option->apply(body.substr(equals + 1));
+        apply_value(*option, "--" + std::string(name), body.substr(equals + 1));
       } else {
         if (i + 1 >= args.size())
           throw UsageError("option '--" + std::string(name) + "' needs a value (" + std::string(option->value_name) +
                            ")");
-        option->apply(args[++i]);
+        apply_value(*option, "--" + std::string(name), args[++i]);
       }
       continue;
     }
@@ -61,7 +71,7 @@ std::vector<std::string> parse_options(std::span<char* const> args, const std::v
         if (i + 1 >= args.size())
           throw UsageError("switch '-" + std::string(1, arg[k]) + "' needs a value (" +
                            std::string(option->value_name) + ")");
-        option->apply(args[++i]);
+        apply_value(*option, "-" + std::string(1, arg[k]), args[++i]);
       }
       break;
     }
@@ -92,8 +102,8 @@ std::optional<int> parse_command_line(std::span<char* const> args, std::string_v
   options.push_back({'h', "help", "", "show this help", [&](std::string_view) { help = true; }});
   auto refuse = [&](const std::string& sentence) {
     std::fprintf(stderr, "perfmon %.*s: %s\nRun 'perfmon %.*s --help' for the options.\n",
-                 static_cast<int>(command.size()), command.data(), sentence.c_str(), static_cast<int>(command.size()),
-                 command.data());
+                 static_cast<int>(command.size()), command.data(), printable(sentence).c_str(),
+                 static_cast<int>(command.size()), command.data());
     return 129;
   };
   try {

@@ -1,33 +1,49 @@
-// Where a subcommand's report goes: a stream (stdout or stderr), or a file given with -o that is
-// written beside its final name and renamed into place only once complete, so that a failed or
-// interrupted run never leaves a half-written file.
+// Where a subcommand's report goes: a stream (stdout or stderr), or the file given with -o.
+//
+// A regular file (or a new one) is replaced atomically: the report is written to an unnamed file in
+// the same directory (O_TMPFILE) and put in place only once complete, so that a failed, interrupted
+// or killed run never leaves a half-written file, nor a temporary one. The replacement keeps the old
+// file's mode. Anything else — a character device, a FIFO — is written through, never replaced, and
+// its write errors are reported. A symlink is followed and the file it names is the one written,
+// except one that another user put in a sticky shared directory such as /tmp (the rule of
+// fs.protected_symlinks, applied whatever the sysctl says); a symlink to nothing is refused.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "perfmon/error.hpp"
 
 namespace perfmon::cli {
 
 class Output {
  public:
-  // path empty: write to `fallback`.
+  // path empty: write to `fallback`. Throws perfmon::Error when the path cannot be written.
   Output(const std::string& path, std::FILE* fallback);
-  ~Output();  // an uncommitted file is removed
+  ~Output();  // an uncommitted replacement leaves the old file as it was
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
 
   // Throws perfmon::Error when the data cannot be written (a full disk, say).
   void write(std::string_view text);
-  // Flushes, syncs and renames the file into place. Throws perfmon::Error.
+  // Flushes and syncs; a replacement is then put in place. Throws perfmon::Error.
   void commit();
   bool is_file() const { return !path_.empty(); }
 
  private:
-  [[noreturn]] void fail(int err);
-  std::string path_;
-  std::string temp_path_;
+  [[noreturn]] void fail(int err) const;
+  // Opens an unnamed file beside `target`, with the old file's mode when there is one.
+  void open_replacement(const std::string& target, std::optional<mode_t> keep_mode);
+
+  std::string path_;       // as given
+  std::string target_;     // the file a replacement goes to (the symlink's target, resolved)
+  std::string temp_path_;  // a named temporary file, where O_TMPFILE is not supported
   std::FILE* stream_ = nullptr;
+  bool replacing_ = false;  // false: written through (a device, a FIFO) or a stream
   bool committed_ = false;
 };
 

@@ -106,7 +106,7 @@ std::string describe_target(const StatOptions& o) {
   if (!o.command.empty()) {
     std::string text;
     for (const std::string& word : o.command) text += (text.empty() ? "" : " ") + word;
-    return "'" + text + "'";
+    return "'" + printable(text) + "'";
   }
   auto ids = [](const std::vector<pid_t>& list) {
     std::string text;

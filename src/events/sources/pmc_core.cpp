@@ -199,7 +199,7 @@ PmcEncoding encode_pmc_core(const PmcCoreSpec& specifier) {
       continue;
     }
     if (key == "cmask") {
-      auto number = value ? parse_number(*value) : std::nullopt;
+      Number number = value ? parse_number(*value) : Number{};
       if (!number || *number > 0xff) fail("cmask takes a number from 0 to 255, like cmask=2.");
       select.cmask = static_cast<std::uint8_t>(*number);
       cmask_given = true;

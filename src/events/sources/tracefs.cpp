@@ -1,8 +1,11 @@
 #include "events/sources/tracefs.hpp"
 
 #include <sys/mount.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -10,20 +13,34 @@ namespace perfmon::events {
 
 namespace fs = std::filesystem;
 
-namespace {
-bool has_events(const fs::path& root) {
-  std::error_code ec;
-  return fs::is_directory(root / "events", ec);
-}
-}  // namespace
-
-std::string find_tracefs() {
-  for (const char* root : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"})
-    if (has_events(root)) return root;
+TracefsLocation find_tracefs() {
+  TracefsLocation location;
+  for (const char* root : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}) {
+    struct stat events {};
+    if (::stat((std::string(root) + "/events").c_str(), &events) == 0 && S_ISDIR(events.st_mode)) {
+      location.root = root;
+      return location;
+    }
+    if (errno == EACCES && location.problem.empty()) {
+      struct stat mount {};
+      char mode[8] = "?";
+      if (::stat(root, &mount) == 0) std::snprintf(mode, sizeof mode, "%04o", mount.st_mode & 07777U);
+      location.problem = std::string("tracefs is mounted at ") + root + " but this user may not read it (mode " + mode +
+                         "); run as root, or give this user access to it (for example 'chmod 0755 " + root +
+                         "' as root).";
+    }
+  }
+  if (!location.problem.empty()) return location;
   // Not mounted: try as perf does; this fails harmlessly without privilege.
-  if (::mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr) == 0 && has_events("/sys/kernel/tracing"))
-    return "/sys/kernel/tracing";
-  return "";
+  if (::mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr) == 0 &&
+      fs::is_directory("/sys/kernel/tracing/events")) {
+    location.root = "/sys/kernel/tracing";
+    return location;
+  }
+  location.problem =
+      "tracefs is not mounted, and this process may not mount it; run 'mount -t tracefs nodev /sys/kernel/tracing' as "
+      "root.";
+  return location;
 }
 
 std::optional<std::uint64_t> tracepoint_id(const std::string& tracefs_root, const std::string& subsystem,

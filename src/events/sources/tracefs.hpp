@@ -8,10 +8,15 @@
 
 namespace perfmon::events {
 
+struct TracefsLocation {
+  std::string root;     // where tracefs is; "" when it cannot be used
+  std::string problem;  // when it cannot: why, and what to do (a sentence)
+};
+
 // The tracefs mount to use: /sys/kernel/tracing, else /sys/kernel/debug/tracing. When neither is
-// mounted and this process may mount, tracefs is mounted at /sys/kernel/tracing (as perf does).
-// Returns an empty string when there is none.
-std::string find_tracefs();
+// mounted and this process may mount, tracefs is mounted at /sys/kernel/tracing (as perf does). A
+// tracefs that is mounted but that this user may not read is reported as such, not as missing.
+TracefsLocation find_tracefs();
 
 struct Tracepoint {
   std::string subsystem;

@@ -24,7 +24,9 @@ GroupSpec parse_cpc_specification(std::string_view text) {
         std::all_of(term.key.begin() + 3, term.key.end(),
                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
       if (!term.value) fail_event(text, "'" + term.key + "' needs an event, like " + term.key + "=cycles.");
-      unsigned counter = static_cast<unsigned>(std::stoul(term.key.substr(3)));
+      // Counters are bits of a 32-bit mask (Event::counters): pic0 to pic31.
+      const auto counter =
+          static_cast<unsigned>(field_number(text, "counter '" + term.key + "'", term.key.substr(3), 31));
       for (const auto& [known, event] : pics)
         if (known == counter) fail_event(text, "counter " + term.key + " is given twice.");
       std::size_t offset = body.find(term.key + "=" + *term.value);

@@ -36,6 +36,14 @@ std::vector<GroupSpec> parse_event_list_syntax(std::string_view text) {
   const std::string_view whole = text;
   if (trim(text).empty())
     throw Error(ErrorKind::InvalidEvent, "invalid event list: it is empty; name events like cycles,instructions.");
+  // Event names end up in tables and messages: no control character may hide in one. Tabs and
+  // newlines are whitespace between events.
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
+      fail_list(whole, "it holds a control character at column " + std::to_string(i + 1) +
+                           "; event lists are printable text.");
+  }
   std::size_t pos = 0;
   while (pos <= text.size()) {
     while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;

@@ -43,16 +43,19 @@ std::uint32_t term_value(std::string_view whole, std::string_view term) {
     if (term == name) return value;
   std::size_t shift_at = term.find("<<");
   if (shift_at != std::string_view::npos) {
-    auto amount = parse_number(strip_spaces_and_parentheses(term.substr(0, shift_at)));
+    Number amount = parse_number(strip_spaces_and_parentheses(term.substr(0, shift_at)));
     std::string_view by = strip_spaces_and_parentheses(term.substr(shift_at + 2));
     unsigned shift = by == "PCTR_UM_SHIFT" ? kUnitMaskShift : by == "PCTR_CM_SHIFT" ? kCounterMaskShift : 99;
     if (!amount || shift == 99) fail(whole, term, "is not N<<PCTR_UM_SHIFT or N<<PCTR_CM_SHIFT.");
-    if (*amount > 0xff) fail(whole, term, "shifts more than a byte.");
+    if (amount.status == Number::Status::TooLarge || *amount > 0xff)
+      fail(whole, term, "shifts more than a byte (at most 0xff<<...).");
     return static_cast<std::uint32_t>(*amount << shift);
   }
-  auto number = parse_number(term);
-  if (!number) fail(whole, term, "is neither a number nor a PCTR_* constant (PCTR_U, PCTR_K, PCTR_UM_MESI, ...).");
-  if (*number > 0xffffffffULL) fail(whole, term, "is wider than the 32-bit function word.");
+  Number number = parse_number(term);
+  if (number.status == Number::Status::NotANumber)
+    fail(whole, term, "is neither a number nor a PCTR_* constant (PCTR_U, PCTR_K, PCTR_UM_MESI, ...).");
+  if (number.status == Number::Status::TooLarge || *number > 0xffffffffULL)
+    fail(whole, term, "is wider than the 32-bit function word (at most 0xffffffff).");
   return static_cast<std::uint32_t>(*number);
 }
 

@@ -47,11 +47,13 @@ ParsedEvent parse_breakpoint(std::string_view text) {
   std::string_view location = rest.substr(0, colon);
   rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
   std::size_t slash = location.find('/');
-  auto address = parse_number(location.substr(0, slash));
-  if (!address) fail_event(text, "the breakpoint needs an address, like mem:0x401000 or mem:0x601040/8:w.");
-  breakpoint.address = *address;
+  const std::string_view address_text = location.substr(0, slash);
+  Number address = parse_number(address_text);
+  if (address.status == Number::Status::NotANumber)
+    fail_event(text, "the breakpoint needs an address, like mem:0x401000 or mem:0x601040/8:w.");
+  breakpoint.address = field_number(text, "the breakpoint address", address_text);
   if (slash != std::string_view::npos) {
-    auto length = parse_number(location.substr(slash + 1));
+    Number length = parse_number(location.substr(slash + 1));
     if (!length || (*length != 1 && *length != 2 && *length != 4 && *length != 8))
       fail_event(text, "the breakpoint length must be 1, 2, 4 or 8 bytes.");
     breakpoint.length = static_cast<std::uint32_t>(*length);

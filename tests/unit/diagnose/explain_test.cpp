@@ -5,6 +5,7 @@
 #include <cerrno>
 
 #include "diagnose/host.hpp"
+#include "diagnose/privileges.hpp"
 
 namespace perfmon::diagnose {
 namespace {
@@ -39,11 +40,31 @@ TEST(Explain, UnsupportedHardwareEventNamesTheMissingPmu) {
   EXPECT_TRUE(contains(open_failure_cause(ENOENT, attr_of(PERF_TYPE_SOFTWARE, 99), 0, -1), "type 1, config 0x63"));
 }
 
-TEST(Explain, PermissionNamesParanoidAndTheWayOut) {
+// The unprivileged cases run in the unprivileged suite (tests/unprivileged), as user nobody.
+TEST(Explain, PermissionNamesTheCauseAndTheWayOut) {
   std::string text = open_failure_cause(EACCES, attr_of(PERF_TYPE_SOFTWARE, 0), 0, -1);
-  EXPECT_TRUE(contains(text, "perf_event_paranoid is")) << text;
   std::string cpu_wide = open_failure_cause(EACCES, attr_of(PERF_TYPE_SOFTWARE, 0), -1, 0);
-  EXPECT_TRUE(contains(cpu_wide, "perf_event_paranoid is")) << cpu_wide;
+  perf_event_attr kernel_only = attr_of(PERF_TYPE_SOFTWARE, 0);
+  kernel_only.exclude_user = 1;
+  std::string kernel = open_failure_cause(EACCES, kernel_only, 0, -1);
+  if (is_perf_privileged()) {
+    for (const std::string& privileged : {text, cpu_wide, kernel})
+      EXPECT_TRUE(contains(privileged, "something other than perf_event_paranoid refused it")) << privileged;
+    return;
+  }
+  EXPECT_TRUE(contains(cpu_wide, "monitoring a whole CPU needs perf_event_paranoid 0 or less")) << cpu_wide;
+  if (perf_event_paranoid() >= 2) {
+    EXPECT_TRUE(contains(text, "add the ':u' modifier")) << text;
+    // A kernel-only event is not told to count user space: that would count nothing.
+    EXPECT_FALSE(contains(kernel, "':u'")) << kernel;
+    EXPECT_TRUE(contains(kernel, "counting the kernel needs perf_event_paranoid 1 or less")) << kernel;
+  }
+}
+
+TEST(Explain, AnotherUsersProcessIsNamedAsSuch) {
+  if (is_perf_privileged()) GTEST_SKIP() << "privileged: another user's process is this process's to monitor";
+  std::string text = open_failure_cause(EACCES, attr_of(PERF_TYPE_SOFTWARE, 0), 1, -1);
+  EXPECT_TRUE(contains(text, "process 1 belongs to another user (uid 0)")) << text;
 }
 
 TEST(Explain, SpecificCauses) {

@@ -52,7 +52,9 @@ TEST(Cpc, MalformedSpecificationsSayWhy) {
            {"cpc/pic0=cycles:u/", "drop ':u'"},
            {"cpc/pic0/", "'pic0' needs an event"},
            {"cpc/pic0=task-clock,cmask=2/", "edit a raw x86 event"},
-           {"cpc/pic0=r3c,cmask=0x100/", "takes a number from 0 to 0xff"}}) {
+           {"cpc/pic0=r3c,cmask=0x100/", "cpc attribute 'cmask' is too large: it takes at most 255, not '0x100'"},
+           {"cpc/pic32=cycles/", "counter 'pic32' is too large: it takes at most 31"},
+           {"cpc/pic99999999999999999999=task-clock/", "counter 'pic99999999999999999999' is too large"}}) {
     try {
       catalog().parse(text);
       FAIL() << text << " was accepted";

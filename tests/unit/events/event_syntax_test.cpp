@@ -136,11 +136,16 @@ TEST(EventSyntax, AllModifierLetters) {
 }
 
 TEST(EventSyntax, Numbers) {
-  EXPECT_EQ(parse_number("0x1F"), 31u);
-  EXPECT_EQ(parse_number("42"), 42u);
+  EXPECT_EQ(*parse_number("0x1F"), 31u);
+  EXPECT_EQ(*parse_number("42"), 42u);
+  EXPECT_EQ(*parse_number("0xffffffffffffffff"), ~std::uint64_t{0});
   EXPECT_FALSE(parse_number("0x"));
   EXPECT_FALSE(parse_number("12abc"));
   EXPECT_FALSE(parse_number(""));
+  EXPECT_EQ(parse_number("-1").status, Number::Status::NotANumber);
+  EXPECT_EQ(parse_number("18446744073709551616").status, Number::Status::TooLarge);
+  EXPECT_EQ(parse_number("0x10000000000000000").status, Number::Status::TooLarge);
+  EXPECT_EQ(parse_number("99999999999999999999x").status, Number::Status::NotANumber);
 }
 
 struct Malformed {

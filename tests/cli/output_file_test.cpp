@@ -1,0 +1,184 @@
+// -o as a careful user, and a hostile one, would try it: a regular file is replaced whole (mode kept,
+// nothing left behind even when killed); a device or a FIFO is written through, never replaced;
+// a symlink is followed where the kernel allows it. Device nodes are private ones made with mknod
+// in a temporary directory, never the system's.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "process.hpp"
+
+namespace perfmon::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class OutputFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/perfmon-output-XXXXXX";
+    dir_ = mkdtemp(pattern);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  static std::string text_of(const std::string& file) {
+    std::stringstream text;
+    text << std::ifstream(file).rdbuf();
+    return text.str();
+  }
+  static void write_file(const std::string& file, const std::string& text, mode_t mode) {
+    std::ofstream(file) << text;
+    chmod(file.c_str(), mode);
+  }
+  std::set<std::string> names() const {
+    std::set<std::string> found;
+    for (const auto& entry : fs::directory_iterator(dir_)) found.insert(entry.path().filename());
+    return found;
+  }
+  static Result stat_to(const std::string& output) {
+    return run({PERFMON, "stat", "-o", output, "-e", "page-faults", "--", WORKER, "exit", "0"});
+  }
+  // A private device node like the system's null (1,3) or full (1,7).
+  bool make_device(const std::string& file, unsigned minor) const {
+    return mknod(file.c_str(), S_IFCHR | 0644, makedev(1, minor)) == 0;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(OutputFile, RegularFileIsReplacedWholeKeepingItsMode) {
+  const std::string out = path("report.txt");
+  write_file(out, "the old report\n", 0600);
+  Result r = stat_to(out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(text_of(out).find("page-faults"), std::string::npos);
+  EXPECT_EQ(text_of(out).find("the old report"), std::string::npos);
+  struct stat status {};
+  ASSERT_EQ(stat(out.c_str(), &status), 0);
+  EXPECT_EQ(status.st_mode & 07777, 0600u) << "the mode of the replaced file was not kept";
+  EXPECT_EQ(names(), std::set<std::string>{"report.txt"});
+}
+
+TEST_F(OutputFile, KilledRunLeavesTheOldFileAndNothingElse) {
+  const std::string out = path("report.txt");
+  write_file(out, "the old report\n", 0644);
+  Process perfmon({PERFMON, "stat", "-v", "-o", out, "-e", "task-clock", "--", WORKER, "sleep", "1000"});
+  perfmon.read_stderr_until("counting started");
+  perfmon.signal(SIGKILL);
+  perfmon.wait();
+  EXPECT_EQ(text_of(out), "the old report\n");
+  EXPECT_EQ(names(), std::set<std::string>{"report.txt"}) << "a temporary file was left behind";
+}
+
+TEST_F(OutputFile, CharacterDeviceIsWrittenThroughNeverReplaced) {
+  const std::string out = path("null");
+  if (!make_device(out, 3)) GTEST_SKIP() << "cannot make a device node here (needs root): " << strerror(errno);
+  Result r = stat_to(out);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  struct stat status {};
+  ASSERT_EQ(lstat(out.c_str(), &status), 0);
+  EXPECT_TRUE(S_ISCHR(status.st_mode)) << "the device was replaced";
+  EXPECT_EQ(status.st_rdev, makedev(1, 3));
+  EXPECT_EQ(names(), std::set<std::string>{"null"});
+}
+
+TEST_F(OutputFile, FullDeviceReportsTheFailure) {
+  const std::string out = path("full");
+  if (!make_device(out, 7)) GTEST_SKIP() << "cannot make a device node here (needs root): " << strerror(errno);
+  Result r = stat_to(out);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("cannot write '" + out + "': No space left on device"), std::string::npos) << r.err;
+  struct stat status {};
+  ASSERT_EQ(lstat(out.c_str(), &status), 0);
+  EXPECT_TRUE(S_ISCHR(status.st_mode)) << "the device was replaced";
+}
+
+TEST_F(OutputFile, FifoIsWrittenThrough) {
+  const std::string out = path("fifo");
+  ASSERT_EQ(mkfifo(out.c_str(), 0644), 0);
+  std::string received;
+  std::thread reader([&] { received = text_of(out); });
+  Result r = stat_to(out);
+  reader.join();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(received.find("page-faults"), std::string::npos) << received;
+  struct stat status {};
+  ASSERT_EQ(lstat(out.c_str(), &status), 0);
+  EXPECT_TRUE(S_ISFIFO(status.st_mode)) << "the FIFO was replaced";
+}
+
+TEST_F(OutputFile, SymlinkIsFollowedAndStaysALink) {
+  const std::string target = path("real.txt"), link = path("link.txt");
+  write_file(target, "old\n", 0640);
+  ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
+  Result r = stat_to(link);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(link)) << "the symlink was replaced by a file";
+  EXPECT_NE(text_of(target).find("page-faults"), std::string::npos);
+  struct stat status {};
+  ASSERT_EQ(stat(target.c_str(), &status), 0);
+  EXPECT_EQ(status.st_mode & 07777, 0640u);
+  EXPECT_EQ(names(), (std::set<std::string>{"link.txt", "real.txt"}));
+}
+
+TEST_F(OutputFile, SymlinkToADeviceWritesToTheDevice) {
+  const std::string device = path("null"), link = path("link");
+  if (!make_device(device, 3)) GTEST_SKIP() << "cannot make a device node here (needs root): " << strerror(errno);
+  ASSERT_EQ(symlink(device.c_str(), link.c_str()), 0);
+  Result r = stat_to(link);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_TRUE(fs::is_character_file(device));
+}
+
+TEST_F(OutputFile, DanglingSymlinkIsRefused) {
+  const std::string link = path("link");
+  ASSERT_EQ(symlink(path("nothing").c_str(), link.c_str()), 0);
+  Result r = stat_to(link);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("it is a symlink to a file that does not exist"), std::string::npos) << r.err;
+  EXPECT_EQ(names(), std::set<std::string>{"link"});
+}
+
+TEST_F(OutputFile, DirectoryIsRefused) {
+  Result r = stat_to(dir_.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("it is a directory"), std::string::npos) << r.err;
+}
+
+// Another user plants a symlink in a shared, sticky directory, hoping root writes through it.
+TEST_F(OutputFile, PlantedSymlinkInASharedDirectoryIsNotFollowed) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root, to plant a link as another user";
+  const std::string victim = path("victim"), shared = path("shared");
+  write_file(victim, "precious\n", 0644);
+  ASSERT_EQ(chmod(dir_.c_str(), 0755), 0);  // the other user reaches the shared directory
+  ASSERT_EQ(mkdir(shared.c_str(), 0), 0);
+  ASSERT_EQ(chmod(shared.c_str(), 01777), 0);  // like /tmp
+  Result plant = run({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/ln", "-s", victim,
+                      shared + "/report.txt"});
+  ASSERT_EQ(plant.exit_code, 0) << plant.err;
+  Result r = stat_to(shared + "/report.txt");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("it is a symlink that another user (uid 65534) put in the shared directory"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(text_of(victim), "precious\n");
+  // The same link of one's own is followed.
+  const std::string own = shared + "/own.txt";
+  ASSERT_EQ(symlink(victim.c_str(), own.c_str()), 0);
+  EXPECT_EQ(stat_to(own).exit_code, 0);
+  EXPECT_NE(text_of(victim).find("page-faults"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace perfmon::testing
