@@ -262,7 +262,11 @@ class Resolver {
  private:
   bool resolve_generic(const std::string& name) const {
     std::optional<events::EventCode> code = events::find_generic_event(name);
-    if (!code) return false;
+    if (!code) {
+      if (std::optional<std::string> problem = events::unsupported_cache_operation(name))
+        fail_event(spec_.text, *problem, ErrorKind::UnknownEvent);
+      return false;
+    }
     event_.attr.type = code->type;
     event_.attr.config = code->config;
     event_.pmu = code->type == PERF_TYPE_SOFTWARE ? "software" : state_.core_pmu_name();

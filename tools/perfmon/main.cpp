@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
 
   std::span<char* const> args(argv, static_cast<std::size_t>(argc));
   if (args.size() < 2) {
-    std::fputs(kUsage, stderr);
+    std::fprintf(stderr, "perfmon: no command given.\n%s", kUsage);
     return 129;
   }
   std::string_view command = args[1];

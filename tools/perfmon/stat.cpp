@@ -50,15 +50,14 @@ struct StatOptions {
 };
 
 std::vector<pid_t> parse_pid_list(std::string_view text, std::string_view option) {
+  // Every piece between commas is an id: "1," and "1,,2" are refused, not read as "1" and "1,2".
   std::vector<pid_t> pids;
-  while (!text.empty()) {
+  for (;;) {
     std::size_t comma = text.find(',');
     pids.push_back(static_cast<pid_t>(parse_long(text.substr(0, comma), option, 1, 1L << 22)));
-    if (comma == std::string_view::npos) break;
+    if (comma == std::string_view::npos) return pids;
     text.remove_prefix(comma + 1);
   }
-  if (pids.empty()) throw UsageError("option '" + std::string(option) + "' needs a process or thread id");
-  return pids;
 }
 
 std::vector<Option> stat_options(StatOptions& o) {

@@ -129,13 +129,17 @@ std::optional<std::size_t> match_prefix(const std::array<Spellings, N>& table, s
   return best;
 }
 
-std::optional<EventCode> find_cache_event(std::string_view name) {
+struct CacheName {
+  std::size_t cache, op, result;
+};
+
+// perf's legacy-cache grammar: a cache, then up to two words, each an operation or a result.
+std::optional<CacheName> parse_cache_name(std::string_view name) {
   std::size_t used = 0;
   auto cache = match_prefix(kCaches, name, used);
   if (!cache) return std::nullopt;
   name.remove_prefix(used);
   std::optional<std::size_t> op, result;
-  // Up to two more words, each an operation or a result (perf's legacy-cache grammar).
   for (int word = 0; word < 2 && !name.empty(); ++word) {
     if (name.front() != '-') return std::nullopt;
     name.remove_prefix(1);
@@ -156,10 +160,18 @@ std::optional<EventCode> find_cache_event(std::string_view name) {
     return std::nullopt;
   }
   if (!name.empty()) return std::nullopt;
-  std::size_t op_index = op.value_or(PERF_COUNT_HW_CACHE_OP_READ);
-  if (!((kValidOps[*cache] >> op_index) & 1U)) return std::nullopt;
-  std::size_t result_index = result.value_or(PERF_COUNT_HW_CACHE_RESULT_ACCESS);
-  return EventCode{PERF_TYPE_HW_CACHE, *cache | (op_index << 8) | (result_index << 16)};
+  return CacheName{*cache, op.value_or(PERF_COUNT_HW_CACHE_OP_READ),
+                   result.value_or(PERF_COUNT_HW_CACHE_RESULT_ACCESS)};
+}
+
+bool supported(const CacheName& name) {
+  return (kValidOps[name.cache] >> name.op) & 1U;
+}
+
+std::optional<EventCode> find_cache_event(std::string_view text) {
+  std::optional<CacheName> name = parse_cache_name(text);
+  if (!name || !supported(*name)) return std::nullopt;
+  return EventCode{PERF_TYPE_HW_CACHE, name->cache | (name->op << 8) | (name->result << 16)};
 }
 
 }  // namespace
@@ -179,6 +191,19 @@ std::optional<EventCode> find_generic_event(std::string_view name) {
     }
   }
   return find_cache_event(name);
+}
+
+std::optional<std::string> unsupported_cache_operation(std::string_view text) {
+  std::optional<CacheName> name = parse_cache_name(text);
+  if (!name || supported(*name)) return std::nullopt;
+  std::string operations;
+  for (std::size_t op = 0; op < kOps.size(); ++op) {
+    if (!((kValidOps[name->cache] >> op) & 1U)) continue;
+    if (!operations.empty()) operations += " and ";
+    operations += kOps[op].names[1];
+  }
+  return std::string(kCaches[name->cache].names[0]) + " has no " + std::string(kOps[name->op].names[0]) +
+         " events; its events count " + operations + ".";
 }
 
 std::vector<std::string> hardware_cache_event_names() {

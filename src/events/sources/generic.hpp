@@ -31,6 +31,10 @@ std::span<const GenericEvent> software_events();
 // "cycles", "cs", "L1-dcache-load-misses", "LLC-prefetches", ... (case-insensitive as in perf).
 std::optional<EventCode> find_generic_event(std::string_view name);
 
+// For a hardware-cache name whose operation the cache does not have ("L1-icache-stores"), the
+// sentence saying so; nothing for any other name.
+std::optional<std::string> unsupported_cache_operation(std::string_view name);
+
 // Every hardware-cache name perf lists: "<cache>-<op>s" and "<cache>-<op>-misses" for valid pairs.
 std::vector<std::string> hardware_cache_event_names();
 

@@ -46,7 +46,8 @@ std::uint32_t term_value(std::string_view whole, std::string_view term) {
     Number amount = parse_number(strip_spaces_and_parentheses(term.substr(0, shift_at)));
     std::string_view by = strip_spaces_and_parentheses(term.substr(shift_at + 2));
     unsigned shift = by == "PCTR_UM_SHIFT" ? kUnitMaskShift : by == "PCTR_CM_SHIFT" ? kCounterMaskShift : 99;
-    if (!amount || shift == 99) fail(whole, term, "is not N<<PCTR_UM_SHIFT or N<<PCTR_CM_SHIFT.");
+    if (amount.status == Number::Status::NotANumber || shift == 99)
+      fail(whole, term, "is not N<<PCTR_UM_SHIFT or N<<PCTR_CM_SHIFT.");
     if (amount.status == Number::Status::TooLarge || *amount > 0xff)
       fail(whole, term, "shifts more than a byte (at most 0xff<<...).");
     return static_cast<std::uint32_t>(*amount << shift);

@@ -49,6 +49,13 @@ TEST(GenericEvents, HardwareCacheCombinations) {
   EXPECT_FALSE(find_generic_event("L1-icache-stores"));
   EXPECT_FALSE(find_generic_event("iTLB-prefetches"));
   EXPECT_FALSE(find_generic_event("L1-dcache-load-misses-misses"));
+  // ... and the refusal says which operations the cache has.
+  EXPECT_EQ(unsupported_cache_operation("L1-icache-stores"),
+            "L1-icache has no store events; its events count loads and prefetches.");
+  EXPECT_EQ(unsupported_cache_operation("itlb-prefetch-misses"),
+            "iTLB has no prefetch events; its events count loads.");
+  EXPECT_FALSE(unsupported_cache_operation("L1-dcache-stores"));
+  EXPECT_FALSE(unsupported_cache_operation("L1-dcache-load-misses-misses"));
 }
 
 TEST(GenericEvents, EveryListedCacheNameResolves) {

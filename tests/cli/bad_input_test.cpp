@@ -1,0 +1,284 @@
+// Bad inputs, as a hostile or a careless user types them, across every subcommand and event
+// syntax. Each must end in the expected exit status with a message that says the given words, on
+// standard error, led by the command's name, with nothing raw from the input reaching the terminal
+// (no control character but the line breaks), and never in a crash.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+
+namespace perfmon::testing {
+namespace {
+
+struct BadInput {
+  std::vector<std::string> args;  // after the perfmon program
+  int status;
+  std::string words;  // the message must contain them
+};
+
+void PrintTo(const BadInput& bad, std::ostream* os) {
+  *os << "perfmon";
+  for (const std::string& arg : bad.args) *os << " '" << arg << "'";
+}
+
+// `perfmon stat -e EVENT -- worker exit 0`, and the same event given to `perfmon encode`.
+std::vector<BadInput> event_cases() {
+  struct Event {
+    std::string text;
+    std::string words;
+  };
+  const std::vector<Event> events = {
+      // the perf grammar
+      {",", "an event is empty"},
+      {"cycles,", "ends with a comma"},
+      {",cycles", "an event is empty"},
+      {"cycles,,instructions", "an event is empty"},
+      {"cycles:", "modifiers are missing"},
+      {"cycles:z", "'z' is not a modifier of 'cycles'"},
+      {"cycles:uu", "modifier 'u' is given twice"},
+      {"cycles:pppp", "at most three 'p'"},
+      {"cycles:Pp", "cannot be combined"},
+      {"{cycles", "has no closing '}'"},
+      {"{}", "an event is empty"},
+      {"{cycles,{instructions}}", "groups cannot be nested"},
+      {"{cycles}x", "only ':modifiers' may follow"},
+      {"{cycles}:", "only ':modifiers' may follow"},
+      {"cycles}", "unexpected '}' at column 7"},
+      {"{task-clock}}", "unexpected '}' at column 13"},
+      {"{a/b/c/}", "has no closing '}'"},
+      {"{software/config=0,name=}/", "has no closing '}'"},
+      {"cyc les", "event names are made of"},
+      {":u", "an event name is missing"},
+      {"r12345678901234567", "at most 16 hex digits"},
+      {"sched:", "modifiers are missing"},
+      {"sched:x:", "modifiers are missing"},
+      {"sched:sw!tch", "a tracepoint is written subsystem:name"},
+      {"cyc\x1b[31mles", "control character at column 4"},
+      {"\x07", "control character at column 1"},
+      {"cycles\x7f", "control character at column 7"},
+      {"cycles\r", "control character at column 7"},
+      // PMU terms
+      {"cpu/event=0x3c", "no closing '/'"},
+      {"/event=1/", "pmu/term=value"},
+      {"cpu/event=/", "has '=' but no value"},
+      {"cpu/=5/", "is neither"},
+      {"cpu/a,,b/", "is neither"},
+      {"cpu/event=1/x", "unknown modifier 'x'"},
+      {"cpu/event=1/:", "only ':modifiers' may follow"},
+      {"software//", "name an event or terms between the slashes"},
+      {"software/nosuchterm=1/", "PMU 'software' has no term or event 'nosuchterm'"},
+      {"software/config=zz/", "term 'config' needs a number (decimal or 0x hex), not 'zz'"},
+      {"software/config=99999999999999999999/", "term 'config' is too large: it takes at most 0xffffffffffffffff"},
+      {"software/config=0x10000000000000000/", "term 'config' is too large"},
+      {"software/config=-1/", "term 'config' needs a number"},
+      {"software/name/", "term 'name' needs a value"},
+      {"nopmu/event=1/", "no PMU named 'nopmu'"},
+      {"softwar/config=1/", "did you mean 'software'"},
+      // names
+      {"cylces", "did you mean 'cycles'"},
+      {"instructons", "did you mean 'instructions'"},
+      {"no-such-event", "unknown event 'no-such-event'"},
+      {"r", "unknown event 'r'"},
+      {"L1-icache-stores", "L1-icache has no store events; its events count loads and prefetches"},
+      {"syscalls:no_such_tracepoint", "unknown tracepoint 'syscalls:no_such_tracepoint'"},
+      {"nosuchsubsys:x", "unknown tracepoint 'nosuchsubsys:x'"},
+      {"cycles:sched_switch", "'sched_switch' is not a modifier of 'cycles'"},
+      // breakpoints
+      {"mem:", "needs an address"},
+      {"mem:zz", "needs an address"},
+      {"mem:0x99999999999999999999", "the breakpoint address is too large"},
+      {"mem:0x1000/3", "1, 2, 4 or 8 bytes"},
+      {"mem:0x1000/99999999999999999999", "1, 2, 4 or 8 bytes"},
+      {"mem:0x1000:rwx", "cannot also watch reads or writes"},
+      {"mem:0x1000:rr", "given twice"},
+      {"mem:0x1000/4:x", "leave out the length"},
+      {"mem:0x1000:q:u", "made of r, w and x"},
+      // libpfm4 names
+      {"INST_RETIRED.NO_SUCH", "libpfm4 cannot encode 'INST_RETIRED.NO_SUCH'"},
+      {"L2_RQSTS.MISZ:c=2", "libpfm4 cannot encode"},
+      {"NOSUCHPMU::X", "may be another CPU model than this machine's"},
+      // OpenBSD pctr words
+      {"pctr:", "the function word is empty"},
+      {"pctr:PCTR_X", "'PCTR_X' is neither a number nor a PCTR_* constant"},
+      {"pctr:0x2e|(2<<PCTR_Q_SHIFT)", "is not N<<PCTR_UM_SHIFT or N<<PCTR_CM_SHIFT"},
+      {"pctr:0x2e|(0x100<<PCTR_CM_SHIFT)", "shifts more than a byte"},
+      {"pctr:0x2e|(99999999999999999999<<PCTR_CM_SHIFT)", "shifts more than a byte"},
+      {"pctr:0x1ffffffff", "wider than the 32-bit function word"},
+      {"pctr:0x99999999999999999999", "wider than the 32-bit function word"},
+      {"pctr:0x2e||PCTR_U", "'' is neither"},
+      // Solaris cpc specifications
+      {"cpc/pic0=cycles", "needs its closing '/'"},
+      {"cpc/sys/", "names at least one counter"},
+      {"cpc/pic0=cycles,pic0=instructions/", "counter pic0 is given twice"},
+      {"cpc/pic0=cycles,nouser/", "'nouser' without 'sys' counts nothing"},
+      {"cpc/pic0=cycles,turbo/", "'turbo' is not a cpc term"},
+      {"cpc/pic0=cycles:u/", "drop ':u'"},
+      {"cpc/pic0/", "'pic0' needs an event"},
+      {"cpc/pic0=task-clock,cmask=2/", "edit a raw x86 event"},
+      {"cpc/pic0=r3c,cmask=0x100/", "cpc attribute 'cmask' is too large: it takes at most 255"},
+      {"cpc/pic0=r3c,cmask=zz/", "cpc attribute 'cmask' needs a number"},
+      {"cpc/pic32=cycles/", "counter 'pic32' is too large: it takes at most 31"},
+      {"cpc/pic4294967296=task-clock/", "counter 'pic4294967296' is too large"},
+      {"cpc/pic99999999999999999999=task-clock/", "counter 'pic99999999999999999999' is too large"},
+      {"cpc/pic0=INST_RETIRED.ANY_P:u/", "without modifiers"},
+      // FreeBSD pmc.core specifiers
+      {"pmc.core//", "name an event first"},
+      {"pmc.core/,usr/", "name an event first"},
+      {"pmc.core/Div,,usr/", "a qualifier is empty"},
+      {"pmc.core/Div,usr,usr/", "'usr' is given twice"},
+      {"pmc.core/NoSuchEvent/", "Intel Core Solo/Duo has no event 'NoSuchEvent'"},
+      {"pmc.core/Instr_Retd/", "did you mean"},
+      {"pmc.core/dc-misses/", "'dc-misses' is unsupported on Intel Core Solo/Duo"},
+      {"pmc.core/Div,core=all/", "Div does not take 'core='"},
+      {"pmc.core/L2_Rqsts,core=some/", "'core=some' is not a choice"},
+      {"pmc.core/L2_Rqsts,core/", "'core' needs a value"},
+      {"pmc.core/L2_Rqsts,cachestate=x/", "cachestate takes the letters m, e, s and i"},
+      {"pmc.core/Div,cmask=256/", "cmask takes a number from 0 to 255"},
+      {"pmc.core/Div,cmask=99999999999999999999/", "cmask takes a number from 0 to 255"},
+      {"pmc.core/Div,inv/", "'inv' inverts the cmask comparison"},
+      {"pmc.core/Div,edge=1/", "'edge' takes no value"},
+      {"pmc.core/Div,turbo/", "'turbo' is not a qualifier"},
+  };
+  std::vector<BadInput> cases;
+  for (const Event& event : events) {
+    cases.push_back({{"stat", "-e", event.text, "--", WORKER, "exit", "0"}, 129, event.words});
+    cases.push_back({{"encode", event.text}, 129, event.words});
+  }
+  return cases;
+}
+
+std::vector<BadInput> command_cases() {
+  const std::string worker = WORKER;
+  return {
+      // perfmon itself
+      {{}, 129, "perfmon: no command given."},
+      {{"bogus"}, 129, "unknown command 'bogus'"},
+      {{"\x1b[2J"}, 129, "unknown command '\\x1b[2J'"},
+      // stat's command line
+      {{"stat"}, 129, "nothing to count"},
+      {{"stat", "--bogus", "true"}, 129, "unknown option '--bogus'"},
+      {{"stat", "-Z", "true"}, 129, "unknown switch '-Z'"},
+      {{"stat", "-I"}, 129, "needs a value"},
+      {{"stat", "-I", "5", "true"}, 129, "from 10 to 86400000"},
+      {{"stat", "-I", "abc", "true"}, 129, "needs a whole number"},
+      {{"stat", "-I", "99999999999999999999", "true"}, 129, "from 10 to 86400000"},
+      {{"stat", "-r", "0", "true"}, 129, "from 1 to 100000"},
+      {{"stat", "-r", "zero", "true"}, 129, "needs a whole number"},
+      {{"stat", "-r", "100001", "true"}, 129, "from 1 to 100000"},
+      {{"stat", "-r", "2", "-I", "100", "true"}, 129, "-r cannot be combined with -I"},
+      {{"stat", "-r", "2", "-a"}, 129, "-r repeats a command"},
+      {{"stat", "-p", "abc"}, 129, "'--pid' needs a whole number"},
+      {{"stat", "-p", "0"}, 129, "'--pid' needs a whole number from 1"},
+      {{"stat", "-p", "99999999999"}, 129, "'--pid' needs a whole number from 1"},
+      {{"stat", "-p", "1,"}, 129, "'--pid' needs a whole number"},
+      {{"stat", "-t", ""}, 129, "option '-t' needs a value (tid), not an empty one"},
+      {{"stat", "-p", "1", "-a"}, 129, "choose one target"},
+      {{"stat", "-p", "1", "--", "true"}, 129, "cannot be combined with a command"},
+      {{"stat", "-G", "x", "-p", "1"}, 129, "-G counts a cgroup system-wide"},
+      {{"stat", "-e", "", "true"}, 129, "option '-e' needs a value (event), not an empty one"},
+      {{"stat", "--event=", "true"}, 129, "option '--event' needs a value (event), not an empty one"},
+      {{"stat", "-G", "", "true"}, 129, "option '-G' needs a value (name), not an empty one"},
+      {{"stat", "-o", "", "true"}, 129, "option '-o' needs a value (file), not an empty one"},
+      {{"stat", "-x", "", "true"}, 129, "option '-x' needs a value (sep), not an empty one"},
+      {{"stat", "-x,", "-j", "true"}, 129, "exclude each other"},
+      {{"stat", "-A", "true"}, 129, "-A prints one row per CPU"},
+      {{"stat", "--per-thread", "true"}, 129, "--per-thread counts each thread"},
+      {{"stat", "-C", "", "true"}, 129, "option '-C' needs a value"},
+      {{"stat", "-C", "a", "true"}, 129, "invalid CPU list 'a': write CPUs like 0-3,5."},
+      {{"stat", "-C", "3-1", "true"}, 129, "a range runs backwards"},
+      {{"stat", "-C", "1,,2", "true"}, 129, "write CPUs like 0-3,5"},
+      {{"stat", "-C", "-1", "true"}, 129, "write CPUs like 0-3,5"},
+      {{"stat", "-C", "2147483647", "true"}, 129, "CPU numbers go up to"},
+      {{"stat", "-C", "0-2000000000", "true"}, 129, "CPU numbers go up to"},
+      {{"stat", "-C", "99999999999999999999", "true"}, 129, "CPU numbers go up to"},
+      {{"stat", "-C", "0-99999999999999999999", "true"}, 129, "CPU numbers go up to"},
+      // stat, at run time
+      {{"stat", "-e", "task-clock", "--", "/nonexistent/program"}, 127, "No such file or directory"},
+      {{"stat", "-e", "task-clock", "--", "/etc"}, 126, "Permission denied"},
+      {{"stat", "-e", "task-clock", "--", "no-such-command-anywhere"}, 127, "check the command's name and PATH"},
+      {{"stat", "-p", "4194303", "-e", "task-clock"}, 1, "no such process 4194303"},
+      {{"stat", "-t", "4194303", "-e", "task-clock"}, 1, "no such process or thread 4194303"},
+      {{"stat", "-G", "/etc", "-e", "task-clock", "--", worker, "exit", "0"}, 1, "'/etc' is not a cgroup"},
+      {{"stat", "-G", "no-such-cgroup", "-e", "task-clock", "--", worker, "exit", "0"},
+       1,
+       "no cgroup 'no-such-cgroup'"},
+      {{"stat", "-o", "/nonexistent/dir/out.txt", "-e", "task-clock", "--", worker, "exit", "0"},
+       1,
+       "cannot create '/nonexistent/dir/out.txt'"},
+      {{"stat", "-o", "/", "-e", "task-clock", "--", worker, "exit", "0"}, 1, "it is a directory"},
+      {{"stat", "-e", "mem:0x1001:w", "--", worker, "exit", "0"}, 1, "is not aligned to its length (4 bytes)"},
+      {{"stat", "-e", "pmc.core/Div/", "--", worker, "exit", "0"}, 129, "pmc.core events belong to Intel Core"},
+      {{"stat", "-e", "skl::INST_RETIRED.ANY_P", "--", worker, "exit", "0"}, 129, "another CPU model"},
+      // list
+      {{"list", "--bogus"}, 129, "unknown option '--bogus'"},
+      {{"list", "a", "b"}, 129, "list takes at most one pattern"},
+      {{"list", "--pmu"}, 129, "needs a value (model)"},
+      {{"list", "--pmu", ""}, 129, "option '--pmu' needs a value"},
+      {{"list", "--pmu", "nosuchmodel"}, 1, "no CPU model 'nosuchmodel'"},
+      {{"list", "no-such-event-anywhere"}, 1, "no event matches 'no-such-event-anywhere'"},
+      {{"list", "\x1b[31m"}, 1, "no event matches '\\x1b[31m'"},
+      // info
+      {{"info", "extra"}, 129, "info takes no arguments"},
+      {{"info", "--bogus"}, 129, "unknown option '--bogus'"},
+      {{"info", "--json=yes"}, 129, "takes no value"},
+      // encode
+      {{"encode"}, 129, "name at least one event"},
+      {{"encode", "--pmu"}, 129, "needs a value (model)"},
+      {{"encode", "--pmu", "nosuchmodel", "cycles"}, 129, "no CPU model 'nosuchmodel'"},
+      {{"encode", "INST_RETIRED.ANYY"}, 129, "libpfm4 cannot encode"},
+      {{"encode", ""}, 129, "it is empty"},
+      {{"encode", "--pmu", "coreduo", "{pmc.core/Div/,pmc.core/Mul/}"}, 129, "pmc.core/Mul/ counts only on PMC1"},
+      {{"encode", "--pmu", "coreduo", "cpc/pic32=pmc.core/Instr_Ret//"}, 129, "counter 'pic32' is too large"},
+      {{"encode", "--pmu", "coreduo", "cpc/pic0=pmc.core/Div//"}, 129, "Div counts only on PMC1, not on pic0"},
+      {{"encode", "--pmu", "coreduo", "pmc.core/Div,usr/:u"}, 129, "choose the privilege levels once"},
+      // decode
+      {{"decode"}, 129, "give a PERFEVTSEL value"},
+      {{"decode", "zz"}, 129, "'zz' is not a number"},
+      {{"decode", ""}, 129, "'' is not a number"},
+      {{"decode", "-1"}, 129, "unknown switch '-1'"},
+      {{"decode", "--", "-1"}, 129, "'-1' is not a number"},
+      {{"decode", "0x100000000"}, 129, "bits 63:32 are reserved"},
+      {{"decode", "0x99999999999999999999"}, 129, "a register is 64 bits"},
+      {{"decode", "--pmu", "nosuchmodel", "0xc0"}, 129, "no CPU model 'nosuchmodel'"},
+  };
+}
+
+class BadInputs : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(BadInputs, EndInOneClearMessageAndTheirStatus) {
+  const BadInput& bad = GetParam();
+  std::vector<std::string> argv = {PERFMON};
+  argv.insert(argv.end(), bad.args.begin(), bad.args.end());
+  Result r = run(argv);
+  EXPECT_EQ(r.exit_code, bad.status) << r.err;
+  EXPECT_NE(r.err.find(bad.words), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.rfind("perfmon", 0), 0u) << "the message is not led by the command's name: " << r.err;
+  for (char c : r.err + r.out)
+    ASSERT_FALSE((static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7f)
+        << "a raw control character reached the terminal: " << r.err;
+  EXPECT_EQ(r.out, "") << "an error printed results";
+}
+
+std::string case_name(const ::testing::TestParamInfo<BadInput>& info) {
+  std::string name = "case" + std::to_string(info.index);
+  for (const std::string& arg : info.param.args) {
+    if (arg == WORKER) break;
+    name += "_";
+    for (char c : arg) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  }
+  return name.substr(0, 100);
+}
+
+INSTANTIATE_TEST_SUITE_P(Events, BadInputs, ::testing::ValuesIn(event_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Commands, BadInputs, ::testing::ValuesIn(command_cases()), case_name);
+
+TEST(BadInputTable, HoldsAtLeastOneHundredAndFiftyCases) {
+  EXPECT_GE(event_cases().size() + command_cases().size(), 150u);
+}
+
+}  // namespace
+}  // namespace perfmon::testing
