@@ -38,18 +38,30 @@ const events::Pmu* EventCatalog::State::find_pmu(std::string_view name) const {
   return nullptr;
 }
 
-std::vector<std::string> EventCatalog::State::event_names() const {
-  std::vector<std::string> names;
-  for (auto table : {events::hardware_events(), events::software_events()}) {
-    for (const events::GenericEvent& event : table) {
-      names.emplace_back(event.name);
-      if (!event.alias.empty()) names.emplace_back(event.alias);
+const events::NameIndex& EventCatalog::State::known_names() const {
+  std::call_once(known_names_once, [this] {
+    std::vector<std::string> names;
+    for (auto table : {events::hardware_events(), events::software_events()}) {
+      for (const events::GenericEvent& event : table) {
+        names.emplace_back(event.name);
+        if (!event.alias.empty()) names.emplace_back(event.alias);
+      }
     }
-  }
-  for (std::string& name : events::hardware_cache_event_names()) names.push_back(std::move(name));
-  for (const events::Pmu& pmu : pmus)
-    for (const events::PmuEventAlias& alias : pmu.details().events) names.push_back(alias.name);
-  return names;
+    for (std::string& name : events::hardware_cache_event_names()) names.push_back(std::move(name));
+    for (const events::Pmu& pmu : pmus)
+      for (const events::PmuEventAlias& alias : pmu.details().events) names.push_back(alias.name);
+    known_names_index = events::NameIndex(std::move(names));
+  });
+  return known_names_index;
+}
+
+const events::NameIndex& EventCatalog::State::vendor_names() const {
+  std::call_once(vendor_names_once, [this] {
+    std::vector<std::string> names;
+    for (const events::LibpfmEvent& known : events::libpfm_events(paths.cpu_model)) names.push_back(known.name);
+    vendor_names_index = events::NameIndex(std::move(names));
+  });
+  return vendor_names_index;
 }
 
 namespace {
@@ -141,7 +153,7 @@ class Resolver {
         return;
       }
     }
-    std::vector<std::string> nearest = events::nearest_names(named.name, state_.event_names());
+    std::vector<std::string> nearest = state_.known_names().nearest(named.name);
     for (std::string& name : events::nearest_pmc_core_names(named.name)) nearest.push_back(std::move(name));
     std::string hint = events::did_you_mean(nearest);
     fail_event(spec_.text, "unknown event '" + named.name + "'" + (hint.empty() ? "." : hint), ErrorKind::UnknownEvent);
@@ -224,10 +236,8 @@ class Resolver {
           encoding.failure + "; '" + libpfm.text.substr(0, prefix) +
               "' may be another CPU model than this machine's, whose events can be encoded but not counted here.",
           ErrorKind::OtherCpuModel);
-    std::vector<std::string> names;
-    for (const events::LibpfmEvent& known : events::libpfm_events(model)) names.push_back(known.name);
     std::string stem = libpfm.text.substr(0, libpfm.text.find(':'));
-    std::vector<std::string> nearest = events::nearest_names(stem, names);
+    std::vector<std::string> nearest = state_.vendor_names().nearest(stem);
     for (std::string& name : events::nearest_pmc_core_names(stem)) nearest.push_back(std::move(name));
     std::string hint = events::did_you_mean(nearest);
     fail_event(spec_.text, encoding.failure + (hint.empty() ? "." : hint), encoding.failure_kind);

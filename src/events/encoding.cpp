@@ -78,11 +78,8 @@ SelectDecoding decode_perfevtsel(const EventCatalog& catalog, std::uint64_t valu
   }
   // The model's events whose plain encoding is this value (rings, INT and EN aside).
   const std::string origin = model.empty() ? "this CPU's table" : model;
-  for (const events::LibpfmEvent& known : events::libpfm_events(model)) {
-    events::LibpfmEncoding encoding = events::libpfm_encode(known.name, model);
-    if (encoding.failure.empty() && encoding.attr.config == decoding.attr.config)
-      decoding.names.push_back({known.name, origin});
-  }
+  for (const events::LibpfmEvent& known : events::libpfm_events(model))
+    if (known.config == decoding.attr.config) decoding.names.push_back({known.name, origin});
   return decoding;
 }
 

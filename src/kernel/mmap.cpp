@@ -36,6 +36,12 @@ std::size_t RingReader::begin() noexcept {
 
 const perf_event_header* RingReader::next() noexcept {
   if (corrupt_ || read_ == head_) return nullptr;
+  // The kernel keeps records 8-byte aligned and never more than a ring's worth unread: a page that
+  // says otherwise is corrupt, and nothing is read on its word.
+  if (read_ % 8 != 0 || head_ - read_ > mask_ + 1) {
+    corrupt_ = true;
+    return nullptr;
+  }
   const std::uint64_t offset = read_ & mask_;
   // Records are 8-byte aligned and so is the ring's size: a header never straddles its end.
   const auto* header = reinterpret_cast<const perf_event_header*>(data_ + offset);

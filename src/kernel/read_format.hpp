@@ -28,7 +28,8 @@ class GroupReadLayout {
   std::size_t words(std::size_t members) const noexcept { return header_ + members * stride_; }
   // The number of members, or -1 when `count` words do not hold a complete group.
   long members(const std::uint64_t* w, std::size_t count) const noexcept {
-    if (count < header_ || count < words(static_cast<std::size_t>(w[0]))) return -1;
+    // Compared by division: a corrupt member count near 2^64 must not wrap words() round.
+    if (count < header_ || w[0] > (count - header_) / stride_) return -1;
     return static_cast<long>(w[0]);
   }
   std::uint64_t time_enabled(const std::uint64_t* w) const noexcept { return enabled_at_ ? w[enabled_at_] : 0; }

@@ -7,7 +7,11 @@
 
 #include <linux/perf_event.h>
 
+#include <string.h>
+
+#include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace perfmon::kernel {
 
@@ -100,10 +104,14 @@ const Record* record_as(const perf_event_header* header) noexcept {
   return header->size >= sizeof(Record) ? reinterpret_cast<const Record*>(header) : nullptr;
 }
 
-// The variable part that follows a record's fixed fields (a file name, a command name, read values).
+// The text that follows a record's fixed fields (MMAP's and MMAP2's file name, COMM's command name):
+// up to its NUL, and never past the record's size, so that a corrupt record without one is cut short
+// rather than read beyond.
 template <typename Record>
-const char* record_tail(const Record* record) noexcept {
-  return reinterpret_cast<const char*>(record + 1);
+std::string_view record_text(const Record* record) noexcept {
+  const auto* text = reinterpret_cast<const char*>(record + 1);
+  const std::size_t room = record->header.size > sizeof(Record) ? record->header.size - sizeof(Record) : 0;
+  return std::string_view(text, ::strnlen(text, room));
 }
 
 }  // namespace perfmon::kernel

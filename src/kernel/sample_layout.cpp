@@ -12,12 +12,17 @@ namespace {
 // Walks the u64 words of a record after its header, refusing to step past its end.
 class Words {
  public:
-  Words(const std::byte* begin, const std::byte* end)
-      : at_(reinterpret_cast<const std::uint64_t*>(begin)), end_(reinterpret_cast<const std::uint64_t*>(end)) {}
+  // The whole words of `bytes` bytes from `begin`: a corrupt size smaller than the header never
+  // makes a word reach past the record.
+  Words(const std::byte* begin, std::size_t bytes)
+      : at_(reinterpret_cast<const std::uint64_t*>(begin)), end_(at_ + bytes / 8) {}
   // The fields after a record's header.
   explicit Words(const perf_event_header& record)
-      : Words(reinterpret_cast<const std::byte*>(&record + 1),
-              reinterpret_cast<const std::byte*>(&record) + record.size) {}
+      : Words(reinterpret_cast<const std::byte*>(&record + 1), body_bytes(record)) {}
+
+  static std::size_t body_bytes(const perf_event_header& record) noexcept {
+    return record.size > sizeof record ? record.size - sizeof record : 0;
+  }
 
   bool take(std::uint64_t& value) noexcept {
     if (at_ >= end_) return false;
@@ -41,8 +46,9 @@ class Words {
   }
   // `bytes` bytes, then padding to the next word.
   bool take_bytes(std::uint64_t bytes, std::span<const std::byte>& out) noexcept {
+    // Compared in bytes first: a corrupt size near 2^64 would wrap round in bytes + 7.
+    if (bytes > 8 * static_cast<std::uint64_t>(end_ - at_)) return false;
     const std::uint64_t words = (bytes + 7) / 8;
-    if (words > static_cast<std::uint64_t>(end_ - at_)) return false;
     out = {reinterpret_cast<const std::byte*>(at_), static_cast<std::size_t>(bytes)};
     at_ += words;
     return true;
@@ -68,7 +74,7 @@ SampleLayout::SampleLayout(const perf_event_attr& attr) noexcept
                                         : 0) {}
 
 bool SampleLayout::decode(const perf_event_header& record, Sample& out) const noexcept {
-  if (record.type != PERF_RECORD_SAMPLE) return false;
+  if (record.type != PERF_RECORD_SAMPLE || record.size % 8 != 0) return false;  // the kernel pads to words
   Words w(record);
   const std::uint64_t type = sample_type_;
   std::uint64_t count = 0;
@@ -88,10 +94,9 @@ bool SampleLayout::decode(const perf_event_header& record, Sample& out) const no
   if (type & PERF_SAMPLE_READ) {
     if (read_format_ & PERF_FORMAT_GROUP) {
       std::span<const std::uint64_t> nr;
-      if (!w.take_words(1, nr)) return false;
+      if (!w.take_words(1, nr) || nr[0] > 0xffff) return false;
       // Take the group's words whole, the nr word included, so that GroupReadLayout reads them.
       const std::size_t words = GroupReadLayout(read_format_).words(static_cast<std::size_t>(nr[0]));
-      if (nr[0] > 0xffff) return false;
       std::span<const std::uint64_t> rest;
       if (!w.take_words(words - 1, rest)) return false;
       out.read = {nr.data(), words};
@@ -148,11 +153,11 @@ bool SampleLayout::decode(const perf_event_header& record, Sample& out) const no
 }
 
 bool SampleLayout::decode_id(const perf_event_header& record, SampleId& out) const noexcept {
-  if (trailer_bytes_ == 0 || record.type == PERF_RECORD_SAMPLE || record.size < sizeof record + trailer_bytes_)
+  const std::size_t body = Words::body_bytes(record);
+  if (trailer_bytes_ == 0 || record.type == PERF_RECORD_SAMPLE || record.size % 8 != 0 || body < trailer_bytes_)
     return false;
   // The trailer ends the record.
-  const auto* end = reinterpret_cast<const std::byte*>(&record) + record.size;
-  Words w(end - trailer_bytes_, end);
+  Words w(reinterpret_cast<const std::byte*>(&record + 1) + body - trailer_bytes_, trailer_bytes_);
   const std::uint64_t type = sample_type_;
   out = SampleId{};
   if (type & PERF_SAMPLE_TID) w.take_pair(out.pid, out.tid);

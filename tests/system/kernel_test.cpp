@@ -239,7 +239,7 @@ TEST_F(Ring, CommRecordsCarryTheSampleIdTrailer) {
   bool found = false;
   for (const perf_event_header* record = reader.next(); record != nullptr; record = reader.next()) {
     const CommRecord* comm = record->type == PERF_RECORD_COMM ? record_as<CommRecord>(record) : nullptr;
-    if (comm == nullptr || std::string(record_tail(comm)) != "perfmon-ring") continue;
+    if (comm == nullptr || record_text(comm) != "perfmon-ring") continue;
     SampleId id;
     ASSERT_TRUE(layout.decode_id(*record, id));
     EXPECT_EQ(id.tid, static_cast<std::uint32_t>(syscall(SYS_gettid)));

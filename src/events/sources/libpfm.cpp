@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
+#include <optional>
 
 #if PERFMON_HAVE_LIBPFM
 #include <dlfcn.h>
@@ -80,15 +82,17 @@ std::vector<std::string> core_models(const Library& lib, bool present_only) {
   return models;
 }
 
-// Whether libpfm4 can encode this name on its own (some umasks are parts that must be combined,
-// such as offcore-response request and response bits).
-bool encodes_alone(const Library& lib, const std::string& name) {
+// The config of this name encoded on its own, or nothing when libpfm4 cannot (some umasks are parts
+// that must be combined, such as offcore-response request and response bits).
+std::optional<std::uint64_t> config_alone(const Library& lib, const std::string& name) {
   perf_event_attr attr{};
   pfm_perf_encode_arg_t arg;
   std::memset(&arg, 0, sizeof arg);
   arg.size = sizeof arg;
   arg.attr = &attr;
-  return lib.get_os_event_encoding(name.c_str(), PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) == PFM_SUCCESS;
+  if (lib.get_os_event_encoding(name.c_str(), PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) != PFM_SUCCESS)
+    return std::nullopt;
+  return attr.config;
 }
 
 // Makes `model` libpfm4's model; returns why it cannot (a clause), or "".
@@ -171,12 +175,17 @@ bool libpfm_has_model(const std::string& model) {
   return std::find(models.begin(), models.end(), model) != models.end();
 }
 
-std::vector<LibpfmEvent> libpfm_events(const std::string& model) {
-  if (!libpfm_available()) return {};
+const std::vector<LibpfmEvent>& libpfm_events(const std::string& model) {
+  static const std::vector<LibpfmEvent> none;
+  if (!libpfm_available()) return none;
   const Library& lib = library();
   std::lock_guard lock(g_mutex);
-  if (!use_model(lib, model).empty()) return {};  // an unknown model has no events
-  std::vector<LibpfmEvent> events;
+  // A model's table never changes, and listing it encodes every event: once per model. (std::map
+  // keeps the vectors where they are as others are added.)
+  static std::map<std::string, std::vector<LibpfmEvent>> listed;
+  if (auto found = listed.find(model); found != listed.end()) return found->second;
+  if (!use_model(lib, model).empty()) return none;  // an unknown model has no events
+  std::vector<LibpfmEvent>& events = listed[model];
   for (int pmu = PFM_PMU_NONE; pmu < PFM_PMU_MAX; ++pmu) {
     pfm_pmu_info_t table = pmu_info(lib, pmu);
     if (!table.name || !table.is_present || table.type != PFM_PMU_TYPE_CORE || (!model.empty() && model != table.name))
@@ -195,11 +204,12 @@ std::vector<LibpfmEvent> libpfm_events(const std::string& model) {
           continue;
         has_umask = true;
         std::string name = std::string(info.name) + "." + attr.name;
-        if (encodes_alone(lib, std::string(table.name) + "::" + name))
-          events.push_back({name, attr.desc ? attr.desc : ""});
+        if (auto config = config_alone(lib, std::string(table.name) + "::" + name))
+          events.push_back({name, attr.desc ? attr.desc : "", *config});
       }
-      if (!has_umask && encodes_alone(lib, std::string(table.name) + "::" + info.name))
-        events.push_back({info.name, info.desc ? info.desc : ""});
+      if (has_umask) continue;
+      if (auto config = config_alone(lib, std::string(table.name) + "::" + info.name))
+        events.push_back({info.name, info.desc ? info.desc : "", *config});
     }
   }
   return events;
@@ -224,8 +234,9 @@ std::vector<std::string> libpfm_models() {
 bool libpfm_has_model(const std::string&) {
   return false;
 }
-std::vector<LibpfmEvent> libpfm_events(const std::string&) {
-  return {};
+const std::vector<LibpfmEvent>& libpfm_events(const std::string&) {
+  static const std::vector<LibpfmEvent> none;
+  return none;
 }
 
 #endif

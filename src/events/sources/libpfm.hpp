@@ -7,6 +7,7 @@
 
 #include <linux/perf_event.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -38,8 +39,10 @@ bool libpfm_has_model(const std::string& model);
 struct LibpfmEvent {
   std::string name;  // EVENT.UMASK, as Intel and AMD name them
   std::string description;
+  std::uint64_t config = 0;  // as libpfm4 encodes it alone, counting user and kernel
 };
-// The events of a model (forced), or of the host's core PMU (empty model); none for an unknown model.
-std::vector<LibpfmEvent> libpfm_events(const std::string& model);
+// The events of a model (forced), or of the host's core PMU (empty model); none for an unknown
+// model. Listed once per model and kept for the life of the process.
+const std::vector<LibpfmEvent>& libpfm_events(const std::string& model);
 
 }  // namespace perfmon::events

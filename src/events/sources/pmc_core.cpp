@@ -150,10 +150,13 @@ const PmcCoreEvent& lookup(std::string_view name) {
            ErrorKind::UnknownEvent);
     return *find_event(alias.event);
   }
-  std::vector<std::string> names;
-  for (const PmcCoreEvent& event : table().events) names.push_back(event.name);
-  for (const PmcAlias& alias : table().aliases) names.push_back(alias.name);
-  std::string hint = did_you_mean(nearest_names(name, names));
+  static const NameIndex names = [] {
+    std::vector<std::string> all;
+    for (const PmcCoreEvent& event : table().events) all.push_back(event.name);
+    for (const PmcAlias& alias : table().aliases) all.push_back(alias.name);
+    return NameIndex(std::move(all));
+  }();
+  std::string hint = did_you_mean(names.nearest(name));
   fail("Intel Core Solo/Duo has no event '" + std::string(name) + "'" + (hint.empty() ? "." : hint),
        ErrorKind::UnknownEvent);
 }
@@ -303,17 +306,20 @@ std::string describe_pmc_core_event(const PmcCoreEvent& event) {
 }
 
 std::vector<std::string> nearest_pmc_core_names(std::string_view name) {
-  std::string key = normalise_pmc_name(name);
-  std::vector<std::string> normalised;
-  std::vector<std::string> spelled;
-  for (const PmcCoreEvent& event : table().events) {
-    normalised.push_back(normalise_pmc_name(event.name));
-    spelled.push_back(event.name);
-  }
+  // Compared in normal form (FreeBSD's names ignore case, '_' and '-'), suggested as spelled.
+  static const NameIndex normalised = [] {
+    std::vector<std::string> names;
+    for (const PmcCoreEvent& event : table().events) names.push_back(normalise_pmc_name(event.name));
+    return NameIndex(std::move(names));
+  }();
   std::vector<std::string> found;
-  for (const std::string& near : nearest_names(key, normalised, 2)) {
-    auto at = std::find(normalised.begin(), normalised.end(), near);
-    found.push_back("pmc.core/" + spelled[static_cast<std::size_t>(at - normalised.begin())] + "/");
+  for (const std::string& near : normalised.nearest(normalise_pmc_name(name), 2)) {
+    for (const PmcCoreEvent& event : table().events) {
+      if (normalise_pmc_name(event.name) == near) {
+        found.push_back("pmc.core/" + event.name + "/");
+        break;
+      }
+    }
   }
   return found;
 }

@@ -42,6 +42,9 @@ TEST(GroupReadLayout, TruncatedReadsAreRefused) {
   const std::uint64_t words[] = {4, 1, 2, 3, 4};
   EXPECT_EQ(layout.members(words, 5), -1);  // says four members, holds two
   EXPECT_EQ(layout.members(words, 0), -1);
+  // A count so large that members * stride wraps round to a small number.
+  const std::uint64_t wrapping[] = {1ULL << 63, 1, 2};
+  EXPECT_EQ(layout.members(wrapping, 3), -1);
 }
 
 }  // namespace

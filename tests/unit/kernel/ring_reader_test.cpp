@@ -1,5 +1,6 @@
 // The ring reader over memory laid out as the kernel lays a ring out: records in order, one that
-// wraps around the end handed out whole, the tail given back, an impossible size stopping it.
+// wraps around the end handed out whole, the tail given back, an impossible size or position
+// stopping it.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -27,6 +28,7 @@ class FakeRing {
   }
   RingReader reader() { return RingReader(&control_, data_.data(), data_.size()); }
   std::uint64_t tail() const { return control_.data_tail; }
+  perf_event_mmap_page& control() { return control_; }
 
  private:
   perf_event_mmap_page control_{};
@@ -87,6 +89,25 @@ TEST(RingReader, AnImpossibleSizeStopsTheReader) {
   stuck.begin();
   EXPECT_EQ(stuck.next(), nullptr);
   EXPECT_TRUE(stuck.corrupt());
+}
+
+TEST(RingReader, ImpossiblePositionsStopTheReader) {
+  // A head more than a ring's worth ahead of the tail: records would be read twice, or past a copy.
+  FakeRing ahead(64);
+  ahead.write(16, PERF_RECORD_SAMPLE, 1);
+  ahead.control().data_head = 64 + 16;
+  RingReader far = ahead.reader();
+  far.begin();
+  EXPECT_EQ(far.next(), nullptr);
+  EXPECT_TRUE(far.corrupt());
+  // A tail between two words: a header read there could straddle the ring's end.
+  FakeRing odd(64);
+  odd.write(16, PERF_RECORD_SAMPLE, 1);
+  odd.control().data_tail = 4;
+  RingReader misaligned = odd.reader();
+  misaligned.begin();
+  EXPECT_EQ(misaligned.next(), nullptr);
+  EXPECT_TRUE(misaligned.corrupt());
 }
 
 }  // namespace

@@ -161,13 +161,55 @@ TEST(SampleLayout, TrailerOfOtherRecords) {
   EXPECT_EQ(record_identifier(header_of(words)), 99u);
   const CommRecord* comm = record_as<CommRecord>(&header_of(words));
   ASSERT_NE(comm, nullptr);
-  EXPECT_STREQ(record_tail(comm), "true");
+  EXPECT_EQ(record_text(comm), "true");
   // A record too short for the trailer, and a layout without sample_id_all, decode none.
   std::vector<std::uint64_t> short_record = RecordBuilder(PERF_RECORD_COMM).word(1).take();
   EXPECT_FALSE(layout.decode_id(header_of(short_record), id));
   attr.sample_id_all = 0;
   EXPECT_FALSE(SampleLayout(attr).decode_id(header_of(words), id));
   EXPECT_EQ(record_as<TaskRecord>(&header_of(short_record)), nullptr);
+}
+
+TEST(Records, TextWithoutItsNulStopsAtTheRecordsEnd) {
+  std::uint64_t text = 0;
+  std::memcpy(&text, "abcdefgh", 8);  // no NUL in the record
+  std::vector<std::uint64_t> words = RecordBuilder(PERF_RECORD_COMM).pair(1, 2).word(text).word(text).take();
+  auto* header = reinterpret_cast<perf_event_header*>(words.data());
+  header->size = 24;  // the second word of text lies beyond the record
+  const CommRecord* comm = record_as<CommRecord>(header);
+  ASSERT_NE(comm, nullptr);
+  EXPECT_EQ(record_text(comm), "abcdefgh");
+  header->size = sizeof(CommRecord);
+  EXPECT_EQ(record_text(comm), "");
+}
+
+TEST(SampleLayout, ASizeThatWrapsRoundIsRefused) {
+  // Found by tests/fuzz/sample_record: an AUX size of 2^64 - 1 made bytes + 7 wrap to 6, and a
+  // span of 2^64 - 1 bytes was handed out.
+  perf_event_attr attr{};
+  attr.sample_type = PERF_SAMPLE_AUX;
+  std::vector<std::uint64_t> words = RecordBuilder(PERF_RECORD_SAMPLE).word(~0ULL).word(0).take();
+  Sample sample;
+  EXPECT_FALSE(SampleLayout(attr).decode(header_of(words), sample));
+  attr.sample_type = PERF_SAMPLE_STACK_USER;
+  EXPECT_FALSE(SampleLayout(attr).decode(header_of(words), sample));
+}
+
+TEST(SampleLayout, SizesTheKernelNeverWritesAreRefused) {
+  perf_event_attr attr{};
+  attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+  attr.sample_id_all = 1;
+  SampleLayout layout(attr);
+  for (std::uint16_t size : {0, 4, 7, 20, 23}) {
+    std::vector<std::uint64_t> words = RecordBuilder(PERF_RECORD_SAMPLE).word(1).pair(2, 3).take();
+    auto* header = reinterpret_cast<perf_event_header*>(words.data());
+    header->size = size;
+    Sample sample;
+    EXPECT_FALSE(layout.decode(*header, sample)) << size;
+    header->type = PERF_RECORD_COMM;
+    SampleId id;
+    EXPECT_FALSE(layout.decode_id(*header, id)) << size;
+  }
 }
 
 }  // namespace
