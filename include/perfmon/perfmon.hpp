@@ -8,6 +8,8 @@
 #include "perfmon/event.hpp"        // Event: the exact perf_event_attr; EventGroup
 #include "perfmon/perfevtsel.hpp"   // PerfEvtSel: x86's event-select register
 #include "perfmon/probe.hpp"        // probe_event: can this machine count it
+#include "perfmon/sample.hpp"       // Sample: one PERF_RECORD_SAMPLE, decoded
+#include "perfmon/sampler.hpp"      // Sampler: sample events into ring buffers; SampleHandler
 #include "perfmon/scope.hpp"        // ScopedMeasurement: measure one scope
 #include "perfmon/session.hpp"      // CounterSession: open, start, stop, read
 #include "perfmon/stat.hpp"         // perf stat's figures: rows, metrics, statistics over runs

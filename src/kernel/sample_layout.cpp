@@ -73,12 +73,12 @@ SampleLayout::SampleLayout(const perf_event_attr& attr) noexcept
       trailer_bytes_(attr.sample_id_all ? 8 * static_cast<std::size_t>(std::popcount(attr.sample_type & kTrailerFields))
                                         : 0) {}
 
-bool SampleLayout::decode(const perf_event_header& record, Sample& out) const noexcept {
+bool SampleLayout::decode(const perf_event_header& record, perfmon::Sample& out) const noexcept {
   if (record.type != PERF_RECORD_SAMPLE || record.size % 8 != 0) return false;  // the kernel pads to words
   Words w(record);
   const std::uint64_t type = sample_type_;
   std::uint64_t count = 0;
-  out = Sample{};
+  out = perfmon::Sample{};
   if ((type & PERF_SAMPLE_IDENTIFIER) && !w.take(out.identifier)) return false;
   if ((type & PERF_SAMPLE_IP) && !w.take(out.ip)) return false;
   if ((type & PERF_SAMPLE_TID) && !w.take_pair(out.pid, out.tid)) return false;

@@ -10,39 +10,9 @@
 #include <cstdint>
 #include <span>
 
-namespace perfmon::kernel {
+#include "perfmon/sample.hpp"
 
-// One sample's fields. The spans point into the record: valid as long as it is.
-struct Sample {
-  std::uint64_t identifier = 0;  // PERF_SAMPLE_IDENTIFIER
-  std::uint64_t ip = 0;
-  std::uint32_t pid = 0, tid = 0;
-  std::uint64_t time = 0;
-  std::uint64_t addr = 0;
-  std::uint64_t id = 0;
-  std::uint64_t stream_id = 0;
-  std::uint32_t cpu = 0;
-  std::uint64_t period = 0;
-  std::span<const std::uint64_t> read;       // PERF_SAMPLE_READ: read_format words (read_format.hpp)
-  std::span<const std::uint64_t> callchain;  // instruction pointers, with PERF_CONTEXT_* markers
-  std::span<const std::byte> raw;            // PERF_SAMPLE_RAW: a tracepoint's fields
-  std::uint64_t branch_hw_index = 0;         // with PERF_SAMPLE_BRANCH_HW_INDEX
-  std::span<const perf_branch_entry> branches;
-  std::uint64_t user_regs_abi = 0;  // PERF_SAMPLE_REGS_ABI_*; 0: no registers (a kernel thread)
-  std::span<const std::uint64_t> user_regs;
-  std::span<const std::byte> user_stack;      // as many bytes as asked for
-  std::uint64_t user_stack_dynamic_size = 0;  // how many of them hold the stack
-  std::uint64_t weight = 0;                   // PERF_SAMPLE_WEIGHT, or the WEIGHT_STRUCT union as a u64
-  std::uint64_t data_src = 0;
-  std::uint64_t transaction = 0;
-  std::uint64_t intr_regs_abi = 0;
-  std::span<const std::uint64_t> intr_regs;
-  std::uint64_t phys_addr = 0;
-  std::uint64_t cgroup = 0;
-  std::uint64_t data_page_size = 0;
-  std::uint64_t code_page_size = 0;
-  std::span<const std::byte> aux;
-};
+namespace perfmon::kernel {
 
 // The sample_id trailer of a non-sample record.
 struct SampleId {
@@ -59,7 +29,7 @@ class SampleLayout {
 
   // Decodes a PERF_RECORD_SAMPLE. Returns false when the record is shorter than its fields say
   // (a corrupt record, or one of an event with another sample_type).
-  bool decode(const perf_event_header& record, Sample& out) const noexcept;
+  bool decode(const perf_event_header& record, perfmon::Sample& out) const noexcept;
   // Decodes the sample_id trailer of any other record; false without sample_id_all or when the
   // record is too short to hold it.
   bool decode_id(const perf_event_header& record, SampleId& out) const noexcept;

@@ -15,6 +15,19 @@ perf_event_attr complete_attr(const Event& event, bool leader, const OpenSetting
   attr.pinned = leader && event.pinned ? 1 : 0;
   if (event.max_precise) attr.precise_ip = 3;  // the fallback lowers it until the PMU takes it
   if (settings.user_access && events::is_core_pmu(event.pmu, attr.type)) arch::request_user_access(attr);
+  if (settings.sample_type != 0) {
+    attr.sample_type = settings.sample_type | PERF_SAMPLE_IDENTIFIER;
+    attr.sample_id_all = 1;
+    // As in perf, an event's own period= or freq= term wins over the measurement's.
+    if (attr.sample_period == 0) {
+      if (settings.sample_frequency != 0) {
+        attr.freq = 1;
+        attr.sample_freq = settings.sample_frequency;
+      } else {
+        attr.sample_period = settings.sample_period;
+      }
+    }
+  }
   return attr;
 }
 

@@ -16,10 +16,18 @@ struct OpenSettings {
   bool enable_on_exec = false;   // group leaders start counting at the workload's exec
   bool user_access = false;      // core-PMU events allow user-mode counter reads
   bool skip_unsupported = true;  // an event this machine cannot count is kept, as unsupported
+  // Sampling (sample_type 0: counting only). PERF_SAMPLE_IDENTIFIER is always added and
+  // sample_id_all set, so that every record, in a ring shared by several events, names its event.
+  std::uint64_t sample_type = 0;
+  std::uint64_t sample_period = 0;     // a sample every N events, unless the event has its own period= or freq=
+  std::uint64_t sample_frequency = 0;  // or about N samples a second (the kernel adjusts the period)
+  // Open a thread target once per online CPU (what inherited sampling events need to be mapped).
+  bool threads_per_cpu = false;
 };
 
 // Size, read format, disabled (leaders; members follow them), enable_on_exec, inherit, pinned
-// (':D', leaders only), the first precise level to try for ':P', and what user-mode reads need.
+// (':D', leaders only), the first precise level to try for ':P', what user-mode reads need, and
+// the sampling fields and period.
 perf_event_attr complete_attr(const Event& event, bool leader, const OpenSettings& settings) noexcept;
 
 }  // namespace perfmon::monitor

@@ -1,6 +1,7 @@
 #include "monitor/event_matrix.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 
 #include "diagnose/explain.hpp"
@@ -27,7 +28,7 @@ std::string quoted_list(const std::vector<std::string>& names) {
 }  // namespace
 
 EventMatrix::EventMatrix(const std::vector<EventGroup>& groups, const Target& target, OpenSettings settings)
-    : locations_(target), settings_(settings), layout_(settings.read_format) {
+    : locations_(target, settings.threads_per_cpu), settings_(settings), layout_(settings.read_format) {
   settings_.inherit = settings.inherit && !locations_.cpu_wide();  // CPU-wide events cannot inherit
   std::vector<std::vector<std::size_t>> members;
   std::vector<bool> weak;
@@ -182,6 +183,45 @@ int EventMatrix::map_user_pages() noexcept {
       at.mappings.resize(at.fds.size());
       for (std::size_t k = 0; k < at.fds.size(); ++k)
         if (int err = at.mappings[k].map(at.fds[k].get(), 0); err != 0) return err;
+    }
+  }
+  return 0;
+}
+
+void EventMatrix::check_control(int err, const char* verb, const char* what) {
+  if (err != 0)
+    throw Error(ErrorKind::System, std::string("cannot ") + verb + " " + what + ": " + std::strerror(err) + ".", err);
+}
+
+int EventMatrix::map_rings(std::size_t data_pages) noexcept {
+  // One ring per CPU where locations have a CPU, else one per location (a thread on any CPU).
+  rings_.clear();
+  ring_fds_.clear();
+  ring_of_.assign(locations_.size(), 0);
+  std::vector<std::pair<int, std::size_t>> ring_of_cpu;  // (cpu, ring)
+  for (std::size_t location = 0; location < locations_.size(); ++location) {
+    const int cpu = locations_.cpu(location);
+    auto shared = std::find_if(ring_of_cpu.begin(), ring_of_cpu.end(), [&](const auto& r) { return r.first == cpu; });
+    if (cpu >= 0 && shared != ring_of_cpu.end()) {
+      ring_of_[location] = shared->second;
+      continue;
+    }
+    ring_of_[location] = rings_.size();
+    if (cpu >= 0) ring_of_cpu.emplace_back(cpu, rings_.size());
+    rings_.emplace_back();
+    ring_fds_.push_back(-1);
+  }
+  for (const OpenGroup& group : groups_) {
+    for (std::size_t location = 0; location < group.at.size(); ++location) {
+      for (const kernel::FileDescriptor& fd : group.at[location].fds) {
+        const std::size_t ring = ring_of_[location];
+        if (ring_fds_[ring] < 0) {
+          if (int err = rings_[ring].map(fd.get(), data_pages); err != 0) return err;
+          ring_fds_[ring] = fd.get();
+        } else if (int err = kernel::set_output(fd.get(), ring_fds_[ring]); err != 0) {
+          return -err;
+        }
+      }
     }
   }
   return 0;

@@ -64,9 +64,20 @@ class EventMatrix {
   int enable() noexcept;
   int disable() noexcept;
   int reset() noexcept;
+  // The same, throwing perfmon::Error that says what could not be done to `what` ("the counters").
+  static void check_control(int err, const char* verb, const char* what);
 
   // Maps every fd's user page, for user-mode reads; 0, or the errno of the first that failed.
   int map_user_pages() noexcept;
+  // Maps the ring buffers, `data_pages` pages each (a power of two), and sends the records of every
+  // event into its ring (PERF_EVENT_IOC_SET_OUTPUT), as perf record does per CPU. 0, or the errno of
+  // the first failure (negative when the redirection failed).
+  int map_rings(std::size_t data_pages) noexcept;
+  // The rings, one per CPU where the locations have CPUs, else one per location; the fd to poll for
+  // each (-1 for a ring no event opened at, which stays unmapped).
+  std::size_t ring_count() const noexcept { return rings_.size(); }
+  const kernel::EventMapping& ring(std::size_t ring) const noexcept { return rings_[ring]; }
+  int ring_fd(std::size_t ring) const noexcept { return ring_fds_[ring]; }
 
   // read() of a pinned group that the kernel could not keep on the PMU (it returns end of file).
   static constexpr int kNotScheduled = -1;
@@ -95,7 +106,10 @@ class EventMatrix {
   std::vector<bool> exited_;       // by location: a thread that exited before it could be opened
   std::string exit_cause_;         // the first such exit, for when every thread has gone
   std::vector<OpenGroup> groups_;
-  std::vector<int> leaders_;  // every group's leader fd at every location: what the ioctls touch
+  std::vector<int> leaders_;                 // every group's leader fd at every location: what the ioctls touch
+  std::vector<kernel::EventMapping> rings_;  // once map_rings() has run
+  std::vector<int> ring_fds_;                // by ring
+  std::vector<std::size_t> ring_of_;         // by location
   std::vector<std::string> notes_;
   std::vector<std::string> user_space_only_;  // names, for one note
 };

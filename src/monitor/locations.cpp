@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <string>
 
+#include "kernel/cpu_list.hpp"
 #include "perfmon/error.hpp"
 
 namespace perfmon::monitor {
@@ -28,16 +29,18 @@ std::string resolve_cgroup_path(const std::string& path) {
 }
 }  // namespace
 
-Locations::Locations(const Target& target)
+Locations::Locations(const Target& target, bool threads_per_cpu)
     : self_(target.kind == Target::Kind::Self),
       cpu_wide_(target.cpu_wide()),
       other_threads_(target.kind == Target::Kind::Threads) {
+  const std::vector<int> thread_cpus = threads_per_cpu ? kernel::online_cpus() : std::vector<int>{-1};
   switch (target.kind) {
     case Target::Kind::Self:
-      list_.push_back({0, -1});
+      for (int cpu : thread_cpus) list_.push_back({0, cpu});
       break;
     case Target::Kind::Threads:
-      for (pid_t tid : target.threads) list_.push_back({tid, -1});
+      for (pid_t tid : target.threads)
+        for (int cpu : thread_cpus) list_.push_back({tid, cpu});
       break;
     case Target::Kind::Cgroup: {
       const std::string path = resolve_cgroup_path(target.cgroup);

@@ -14,8 +14,10 @@ namespace perfmon::monitor {
 
 class Locations {
  public:
-  // Throws perfmon::Error when the target names nothing or its cgroup does not exist.
-  explicit Locations(const Target& target);
+  // Throws perfmon::Error when the target names nothing or its cgroup does not exist. With
+  // `threads_per_cpu`, each thread of a thread target is a location on every online CPU, as perf
+  // record opens them: the kernel maps an inherited per-thread event only when it has a CPU.
+  explicit Locations(const Target& target, bool threads_per_cpu = false);
 
   const std::vector<Location>& list() const noexcept { return list_; }
   std::size_t size() const noexcept { return list_.size(); }

@@ -31,10 +31,6 @@ std::string user_reads_refusal(const Target& target, const SessionOptions& optio
   return diagnose::user_access_unavailable_reason();
 }
 
-[[noreturn]] void fail_ioctl(const char* verb, int err) {
-  throw Error(ErrorKind::System, std::string("cannot ") + verb + " the counters: " + std::strerror(err) + ".", err);
-}
-
 }  // namespace
 
 struct CounterSession::State {
@@ -72,13 +68,13 @@ CounterSession::CounterSession(CounterSession&&) noexcept = default;
 CounterSession& CounterSession::operator=(CounterSession&&) noexcept = default;
 
 void CounterSession::start() {
-  if (int err = state_->matrix.enable(); err != 0) fail_ioctl("start", err);
+  monitor::EventMatrix::check_control(state_->matrix.enable(), "start", "the counters");
 }
 void CounterSession::stop() {
-  if (int err = state_->matrix.disable(); err != 0) fail_ioctl("stop", err);
+  monitor::EventMatrix::check_control(state_->matrix.disable(), "stop", "the counters");
 }
 void CounterSession::reset() {
-  if (int err = state_->matrix.reset(); err != 0) fail_ioctl("reset", err);
+  monitor::EventMatrix::check_control(state_->matrix.reset(), "reset", "the counters");
 }
 
 int CounterSession::read(ReadMethod method) noexcept {

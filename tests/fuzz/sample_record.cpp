@@ -54,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto* header = reinterpret_cast<perf_event_header*>(record.get());
   if (header->size > bytes) header->size = static_cast<std::uint16_t>(bytes);
 
-  perfmon::kernel::Sample sample;
+  perfmon::Sample sample;
   std::uint64_t sum = 0;
   if (layout.decode(*header, sample)) {
     sum += touch(sample.read) + touch(sample.callchain) + touch(sample.raw) + touch(sample.branches) +

@@ -63,5 +63,31 @@ TEST(CompleteAttr, UserAccessOnlyForCorePmuEvents) {
 #endif
 }
 
+TEST(CompleteAttr, SamplingNamesEveryRecordsEventAndTakesThePeriod) {
+  OpenSettings counting;
+  EXPECT_EQ(complete_attr(software_event(), true, counting).sample_type, 0u);
+
+  OpenSettings settings;
+  settings.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+  settings.sample_period = 1000;
+  perf_event_attr attr = complete_attr(software_event(), true, settings);
+  EXPECT_EQ(attr.sample_type, static_cast<std::uint64_t>(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_IDENTIFIER));
+  EXPECT_TRUE(attr.sample_id_all);
+  EXPECT_EQ(attr.sample_period, 1000u);
+  EXPECT_FALSE(attr.freq);
+
+  settings.sample_frequency = 4000;
+  attr = complete_attr(software_event(), true, settings);
+  EXPECT_TRUE(attr.freq);
+  EXPECT_EQ(attr.sample_freq, 4000u);
+
+  // The event's own period= term wins, as in perf.
+  Event own = software_event();
+  own.attr.sample_period = 7;
+  attr = complete_attr(own, true, settings);
+  EXPECT_FALSE(attr.freq);
+  EXPECT_EQ(attr.sample_period, 7u);
+}
+
 }  // namespace
 }  // namespace perfmon::monitor

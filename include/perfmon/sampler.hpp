@@ -1,0 +1,110 @@
+// perfmon: a sampler — event groups opened on a target with a sampling period, their samples and
+// the kernel's other records read from one ring buffer per location.
+//
+//   perfmon::EventCatalog catalog;
+//   perfmon::SamplingOptions options;
+//   options.period = 1;  // every event
+//   perfmon::Sampler sampler(catalog.parse("syscalls:sys_enter_getppid"), perfmon::Target::self(), options);
+//   struct Count : perfmon::SampleHandler {
+//     std::size_t samples = 0;
+//     void sample(std::size_t, const perfmon::Sample&) override { ++samples; }
+//   } count;
+//   sampler.start();
+//   work();
+//   sampler.stop();
+//   sampler.drain(count);
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "perfmon/event.hpp"
+#include "perfmon/sample.hpp"
+#include "perfmon/session.hpp"
+#include "perfmon/target.hpp"
+
+namespace perfmon {
+
+// What a sample carries unless told otherwise: where (IP), who (pid, tid), when, on which CPU, and
+// the period that elapsed.
+inline constexpr std::uint64_t kDefaultSampleType =
+    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+
+struct SamplingOptions {
+  // A sample every `period` events, or about `frequency` samples a second (the kernel adjusts the
+  // period as it goes). One of them, unless every event names its own (period= or freq= terms).
+  std::uint64_t period = 0;
+  std::uint64_t frequency = 0;
+  // PERF_SAMPLE_* fields of each sample. PERF_SAMPLE_IDENTIFIER is always added: a ring is shared by
+  // every event of its location, and each record must say whose it is.
+  std::uint64_t sample_type = kDefaultSampleType;
+  // Data pages of each location's ring buffer, a power of two (64: 256 KiB with 4 KiB pages).
+  std::size_t ring_pages = 64;
+  // Sample threads and processes the target creates after the events are opened.
+  bool inherit = true;
+};
+
+// Receives what drain() takes from the rings. A handler is the sampler's pluggable format: it
+// decides what to keep of each sample (a histogram of IPs, the first N samples, a file).
+class SampleHandler {
+ public:
+  virtual ~SampleHandler() = default;
+  // A sample of event `event` (an index into the sampler's events). The sample's spans are valid
+  // until this returns.
+  virtual void sample(std::size_t event, const Sample& sample) = 0;
+  // Every other record the kernel wrote (PERF_RECORD_COMM, MMAP2, FORK, EXIT, LOST, THROTTLE, ...),
+  // as include/uapi/linux/perf_event.h lays it out; valid until this returns.
+  virtual void record(const perf_event_header& record) { (void)record; }
+};
+
+struct SamplerStats {
+  std::uint64_t samples = 0;        // handed to SampleHandler::sample
+  std::uint64_t records = 0;        // other records handed to SampleHandler::record
+  std::uint64_t lost = 0;           // samples the kernel dropped because a ring was full (PERF_RECORD_LOST)
+  std::uint64_t undecodable = 0;    // samples too short for their fields, or of no event of this sampler
+  std::uint64_t corrupt_rings = 0;  // rings that held an impossible record; they are read no further
+};
+
+class Sampler {
+ public:
+  // Opens every event of every group on every location of the target, disabled, with the sampling
+  // period, and maps one ring per location. Throws perfmon::Error.
+  Sampler(const std::vector<EventGroup>& groups, const Target& target, SamplingOptions options);
+  ~Sampler();
+  Sampler(Sampler&&) noexcept;
+  Sampler& operator=(Sampler&&) noexcept;
+
+  // Enable and disable all groups. Throw perfmon::Error.
+  void start();
+  void stop();
+
+  // Waits until a ring is half full, every target has gone, or `timeout_ms` passed (-1: no limit).
+  // Returns false on timeout. Throws perfmon::Error when poll(2) fails.
+  bool wait(int timeout_ms);
+  // True once every location's events are gone (their threads exited): what the rings hold is all.
+  bool finished() const noexcept;
+
+  // Takes every record the rings hold now, in order within each ring, hands each to the handler,
+  // and gives the space back to the kernel. Returns how many records it handed out. Allocates
+  // nothing; throws only what the handler throws.
+  std::size_t drain(SampleHandler& handler);
+  const SamplerStats& stats() const noexcept;
+
+  std::size_t event_count() const noexcept;
+  // The event as opened: its name as written, its attr as the kernel took it.
+  const Event& event(std::size_t index) const noexcept;
+  const std::vector<Location>& locations() const noexcept;
+  // Things the sampler did on the user's behalf (for example a fallback to user space).
+  const std::vector<std::string>& notes() const noexcept;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace perfmon

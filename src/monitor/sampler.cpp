@@ -1,0 +1,182 @@
+#include "perfmon/sampler.hpp"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "kernel/records.hpp"
+#include "kernel/sample_layout.hpp"
+#include "monitor/event_matrix.hpp"
+#include "perfmon/error.hpp"
+
+namespace perfmon {
+
+namespace {
+
+monitor::OpenSettings settings_for(const Target& target, const SamplingOptions& options) {
+  monitor::OpenSettings settings;
+  settings.inherit = options.inherit;
+  settings.enable_on_exec = target.enable_on_exec;
+  settings.skip_unsupported = false;  // a sampler that samples nothing is an error, not a row
+  settings.sample_type = options.sample_type;
+  settings.sample_period = options.period;
+  settings.sample_frequency = options.frequency;
+  settings.threads_per_cpu = options.inherit;  // the kernel maps an inherited event only on a CPU
+  return settings;
+}
+
+void check_options(const std::vector<EventGroup>& groups, const SamplingOptions& options) {
+  if (options.ring_pages == 0 || !std::has_single_bit(options.ring_pages))
+    throw Error(ErrorKind::InvalidArgument,
+                "a ring buffer is a power of two pages, not " + std::to_string(options.ring_pages) + ".", EINVAL);
+  if (options.period != 0 && options.frequency != 0)
+    throw Error(ErrorKind::InvalidArgument, "give a sampling period or a frequency, not both.", EINVAL);
+  if (options.period != 0 || options.frequency != 0) return;
+  for (const EventGroup& group : groups)
+    for (const Event& event : group.events)
+      if (event.attr.sample_period == 0)  // a union with sample_freq: 0 when the event names neither
+        throw Error(ErrorKind::InvalidArgument,
+                    "'" + event.name +
+                        "' has no sampling period: give one (or a frequency) for all events, or name it "
+                        "in the event with period= or freq=.",
+                    EINVAL);
+}
+
+}  // namespace
+
+struct Sampler::State {
+  State(const std::vector<EventGroup>& groups, const Target& target, const SamplingOptions& options)
+      : settings(settings_for(target, options)), matrix(groups, target, settings) {}
+
+  monitor::OpenSettings settings;
+  monitor::EventMatrix matrix;
+  std::vector<kernel::SampleLayout> layouts;               // by event
+  std::vector<std::pair<std::uint64_t, std::size_t>> ids;  // (kernel id, event), sorted
+  std::vector<kernel::RingReader> readers;                 // by location with a ring
+  std::vector<pollfd> polled;                              // every event fd; -1 once it hung up
+  std::size_t open_fds = 0;                                // not hung up yet
+  SamplerStats stats;
+  std::vector<std::string> notes;
+
+  // The event a record belongs to, or nullptr.
+  const std::size_t* event_of(std::uint64_t id) const noexcept {
+    auto at = std::lower_bound(ids.begin(), ids.end(), std::make_pair(id, std::size_t{0}));
+    return at != ids.end() && at->first == id ? &at->second : nullptr;
+  }
+};
+
+Sampler::Sampler(const std::vector<EventGroup>& groups, const Target& target, SamplingOptions options) {
+  check_options(groups, options);
+  state_ = std::make_unique<State>(groups, target, options);
+  State& s = *state_;
+  s.notes = s.matrix.notes();
+  if (int err = s.matrix.map_rings(options.ring_pages); err != 0) {
+    const int cause = err < 0 ? -err : err;
+    throw Error(ErrorKind::Limit,
+                std::string("cannot map the sampler's ring buffers: ") + std::strerror(cause) +
+                    (cause == EPERM || cause == ENOMEM
+                         ? "; ask for fewer pages, or raise kernel.perf_event_mlock_kb or 'ulimit -l'."
+                         : "."),
+                cause);
+  }
+  // Decoded by the attr as opened: the catalogue's with the sampler's fields and period.
+  for (std::size_t e = 0; e < s.matrix.event_count(); ++e)
+    s.layouts.emplace_back(monitor::complete_attr(s.matrix.event(e).event, true, s.settings));
+  for (const monitor::OpenGroup& group : s.matrix.groups())
+    for (const monitor::GroupFds& at : group.at)
+      for (std::size_t k = 0; k < at.ids.size(); ++k) s.ids.emplace_back(at.ids[k], at.events[k]);
+  std::sort(s.ids.begin(), s.ids.end());
+  for (std::size_t ring = 0; ring < s.matrix.ring_count(); ++ring)
+    if (s.matrix.ring_fd(ring) >= 0) s.readers.push_back(s.matrix.ring(ring).ring());
+  // Every fd is polled, as perf record polls them: each says POLLIN for its shared ring, and
+  // POLLHUP once its thread (and the children it passed the event to) have exited.
+  for (const monitor::OpenGroup& group : s.matrix.groups())
+    for (const monitor::GroupFds& at : group.at)
+      for (const kernel::FileDescriptor& fd : at.fds) s.polled.push_back({fd.get(), POLLIN, 0});
+  s.open_fds = s.polled.size();
+}
+
+Sampler::~Sampler() = default;
+Sampler::Sampler(Sampler&&) noexcept = default;
+Sampler& Sampler::operator=(Sampler&&) noexcept = default;
+
+void Sampler::start() {
+  monitor::EventMatrix::check_control(state_->matrix.enable(), "start", "the sampler");
+}
+void Sampler::stop() {
+  monitor::EventMatrix::check_control(state_->matrix.disable(), "stop", "the sampler");
+}
+
+bool Sampler::wait(int timeout_ms) {
+  State& s = *state_;
+  if (finished()) return true;
+  for (;;) {
+    const int ready = ::poll(s.polled.data(), s.polled.size(), timeout_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0)
+      throw Error(ErrorKind::System, std::string("cannot wait for samples: ") + std::strerror(errno) + ".", errno);
+    for (pollfd& polled : s.polled) {
+      if (polled.fd >= 0 && (polled.revents & (POLLHUP | POLLERR))) {
+        polled.fd = -1;  // nothing more will come from it: poll ignores a negative fd
+        --s.open_fds;
+      }
+    }
+    return ready > 0;
+  }
+}
+
+bool Sampler::finished() const noexcept {
+  return state_->open_fds == 0;
+}
+
+std::size_t Sampler::drain(SampleHandler& handler) {
+  State& s = *state_;
+  std::size_t handed = 0;
+  Sample sample;
+  for (kernel::RingReader& reader : s.readers) {
+    if (reader.corrupt()) continue;
+    reader.begin();
+    while (const perf_event_header* record = reader.next()) {
+      ++handed;
+      if (record->type == PERF_RECORD_SAMPLE) {
+        const std::size_t* event = s.event_of(kernel::record_identifier(*record));
+        if (event == nullptr || !s.layouts[*event].decode(*record, sample)) {
+          ++s.stats.undecodable;
+          continue;
+        }
+        ++s.stats.samples;
+        handler.sample(*event, sample);
+        continue;
+      }
+      if (record->type == PERF_RECORD_LOST)
+        if (const auto* lost = kernel::record_as<kernel::LostRecord>(record)) s.stats.lost += lost->lost;
+      ++s.stats.records;
+      handler.record(*record);
+    }
+    if (reader.corrupt()) ++s.stats.corrupt_rings;
+    reader.consume();
+  }
+  return handed;
+}
+
+const SamplerStats& Sampler::stats() const noexcept {
+  return state_->stats;
+}
+std::size_t Sampler::event_count() const noexcept {
+  return state_->matrix.event_count();
+}
+const Event& Sampler::event(std::size_t index) const noexcept {
+  return state_->matrix.event(index).event;
+}
+const std::vector<Location>& Sampler::locations() const noexcept {
+  return state_->matrix.locations().list();
+}
+const std::vector<std::string>& Sampler::notes() const noexcept {
+  return state_->notes;
+}
+
+}  // namespace perfmon
