@@ -47,6 +47,15 @@ struct SamplingOptions {
   std::size_t ring_pages = 64;
   // Sample threads and processes the target creates after the events are opened.
   bool inherit = true;
+
+  // Overflow notification by signal (Solaris cpc's CPC_BIND_EMT_OVF, perfmon2's notifications), for
+  // Target::self() without inherit: each overflow raises `overflow_signal` in the thread that made
+  // the sampler, with si_fd naming the event (event_of_fd()) and si_code POLL_IN. 0: no signal.
+  int overflow_signal = 0;
+  // Each event stops by itself after this many overflows (PERF_EVENT_IOC_REFRESH; the last signal
+  // has si_code POLL_HUP) until rearm(). With period N, the first notification comes after exactly
+  // N events: cpc's preset counter. 0: never stops. Needs inherit off (the kernel refuses it there).
+  int stop_after = 0;
 };
 
 // Receives what drain() takes from the rings. A handler is the sampler's pluggable format: it
@@ -79,9 +88,17 @@ class Sampler {
   Sampler(Sampler&&) noexcept;
   Sampler& operator=(Sampler&&) noexcept;
 
-  // Enable and disable all groups. Throw perfmon::Error.
+  // Enable and disable all groups (with stop_after, start() arms each event for that many
+  // overflows). Throw perfmon::Error.
   void start();
   void stop();
+
+  // The event whose fd an overflow signal names (siginfo_t::si_fd), or -1. Async-signal-safe.
+  long event_of_fd(int fd) const noexcept;
+  // Gives the event of `fd` a new period and arms it for `overflows` more (stop_after's count
+  // again when 0), as a cpc overflow handler restarts its counters; the next notification comes
+  // after exactly `period` events. Returns 0 or an errno. Async-signal-safe (two ioctls).
+  int rearm(int fd, std::uint64_t period, int overflows = 0) noexcept;
 
   // Waits until a ring is half full, every target has gone, or `timeout_ms` passed (-1: no limit).
   // Returns false on timeout. Throws perfmon::Error when poll(2) fails.

@@ -1,5 +1,6 @@
 #include "kernel/perf_event.hpp"
 
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -36,6 +37,13 @@ int set_period(int fd, std::uint64_t period) noexcept {
 }
 int set_output(int fd, int target_fd) noexcept {
   return checked_ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, static_cast<unsigned long>(target_fd));
+}
+int route_overflow_signal(int fd, pid_t tid, int signo) noexcept {
+  const f_owner_ex owner{F_OWNER_TID, tid};
+  if (::fcntl(fd, F_SETOWN_EX, &owner) != 0 || ::fcntl(fd, F_SETSIG, signo) != 0) return -errno;
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_ASYNC) != 0) return -errno;
+  return 0;
 }
 std::uint64_t event_id(int fd) noexcept {
   std::uint64_t id = 0;

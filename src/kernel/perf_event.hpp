@@ -19,6 +19,10 @@ int reset(int fd, bool group) noexcept;
 int refresh(int fd, int count) noexcept;
 int set_period(int fd, std::uint64_t period) noexcept;
 int set_output(int fd, int target_fd) noexcept;
+// Raises signal `signo` in thread `tid` at each overflow of the event (fcntl F_SETOWN_EX, F_SETSIG
+// and O_ASYNC); the signal's si_fd is the event's fd, its si_code POLL_IN, or POLL_HUP when a
+// refresh() count ran out. Returns 0 or -errno.
+int route_overflow_signal(int fd, pid_t tid, int signo) noexcept;
 // The kernel's unique id of the event (PERF_EVENT_IOC_ID), or 0 on failure.
 std::uint64_t event_id(int fd) noexcept;
 

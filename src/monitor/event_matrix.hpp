@@ -71,7 +71,7 @@ class EventMatrix {
   int map_user_pages() noexcept;
   // Maps the ring buffers, `data_pages` pages each (a power of two), and sends the records of every
   // event into its ring (PERF_EVENT_IOC_SET_OUTPUT), as perf record does per CPU. 0, or the errno of
-  // the first failure (negative when the redirection failed).
+  // the first failure.
   int map_rings(std::size_t data_pages) noexcept;
   // The rings, one per CPU where the locations have CPUs, else one per location; the fd to poll for
   // each (-1 for a ring no event opened at, which stays unmapped).

@@ -1,6 +1,9 @@
 #include "perfmon/sampler.hpp"
 
 #include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -8,6 +11,7 @@
 #include <cstring>
 #include <utility>
 
+#include "kernel/perf_event.hpp"
 #include "kernel/records.hpp"
 #include "kernel/sample_layout.hpp"
 #include "monitor/event_matrix.hpp"
@@ -29,12 +33,26 @@ monitor::OpenSettings settings_for(const Target& target, const SamplingOptions& 
   return settings;
 }
 
-void check_options(const std::vector<EventGroup>& groups, const SamplingOptions& options) {
+void check_options(const std::vector<EventGroup>& groups, const Target& target, const SamplingOptions& options) {
+  if (options.overflow_signal != 0 && target.kind != Target::Kind::Self)
+    throw Error(ErrorKind::InvalidArgument,
+                "overflow signals go to the thread that samples itself (Target::self()); sample other targets "
+                "through their ring buffers.",
+                EINVAL);
   if (options.ring_pages == 0 || !std::has_single_bit(options.ring_pages))
     throw Error(ErrorKind::InvalidArgument,
                 "a ring buffer is a power of two pages, not " + std::to_string(options.ring_pages) + ".", EINVAL);
   if (options.period != 0 && options.frequency != 0)
     throw Error(ErrorKind::InvalidArgument, "give a sampling period or a frequency, not both.", EINVAL);
+  if (options.stop_after < 0)
+    throw Error(ErrorKind::InvalidArgument, "stop_after counts overflows: 0 or more.", EINVAL);
+  if ((options.overflow_signal != 0 || options.stop_after != 0) && options.inherit)
+    throw Error(ErrorKind::InvalidArgument,
+                "overflow signals and stop_after need inherit off: the kernel cannot stop an inherited event "
+                "after N overflows, nor signal the thread of a child.",
+                EINVAL);
+  if (options.overflow_signal != 0 && (options.overflow_signal < 1 || options.overflow_signal > SIGRTMAX))
+    throw Error(ErrorKind::InvalidArgument, "no signal " + std::to_string(options.overflow_signal) + ".", EINVAL);
   if (options.period != 0 || options.frequency != 0) return;
   for (const EventGroup& group : groups)
     for (const Event& event : group.events)
@@ -59,6 +77,7 @@ struct Sampler::State {
   std::vector<kernel::RingReader> readers;                 // by location with a ring
   std::vector<pollfd> polled;                              // every event fd; -1 once it hung up
   std::size_t open_fds = 0;                                // not hung up yet
+  int stop_after = 0;
   SamplerStats stats;
   std::vector<std::string> notes;
 
@@ -70,12 +89,11 @@ struct Sampler::State {
 };
 
 Sampler::Sampler(const std::vector<EventGroup>& groups, const Target& target, SamplingOptions options) {
-  check_options(groups, options);
+  check_options(groups, target, options);
   state_ = std::make_unique<State>(groups, target, options);
   State& s = *state_;
   s.notes = s.matrix.notes();
-  if (int err = s.matrix.map_rings(options.ring_pages); err != 0) {
-    const int cause = err < 0 ? -err : err;
+  if (int cause = s.matrix.map_rings(options.ring_pages); cause != 0) {
     throw Error(ErrorKind::Limit,
                 std::string("cannot map the sampler's ring buffers: ") + std::strerror(cause) +
                     (cause == EPERM || cause == ENOMEM
@@ -98,6 +116,14 @@ Sampler::Sampler(const std::vector<EventGroup>& groups, const Target& target, Sa
     for (const monitor::GroupFds& at : group.at)
       for (const kernel::FileDescriptor& fd : at.fds) s.polled.push_back({fd.get(), POLLIN, 0});
   s.open_fds = s.polled.size();
+  s.stop_after = options.stop_after;
+  if (options.overflow_signal != 0) {
+    const pid_t self = static_cast<pid_t>(::syscall(SYS_gettid));
+    for (const pollfd& polled : s.polled)
+      if (int err = kernel::route_overflow_signal(polled.fd, self, options.overflow_signal); err != 0)
+        throw Error(ErrorKind::System,
+                    std::string("cannot route overflow signals to this thread: ") + std::strerror(-err) + ".", -err);
+  }
 }
 
 Sampler::~Sampler() = default;
@@ -105,7 +131,28 @@ Sampler::Sampler(Sampler&&) noexcept = default;
 Sampler& Sampler::operator=(Sampler&&) noexcept = default;
 
 void Sampler::start() {
-  monitor::EventMatrix::check_control(state_->matrix.enable(), "start", "the sampler");
+  State& s = *state_;
+  if (s.stop_after == 0) {
+    monitor::EventMatrix::check_control(s.matrix.enable(), "start", "the sampler");
+    return;
+  }
+  // Each event is armed on its own: a refresh count belongs to one event, not to its group.
+  for (const pollfd& polled : s.polled)
+    monitor::EventMatrix::check_control(-kernel::refresh(polled.fd, s.stop_after), "start", "the sampler");
+}
+
+long Sampler::event_of_fd(int fd) const noexcept {
+  for (const monitor::OpenGroup& group : state_->matrix.groups())
+    for (const monitor::GroupFds& at : group.at)
+      for (std::size_t k = 0; k < at.fds.size(); ++k)
+        if (at.fds[k].get() == fd) return static_cast<long>(at.events[k]);
+  return -1;
+}
+
+int Sampler::rearm(int fd, std::uint64_t period, int overflows) noexcept {
+  if (int err = kernel::set_period(fd, period); err != 0) return -err;
+  const int count = overflows > 0 ? overflows : state_->stop_after;
+  return -(count > 0 ? kernel::refresh(fd, count) : kernel::enable(fd, false));
 }
 void Sampler::stop() {
   monitor::EventMatrix::check_control(state_->matrix.disable(), "stop", "the sampler");

@@ -2,6 +2,8 @@
 // system call sampled at period 1 gives one sample per call, attributed to the right event and
 // thread; what a full ring cannot take is counted as lost, never silently missing.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -58,7 +60,7 @@ TEST(Sampling, TracepointAtPeriodOneSamplesEveryCallOfTheCallingThread) {
   EXPECT_EQ(kept.per_event[0], 1000u);
   EXPECT_EQ(kept.pids, std::set<std::uint32_t>{static_cast<std::uint32_t>(getpid())});
   EXPECT_EQ(kept.tids, std::set<std::uint32_t>{static_cast<std::uint32_t>(gettid())});
-  EXPECT_EQ(kept.periods, std::set<std::uint64_t>{1});
+  EXPECT_EQ(kept.periods, std::set<std::uint64_t>{1});  // a software event's sample carries the 1 that overflowed it
   EXPECT_EQ(sampler.stats().samples, 1000u);
   EXPECT_EQ(sampler.stats().lost, 0u);
   EXPECT_EQ(sampler.stats().undecodable, 0u);
@@ -121,6 +123,61 @@ TEST(Sampling, WhatAFullRingDropsIsCountedExactly) {
   EXPECT_EQ(sampler.stats().corrupt_rings, 0u);
 }
 
+// Touches `pages` fresh pages of anonymous memory: exactly one page fault each (huge pages off).
+void touch_fresh_pages(std::size_t pages) {
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* memory = mmap(nullptr, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(memory, MAP_FAILED);
+  madvise(memory, pages * page, MADV_NOHUGEPAGE);
+  for (std::size_t i = 0; i < pages; ++i) static_cast<volatile char*>(memory)[i * page] = 1;
+  munmap(memory, pages * page);
+}
+
+// Solaris cpc's overflow signal with a preset counter, exactly: the first notification after N
+// events, the event stopped after K of them until the handler re-arms it with a new period. Page
+// faults, not a tracepoint: the kernel does not restart a tracepoint event that its refresh count
+// stopped (docs/sampling.md).
+TEST(Sampling, OverflowSignalsComeAtThePresetAndStopAfterTheLimit) {
+  const int signo = SIGRTMIN + 3;
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, signo);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);  // taken below with sigtimedwait
+  SamplingOptions options = every_event();
+  options.period = 25;
+  options.overflow_signal = signo;
+  options.stop_after = 3;
+  Sampler sampler(catalog().parse("page-faults"), Target::self(), options);
+  std::vector<int> codes;
+  int fd = -1;
+  auto take_signals = [&] {
+    codes.clear();
+    siginfo_t info;
+    timespec none{};
+    while (sigtimedwait(&set, &info, &none) == signo) {
+      codes.push_back(info.si_code);
+      fd = info.si_fd;
+    }
+  };
+  sampler.start();
+  touch_fresh_pages(100);  // overflows at 25, 50, 75; then the event stops
+  take_signals();
+  EXPECT_EQ(codes, (std::vector<int>{POLL_IN, POLL_IN, POLL_HUP}));
+  EXPECT_EQ(sampler.event_of_fd(fd), 0);
+  EXPECT_EQ(sampler.event_of_fd(-5), -1);
+
+  ASSERT_EQ(sampler.rearm(fd, 10, 2), 0);
+  touch_fresh_pages(100);  // overflows at 10 and 20; then it stops again
+  take_signals();
+  EXPECT_EQ(codes, (std::vector<int>{POLL_IN, POLL_HUP}));
+  sampler.stop();
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+
+  Kept kept;
+  sampler.drain(kept);
+  EXPECT_EQ(kept.per_event[0], 5u);
+}
+
 TEST(Sampling, OptionsThatCannotSampleAreRefused) {
   SamplingOptions none;
   try {
@@ -132,6 +189,10 @@ TEST(Sampling, OptionsThatCannotSampleAreRefused) {
   SamplingOptions odd = every_event();
   odd.ring_pages = 3;
   EXPECT_THROW(Sampler(catalog().parse("task-clock"), Target::self(), odd), Error);
+  SamplingOptions inherited_signal = every_event();
+  inherited_signal.inherit = true;
+  inherited_signal.stop_after = 1;
+  EXPECT_THROW(Sampler(catalog().parse("task-clock"), Target::self(), inherited_signal), Error);
   // The event's own period is enough.
   EXPECT_NO_THROW(Sampler(catalog().parse("software/config=1,period=1000/"), Target::self(), none));
 }
