@@ -30,10 +30,12 @@
 
 namespace perfmon {
 
-// What a sample carries unless told otherwise: where (IP), who (pid, tid), when, on which CPU, and
-// the period that elapsed.
+// What a sample carries unless told otherwise: where (IP), who (pid, tid), when and on which CPU.
+// PERF_SAMPLE_PERIOD is added in frequency mode, where the period varies, as perf adds it. With a
+// fixed period it is left out: the kernel then samples a software event, tracepoint or breakpoint at
+// every occurrence whatever the period, recording 1 as each sample's period (docs/sampling.md).
 inline constexpr std::uint64_t kDefaultSampleType =
-    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 
 struct SamplingOptions {
   // A sample every `period` events, or about `frequency` samples a second (the kernel adjusts the
@@ -56,6 +58,14 @@ struct SamplingOptions {
   // has si_code POLL_HUP) until rearm(). With period N, the first notification comes after exactly
   // N events: cpc's preset counter. 0: never stops. Needs inherit off (the kernel refuses it there).
   int stop_after = 0;
+
+  // Randomized periods (perfmon2 §3.4.2, random_period.hpp): after each overflow the period is
+  // `period` plus a random `random_bits`-bit amount, the series fixed by `random_seed`. The first
+  // period is `period`. Exact with stop_after = 1, where rearm() sets each next period before the
+  // event counts again; otherwise drain() sets it as it takes each sample, and the events that
+  // happen in between count toward the old one. 0 bits: a fixed period.
+  unsigned random_bits = 0;
+  std::uint32_t random_seed = 1;
 };
 
 // Receives what drain() takes from the rings. A handler is the sampler's pluggable format: it
@@ -97,8 +107,11 @@ class Sampler {
   long event_of_fd(int fd) const noexcept;
   // Gives the event of `fd` a new period and arms it for `overflows` more (stop_after's count
   // again when 0), as a cpc overflow handler restarts its counters; the next notification comes
-  // after exactly `period` events. Returns 0 or an errno. Async-signal-safe (two ioctls).
-  int rearm(int fd, std::uint64_t period, int overflows = 0) noexcept;
+  // after exactly `period` events (0: the sampler's next period, random with random_bits). Returns
+  // 0 or an errno. Async-signal-safe (two ioctls).
+  int rearm(int fd, std::uint64_t period = 0, int overflows = 0) noexcept;
+  // The period last set for the event at fd (perfmon2's last_reset_val); 0 for an unknown fd.
+  std::uint64_t last_period(int fd) const noexcept;
 
   // Waits until a ring is half full, every target has gone, or `timeout_ms` passed (-1: no limit).
   // Returns false on timeout. Throws perfmon::Error when poll(2) fails.

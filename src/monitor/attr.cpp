@@ -27,6 +27,7 @@ perf_event_attr complete_attr(const Event& event, bool leader, const OpenSetting
         attr.sample_period = settings.sample_period;
       }
     }
+    if (attr.freq) attr.sample_type |= PERF_SAMPLE_PERIOD;  // the kernel varies it: each sample says it
   }
   return attr;
 }

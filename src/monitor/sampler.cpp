@@ -16,6 +16,7 @@
 #include "kernel/sample_layout.hpp"
 #include "monitor/event_matrix.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/random_period.hpp"
 
 namespace perfmon {
 
@@ -53,6 +54,9 @@ void check_options(const std::vector<EventGroup>& groups, const Target& target, 
                 EINVAL);
   if (options.overflow_signal != 0 && (options.overflow_signal < 1 || options.overflow_signal > SIGRTMAX))
     throw Error(ErrorKind::InvalidArgument, "no signal " + std::to_string(options.overflow_signal) + ".", EINVAL);
+  if (options.random_bits != 0 && options.frequency != 0)
+    throw Error(ErrorKind::InvalidArgument,
+                "random periods vary a fixed period: give a period, not a frequency, with random_bits.", EINVAL);
   if (options.period != 0 || options.frequency != 0) return;
   for (const EventGroup& group : groups)
     for (const Event& event : group.events)
@@ -72,20 +76,40 @@ struct Sampler::State {
 
   monitor::OpenSettings settings;
   monitor::EventMatrix matrix;
-  std::vector<kernel::SampleLayout> layouts;               // by event
-  std::vector<std::pair<std::uint64_t, std::size_t>> ids;  // (kernel id, event), sorted
-  std::vector<kernel::RingReader> readers;                 // by location with a ring
-  std::vector<pollfd> polled;                              // every event fd; -1 once it hung up
-  std::size_t open_fds = 0;                                // not hung up yet
+  std::vector<kernel::SampleLayout> layouts;  // by event
+  struct Opened {
+    std::uint64_t id;  // the kernel's (PERF_EVENT_IOC_ID)
+    std::size_t event;
+    int fd;
+    std::uint64_t period;  // the last one set
+    auto operator<=>(const Opened&) const = default;
+  };
+  std::vector<Opened> opened;               // every fd, sorted by id
+  std::vector<RandomPeriod> random;         // by event, with random_bits
+  std::vector<kernel::RingReader> readers;  // by location with a ring
+  std::vector<pollfd> polled;               // every event fd; -1 once it hung up
+  std::size_t open_fds = 0;                 // not hung up yet
   int stop_after = 0;
   SamplerStats stats;
   std::vector<std::string> notes;
 
-  // The event a record belongs to, or nullptr.
-  const std::size_t* event_of(std::uint64_t id) const noexcept {
-    auto at = std::lower_bound(ids.begin(), ids.end(), std::make_pair(id, std::size_t{0}));
-    return at != ids.end() && at->first == id ? &at->second : nullptr;
+  // The fd a record's id names, or nullptr.
+  Opened* find_id(std::uint64_t id) noexcept {
+    auto at =
+        std::lower_bound(opened.begin(), opened.end(), id, [](const Opened& o, std::uint64_t x) { return o.id < x; });
+    return at != opened.end() && at->id == id ? &*at : nullptr;
   }
+  Opened* find_fd(int fd) noexcept {
+    for (Opened& o : opened)
+      if (o.fd == fd) return &o;
+    return nullptr;
+  }
+  // The period to set after an overflow of `o`: the next random one, or the base.
+  std::uint64_t next_period(const Opened& o) noexcept {
+    return random.empty() ? base_period(o.event) : random[o.event].next();
+  }
+  std::uint64_t base_period(std::size_t event) const noexcept { return layouts_attr_period[event]; }
+  std::vector<std::uint64_t> layouts_attr_period;  // by event: its period as opened
 };
 
 Sampler::Sampler(const std::vector<EventGroup>& groups, const Target& target, SamplingOptions options) {
@@ -104,10 +128,20 @@ Sampler::Sampler(const std::vector<EventGroup>& groups, const Target& target, Sa
   // Decoded by the attr as opened: the catalogue's with the sampler's fields and period.
   for (std::size_t e = 0; e < s.matrix.event_count(); ++e)
     s.layouts.emplace_back(monitor::complete_attr(s.matrix.event(e).event, true, s.settings));
+  for (std::size_t e = 0; e < s.matrix.event_count(); ++e) {
+    const perf_event_attr attr = monitor::complete_attr(s.matrix.event(e).event, true, s.settings);
+    s.layouts_attr_period.push_back(attr.freq ? 0 : attr.sample_period);
+    if (options.random_bits != 0 && attr.freq)
+      throw Error(ErrorKind::InvalidArgument,
+                  "'" + s.matrix.event(e).event.name + "' samples at a frequency: random periods vary a fixed period.",
+                  EINVAL);
+    if (options.random_bits != 0) s.random.emplace_back(attr.sample_period, options.random_bits, options.random_seed);
+  }
   for (const monitor::OpenGroup& group : s.matrix.groups())
     for (const monitor::GroupFds& at : group.at)
-      for (std::size_t k = 0; k < at.ids.size(); ++k) s.ids.emplace_back(at.ids[k], at.events[k]);
-  std::sort(s.ids.begin(), s.ids.end());
+      for (std::size_t k = 0; k < at.ids.size(); ++k)
+        s.opened.push_back({at.ids[k], at.events[k], at.fds[k].get(), s.layouts_attr_period[at.events[k]]});
+  std::sort(s.opened.begin(), s.opened.end());
   for (std::size_t ring = 0; ring < s.matrix.ring_count(); ++ring)
     if (s.matrix.ring_fd(ring) >= 0) s.readers.push_back(s.matrix.ring(ring).ring());
   // Every fd is polled, as perf record polls them: each says POLLIN for its shared ring, and
@@ -142,17 +176,23 @@ void Sampler::start() {
 }
 
 long Sampler::event_of_fd(int fd) const noexcept {
-  for (const monitor::OpenGroup& group : state_->matrix.groups())
-    for (const monitor::GroupFds& at : group.at)
-      for (std::size_t k = 0; k < at.fds.size(); ++k)
-        if (at.fds[k].get() == fd) return static_cast<long>(at.events[k]);
-  return -1;
+  const State::Opened* o = state_->find_fd(fd);
+  return o == nullptr ? -1 : static_cast<long>(o->event);
 }
 
 int Sampler::rearm(int fd, std::uint64_t period, int overflows) noexcept {
-  if (int err = kernel::set_period(fd, period); err != 0) return -err;
+  State::Opened* o = state_->find_fd(fd);
+  if (o == nullptr) return EBADF;
+  const std::uint64_t next = period != 0 ? period : state_->next_period(*o);
+  if (int err = kernel::set_period(fd, next); err != 0) return -err;
+  o->period = next;
   const int count = overflows > 0 ? overflows : state_->stop_after;
   return -(count > 0 ? kernel::refresh(fd, count) : kernel::enable(fd, false));
+}
+
+std::uint64_t Sampler::last_period(int fd) const noexcept {
+  const State::Opened* o = state_->find_fd(fd);
+  return o == nullptr ? 0 : o->period;
 }
 void Sampler::stop() {
   monitor::EventMatrix::check_control(state_->matrix.disable(), "stop", "the sampler");
@@ -190,13 +230,18 @@ std::size_t Sampler::drain(SampleHandler& handler) {
     while (const perf_event_header* record = reader.next()) {
       ++handed;
       if (record->type == PERF_RECORD_SAMPLE) {
-        const std::size_t* event = s.event_of(kernel::record_identifier(*record));
-        if (event == nullptr || !s.layouts[*event].decode(*record, sample)) {
+        State::Opened* o = s.find_id(kernel::record_identifier(*record));
+        if (o == nullptr || !s.layouts[o->event].decode(*record, sample)) {
           ++s.stats.undecodable;
           continue;
         }
         ++s.stats.samples;
-        handler.sample(*event, sample);
+        // Without stop_after nobody re-arms the event: the next random period is set here.
+        if (!s.random.empty() && s.stop_after == 0) {
+          const std::uint64_t next = s.random[o->event].next();
+          if (kernel::set_period(o->fd, next) == 0) o->period = next;
+        }
+        handler.sample(o->event, sample);
         continue;
       }
       if (record->type == PERF_RECORD_LOST)

@@ -13,6 +13,7 @@
 
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/random_period.hpp"
 #include "perfmon/sampler.hpp"
 #include "perfmon/workload.hpp"
 
@@ -32,7 +33,7 @@ void call_getppid(long n) {
 struct Kept : SampleHandler {
   std::vector<std::size_t> per_event = std::vector<std::size_t>(4);
   std::set<std::uint32_t> pids, tids;
-  std::set<std::uint64_t> periods;
+  std::set<std::uint64_t> periods;  // as the samples say (with PERF_SAMPLE_PERIOD)
   std::size_t other_records = 0;
   void sample(std::size_t event, const Sample& sample) override {
     ++per_event.at(event);
@@ -60,12 +61,40 @@ TEST(Sampling, TracepointAtPeriodOneSamplesEveryCallOfTheCallingThread) {
   EXPECT_EQ(kept.per_event[0], 1000u);
   EXPECT_EQ(kept.pids, std::set<std::uint32_t>{static_cast<std::uint32_t>(getpid())});
   EXPECT_EQ(kept.tids, std::set<std::uint32_t>{static_cast<std::uint32_t>(gettid())});
-  EXPECT_EQ(kept.periods, std::set<std::uint64_t>{1});  // a software event's sample carries the 1 that overflowed it
   EXPECT_EQ(sampler.stats().samples, 1000u);
   EXPECT_EQ(sampler.stats().lost, 0u);
   EXPECT_EQ(sampler.stats().undecodable, 0u);
   // Drained: nothing is handed out twice.
   EXPECT_EQ(sampler.drain(kept), 0u);
+}
+
+// `calls` getppid() calls of this thread, sampled with these options.
+Kept sample_getppid_calls(const SamplingOptions& options, long calls) {
+  Sampler sampler(catalog().parse("syscalls:sys_enter_getppid"), Target::self(), options);
+  sampler.start();
+  call_getppid(calls);
+  sampler.stop();
+  Kept kept;
+  sampler.drain(kept);
+  return kept;
+}
+
+TEST(Sampling, TracepointAtPeriodNSamplesEveryNthCall) {
+  SamplingOptions options = every_event();
+  options.period = 100;
+  EXPECT_EQ(sample_getppid_calls(options, 1050).per_event[0], 10u);
+}
+
+// The kernel's rule for software events, tracepoints and breakpoints, pinned here because it would
+// silently turn a sampler into a tracer: with PERF_SAMPLE_PERIOD and a fixed period, every
+// occurrence is a sample whose period is 1.
+TEST(Sampling, PeriodFieldMakesASoftwareEventSampleEveryOccurrence) {
+  SamplingOptions options = every_event();
+  options.period = 100;
+  options.sample_type = kDefaultSampleType | PERF_SAMPLE_PERIOD;
+  const Kept kept = sample_getppid_calls(options, 1050);
+  EXPECT_EQ(kept.per_event[0], 1050u);
+  EXPECT_EQ(kept.periods, std::set<std::uint64_t>{1});
 }
 
 TEST(Sampling, EventsSharingARingAreToldApartByTheirIds) {
@@ -176,6 +205,57 @@ TEST(Sampling, OverflowSignalsComeAtThePresetAndStopAfterTheLimit) {
   Kept kept;
   sampler.drain(kept);
   EXPECT_EQ(kept.per_event[0], 5u);
+}
+
+// perfmon2's randomized periods, exactly: armed for one overflow at a time, each next period is set
+// before the event counts again, so the i-th notification comes after exactly the i-th period of the
+// seed's series.
+TEST(Sampling, RandomPeriodsFollowTheSeedsSeriesExactly) {
+  const int signo = SIGRTMIN + 4;
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, signo);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  SamplingOptions options = every_event();
+  options.period = 20;
+  options.random_bits = 3;
+  options.random_seed = 42;
+  options.overflow_signal = signo;
+  options.stop_after = 1;
+  Sampler sampler(catalog().parse("page-faults"), Target::self(), options);
+  RandomPeriod series(20, 3, 42);
+
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  constexpr std::size_t kPages = 2000;
+  char* memory =
+      static_cast<char*>(mmap(nullptr, kPages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(memory, MAP_FAILED);
+  madvise(memory, kPages * page, MADV_NOHUGEPAGE);
+  std::vector<std::uint64_t> expected = {20}, seen;
+  std::uint64_t faults_since_armed = 0;
+  sampler.start();
+  for (std::size_t i = 0; i < kPages && seen.size() < 40; ++i) {
+    static_cast<volatile char*>(memory)[i * page] = 1;  // one page fault
+    ++faults_since_armed;
+    siginfo_t info;
+    timespec none{};
+    if (sigtimedwait(&set, &info, &none) != signo) continue;
+    seen.push_back(faults_since_armed);
+    faults_since_armed = 0;
+    ASSERT_EQ(sampler.rearm(info.si_fd), 0);
+    expected.push_back(series.next());
+    EXPECT_EQ(sampler.last_period(info.si_fd), expected.back());
+  }
+  sampler.stop();
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  munmap(memory, kPages * page);
+  expected.pop_back();  // set after the last notification, not yet run through
+  EXPECT_EQ(seen, expected);
+  EXPECT_GT(std::set<std::uint64_t>(seen.begin(), seen.end()).size(), 3u);
+  for (std::uint64_t period : seen) {
+    EXPECT_GE(period, 20u);
+    EXPECT_LE(period, 27u);
+  }
 }
 
 TEST(Sampling, OptionsThatCannotSampleAreRefused) {

@@ -80,6 +80,7 @@ TEST(CompleteAttr, SamplingNamesEveryRecordsEventAndTakesThePeriod) {
   attr = complete_attr(software_event(), true, settings);
   EXPECT_TRUE(attr.freq);
   EXPECT_EQ(attr.sample_freq, 4000u);
+  EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_PERIOD);  // the period varies: each sample says it
 
   // The event's own period= term wins, as in perf.
   Event own = software_event();
