@@ -20,9 +20,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "perfmon/counter.hpp"
 #include "perfmon/event.hpp"
 #include "perfmon/sample.hpp"
 #include "perfmon/session.hpp"
@@ -43,7 +45,9 @@ struct SamplingOptions {
   std::uint64_t period = 0;
   std::uint64_t frequency = 0;
   // PERF_SAMPLE_* fields of each sample. PERF_SAMPLE_IDENTIFIER is always added: a ring is shared by
-  // every event of its location, and each record must say whose it is.
+  // every event of its location, and each record must say whose it is. With PERF_SAMPLE_READ each
+  // sample carries the values of its whole group at that moment (group_values()); it needs inherit
+  // off.
   std::uint64_t sample_type = kDefaultSampleType;
   // Data pages of each location's ring buffer, a power of two (64: 256 KiB with 4 KiB pages).
   std::size_t ring_pages = 64;
@@ -79,6 +83,12 @@ class SampleHandler {
   // Every other record the kernel wrote (PERF_RECORD_COMM, MMAP2, FORK, EXIT, LOST, THROTTLE, ...),
   // as include/uapi/linux/perf_event.h lays it out; valid until this returns.
   virtual void record(const perf_event_header& record) { (void)record; }
+};
+
+// One member's value in a sample's group reading.
+struct SampledValue {
+  std::size_t event = 0;  // an index into the sampler's events
+  CounterValue value;
 };
 
 struct SamplerStats {
@@ -124,6 +134,10 @@ class Sampler {
   // nothing; throws only what the handler throws.
   std::size_t drain(SampleHandler& handler);
   const SamplerStats& stats() const noexcept;
+  // The group values a sample carries (PERF_SAMPLE_READ), member by member into `out`. Returns how
+  // many were written: 0 without PERF_SAMPLE_READ, or when `out` is too small or the words are not
+  // a whole group. Allocates nothing.
+  std::size_t group_values(const Sample& sample, std::span<SampledValue> out) const noexcept;
 
   std::size_t event_count() const noexcept;
   // The event as opened: its name as written, its attr as the kernel took it.

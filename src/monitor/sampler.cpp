@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "kernel/perf_event.hpp"
+#include "kernel/read_format.hpp"
 #include "kernel/records.hpp"
 #include "kernel/sample_layout.hpp"
 #include "monitor/event_matrix.hpp"
@@ -31,6 +32,10 @@ monitor::OpenSettings settings_for(const Target& target, const SamplingOptions& 
   settings.sample_period = options.period;
   settings.sample_frequency = options.frequency;
   settings.threads_per_cpu = options.inherit;  // the kernel maps an inherited event only on a CPU
+  // A sample's reading of its group: every member, named by its id, with the times for scaling.
+  if (options.sample_type & PERF_SAMPLE_READ)
+    settings.read_format =
+        PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
   return settings;
 }
 
@@ -54,6 +59,11 @@ void check_options(const std::vector<EventGroup>& groups, const Target& target, 
                 EINVAL);
   if (options.overflow_signal != 0 && (options.overflow_signal < 1 || options.overflow_signal > SIGRTMAX))
     throw Error(ErrorKind::InvalidArgument, "no signal " + std::to_string(options.overflow_signal) + ".", EINVAL);
+  if ((options.sample_type & PERF_SAMPLE_READ) && options.inherit)
+    throw Error(ErrorKind::InvalidArgument,
+                "PERF_SAMPLE_READ needs inherit off: with inherit, kernels before 6.12 refuse it and later ones read "
+                "only the sampled thread's share of the group.",
+                EINVAL);
   if (options.random_bits != 0 && options.frequency != 0)
     throw Error(ErrorKind::InvalidArgument,
                 "random periods vary a fixed period: give a period, not a frequency, with random_bits.", EINVAL);
@@ -257,6 +267,23 @@ std::size_t Sampler::drain(SampleHandler& handler) {
 
 const SamplerStats& Sampler::stats() const noexcept {
   return state_->stats;
+}
+
+std::size_t Sampler::group_values(const Sample& sample, std::span<SampledValue> out) const noexcept {
+  State& s = *state_;
+  const kernel::GroupReadLayout layout(s.settings.read_format);
+  if (!(s.settings.read_format & PERF_FORMAT_GROUP)) return 0;
+  const long members = layout.members(sample.read.data(), sample.read.size());
+  if (members < 0 || static_cast<std::size_t>(members) > out.size()) return 0;
+  const std::uint64_t enabled = layout.time_enabled(sample.read.data()),
+                      running = layout.time_running(sample.read.data());
+  std::size_t written = 0;
+  for (std::size_t k = 0; k < static_cast<std::size_t>(members); ++k) {
+    const State::Opened* o = s.find_id(layout.id(sample.read.data(), k));
+    if (o == nullptr) continue;
+    out[written++] = {o->event, CounterValue{layout.value(sample.read.data(), k), enabled, running, 0}};
+  }
+  return written;
 }
 std::size_t Sampler::event_count() const noexcept {
   return state_->matrix.event_count();

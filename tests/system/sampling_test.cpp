@@ -97,6 +97,38 @@ TEST(Sampling, PeriodFieldMakesASoftwareEventSampleEveryOccurrence) {
   EXPECT_EQ(kept.periods, std::set<std::uint64_t>{1});
 }
 
+// PERF_SAMPLE_READ: each sample of the enter tracepoint reads the group at that moment, exactly —
+// the 100·i-th call entered, 100·i - 1 returned.
+TEST(Sampling, SamplesReadTheirWholeGroupAtThatMoment) {
+  SamplingOptions options = every_event();
+  options.period = 100;
+  options.sample_type = kDefaultSampleType | PERF_SAMPLE_READ;
+  Sampler sampler(catalog().parse("{syscalls:sys_enter_getppid,syscalls:sys_exit_getppid}"), Target::self(), options);
+  struct Readings : SampleHandler {
+    const Sampler* sampler = nullptr;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> entered_returned;
+    void sample(std::size_t event, const Sample& sample) override {
+      if (event != 0) return;
+      SampledValue values[4];
+      ASSERT_EQ(sampler->group_values(sample, values), 2u);
+      EXPECT_EQ(values[0].event, 0u);
+      EXPECT_EQ(values[1].event, 1u);
+      EXPECT_TRUE(values[0].value.counted());
+      entered_returned.emplace_back(values[0].value.raw, values[1].value.raw);
+    }
+  } readings;
+  readings.sampler = &sampler;
+  sampler.start();
+  call_getppid(1000);
+  sampler.stop();
+  sampler.drain(readings);
+  ASSERT_EQ(readings.entered_returned.size(), 10u);
+  for (std::size_t i = 0; i < 10; ++i) {
+    EXPECT_EQ(readings.entered_returned[i].first, 100 * (i + 1));
+    EXPECT_EQ(readings.entered_returned[i].second, 100 * (i + 1) - 1);
+  }
+}
+
 TEST(Sampling, EventsSharingARingAreToldApartByTheirIds) {
   Sampler sampler(catalog().parse("{syscalls:sys_enter_getppid,syscalls:sys_exit_getppid},syscalls:sys_enter_getpid"),
                   Target::self(), every_event());
@@ -269,6 +301,10 @@ TEST(Sampling, OptionsThatCannotSampleAreRefused) {
   SamplingOptions odd = every_event();
   odd.ring_pages = 3;
   EXPECT_THROW(Sampler(catalog().parse("task-clock"), Target::self(), odd), Error);
+  SamplingOptions inherited_read = every_event();
+  inherited_read.inherit = true;
+  inherited_read.sample_type |= PERF_SAMPLE_READ;
+  EXPECT_THROW(Sampler(catalog().parse("task-clock"), Target::self(), inherited_read), Error);
   SamplingOptions inherited_signal = every_event();
   inherited_signal.inherit = true;
   inherited_signal.stop_after = 1;
