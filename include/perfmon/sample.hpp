@@ -14,7 +14,8 @@ namespace perfmon {
 // One sample's fields. The spans point into the record: valid until the handler that was given
 // the sample returns.
 struct Sample {
-  std::uint64_t identifier = 0;  // PERF_SAMPLE_IDENTIFIER
+  const perf_event_header* record = nullptr;  // the record as the kernel wrote it, for keeping it whole
+  std::uint64_t identifier = 0;               // PERF_SAMPLE_IDENTIFIER
   std::uint64_t ip = 0;
   std::uint32_t pid = 0, tid = 0;
   std::uint64_t time = 0;

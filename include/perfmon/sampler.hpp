@@ -53,6 +53,9 @@ struct SamplingOptions {
   std::size_t ring_pages = 64;
   // Sample threads and processes the target creates after the events are opened.
   bool inherit = true;
+  // Also record the target's COMM, MMAP2, FORK and EXIT records (on the first event, as perf
+  // record does), so that a report can name the programs and the code of the samples.
+  bool task_records = false;
 
   // Overflow notification by signal (Solaris cpc's CPC_BIND_EMT_OVF, perfmon2's notifications), for
   // Target::self() without inherit: each overflow raises `overflow_signal` in the thread that made
@@ -140,6 +143,10 @@ class Sampler {
   std::size_t group_values(const Sample& sample, std::span<SampledValue> out) const noexcept;
 
   std::size_t event_count() const noexcept;
+  // The attr an event was opened with (the catalogue's, completed with the sampler's fields), and
+  // the kernel's ids of its fds: what a perf.data file describes it by.
+  perf_event_attr opened_attr(std::size_t index) const noexcept;
+  std::vector<std::uint64_t> ids(std::size_t index) const;
   // The event as opened: its name as written, its attr as the kernel took it.
   const Event& event(std::size_t index) const noexcept;
   const std::vector<Location>& locations() const noexcept;

@@ -79,6 +79,7 @@ bool SampleLayout::decode(const perf_event_header& record, perfmon::Sample& out)
   const std::uint64_t type = sample_type_;
   std::uint64_t count = 0;
   out = perfmon::Sample{};
+  out.record = &record;
   if ((type & PERF_SAMPLE_IDENTIFIER) && !w.take(out.identifier)) return false;
   if ((type & PERF_SAMPLE_IP) && !w.take(out.ip)) return false;
   if ((type & PERF_SAMPLE_TID) && !w.take_pair(out.pid, out.tid)) return false;

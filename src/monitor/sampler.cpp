@@ -78,11 +78,20 @@ void check_options(const std::vector<EventGroup>& groups, const Target& target, 
                     EINVAL);
 }
 
+// The groups as sampled: with task_records, the first event also asks for the target's side-band records.
+std::vector<EventGroup> with_side_band(std::vector<EventGroup> groups, const SamplingOptions& options) {
+  if (options.task_records && !groups.empty() && !groups.front().events.empty()) {
+    perf_event_attr& attr = groups.front().events.front().attr;
+    attr.mmap = attr.mmap2 = attr.comm = attr.comm_exec = attr.task = 1;
+  }
+  return groups;
+}
+
 }  // namespace
 
 struct Sampler::State {
   State(const std::vector<EventGroup>& groups, const Target& target, const SamplingOptions& options)
-      : settings(settings_for(target, options)), matrix(groups, target, settings) {}
+      : settings(settings_for(target, options)), matrix(with_side_band(groups, options), target, settings) {}
 
   monitor::OpenSettings settings;
   monitor::EventMatrix matrix;
@@ -263,6 +272,17 @@ std::size_t Sampler::drain(SampleHandler& handler) {
     reader.consume();
   }
   return handed;
+}
+
+perf_event_attr Sampler::opened_attr(std::size_t index) const noexcept {
+  return monitor::complete_attr(state_->matrix.event(index).event, true, state_->settings);
+}
+
+std::vector<std::uint64_t> Sampler::ids(std::size_t index) const {
+  std::vector<std::uint64_t> found;
+  for (const State::Opened& o : state_->opened)
+    if (o.event == index) found.push_back(o.id);
+  return found;
 }
 
 const SamplerStats& Sampler::stats() const noexcept {

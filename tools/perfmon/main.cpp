@@ -14,6 +14,7 @@ constexpr const char* kUsage =
     "usage: perfmon <command> [<options>]\n"
     "\n"
     "  stat    count events while a command runs, or on processes, threads, CPUs or a cgroup\n"
+    "  record  sample a command into a perf.data file (read by perf report and perf script)\n"
     "  list    list the events this machine can resolve, and whether they can be counted here\n"
     "  info    report what this machine and kernel allow (PMUs, permissions, limits) and why\n"
     "  encode  show an event's encodings: PERFEVTSEL value, fixed counter, perf attr\n"
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   std::string_view command = args[1];
   auto rest = args.subspan(2);
   if (command == "stat") return perfmon::cli::run_stat(rest);
+  if (command == "record") return perfmon::cli::run_record(rest);
   if (command == "list") return perfmon::cli::run_list(rest);
   if (command == "info") return perfmon::cli::run_info(rest);
   if (command == "encode") return perfmon::cli::run_encode(rest);

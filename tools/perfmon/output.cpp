@@ -129,6 +129,12 @@ void Output::write(std::string_view text) {
   if (path_.empty()) std::fflush(stream_);
 }
 
+int Output::seekable_fd() {
+  if (!replacing_ || stream_ == nullptr) return -1;
+  if (std::fflush(stream_) != 0) fail(errno);
+  return ::fileno(stream_);
+}
+
 void Output::commit() {
   if (path_.empty()) return;
   if (std::fflush(stream_) != 0) fail(errno);

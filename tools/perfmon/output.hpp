@@ -33,6 +33,9 @@ class Output {
   // Flushes and syncs; a replacement is then put in place. Throws perfmon::Error.
   void commit();
   bool is_file() const { return !path_.empty(); }
+  // The descriptor of a regular file being written in place of the old one, for a writer that seeks
+  // (perf.data's header is written last); -1 for a device, a FIFO or a stream. Flushes write()'s text.
+  int seekable_fd();
 
  private:
   [[noreturn]] void fail(int err) const;

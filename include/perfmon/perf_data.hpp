@@ -1,0 +1,65 @@
+// perfmon: perf.data files as perf writes and reads them (PERFILE2; Linux's
+// tools/perf/Documentation/perf.data-file-format.txt): a header, the events' attrs with their ids,
+// the data section of kernel records, then feature sections describing the machine.
+//
+// What Debian's perf (6.1) needs of a file, measured: every event with its ids; PERF_SAMPLE_IDENTIFIER
+// where events' sample_types differ; an attr of at most 128 bytes; the data size filled in; event names
+// in EVENT_DESC; and no feature announced that is not there.
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace perfmon {
+
+struct PerfDataEvent {
+  std::string name;  // as perf report shows it
+  perf_event_attr attr{};
+  std::vector<std::uint64_t> ids;  // the kernel's ids of its fds (PERF_EVENT_IOC_ID)
+};
+
+// The machine a file was recorded on: its feature sections.
+struct PerfDataHost {
+  std::string hostname, os_release, arch, cpu_description, cpuid, perf_version;
+  std::uint32_t cpus_online = 0, cpus_available = 0;
+  std::uint64_t total_memory_kib = 0;
+  std::vector<std::string> command_line;
+  std::string tracefs_root;  // where the formats of tracepoint events are read ("" when none)
+};
+// This machine, and the command line that records.
+PerfDataHost describe_this_host(std::vector<std::string> command_line);
+
+class PerfDataWriter {
+ public:
+  // Writes a perf.data file through `fd`, a regular file open for writing at offset 0 (the header
+  // is written last, in place). Throws perfmon::Error.
+  PerfDataWriter(int fd, std::vector<PerfDataEvent> events);
+  PerfDataWriter(const PerfDataWriter&) = delete;
+  PerfDataWriter& operator=(const PerfDataWriter&) = delete;
+
+  // Appends a kernel record to the data section. Throws perfmon::Error (a full disk says so).
+  void write(const perf_event_header& record);
+  // Writes the kernel's map record, as perf record synthesizes it ([kernel.kallsyms]_text at _text),
+  // so that reports place kernel samples; nothing where /proc/kallsyms hides the addresses.
+  void write_kernel_map();
+  // Writes the feature sections and the header. The file is complete when this returns.
+  void finish(const PerfDataHost& host);
+
+  std::uint64_t data_bytes() const noexcept { return data_size_; }
+  std::uint64_t records() const noexcept { return records_; }
+
+ private:
+  void append(const void* bytes, std::size_t size);
+  void flush();
+
+  int fd_;
+  std::vector<PerfDataEvent> events_;
+  std::vector<char> buffer_;
+  std::uint64_t written_ = 0;  // bytes of the file so far (buffer included)
+  std::uint64_t attrs_offset_ = 0, data_offset_ = 0, data_size_ = 0, records_ = 0;
+};
+
+}  // namespace perfmon

@@ -1,0 +1,282 @@
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "perfmon/error.hpp"
+#include "perfmon/perf_data.hpp"
+
+namespace perfmon {
+
+namespace {
+
+// The file's fixed parts, as tools/perf/util/header.h lays them out.
+struct FileSection {
+  std::uint64_t offset = 0, size = 0;
+};
+struct FileHeader {
+  char magic[8];
+  std::uint64_t size;
+  std::uint64_t attr_size;
+  FileSection attrs, data, event_types;
+  std::uint64_t features[4];  // a bitmap of HEADER_FEAT_BITS (256)
+};
+static_assert(sizeof(FileHeader) == 104);
+
+// Feature sections (header.h's HEADER_* numbers) that perfmon writes.
+enum Feature : unsigned {
+  kTracingData = 1,
+  kHostname = 3,
+  kOsRelease = 4,
+  kVersion = 5,
+  kArch = 6,
+  kNrCpus = 7,
+  kCpuDescription = 8,
+  kCpuid = 9,
+  kTotalMemory = 10,
+  kCommandLine = 11,
+  kEventDescription = 12,
+};
+
+// perf 6.1 refuses a larger attr; 128 bytes (PERF_ATTR_SIZE_VER7) hold every field it knows.
+constexpr std::size_t kFileAttrSize = PERF_ATTR_SIZE_VER7;
+
+std::string attr_bytes(const perf_event_attr& attr) {
+  perf_event_attr copy = attr;
+  copy.size = kFileAttrSize;
+  return std::string(reinterpret_cast<const char*>(&copy), kFileAttrSize);
+}
+
+template <typename T>
+void put(std::string& out, const T& value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+// struct perf_header_string: u32 length, then the text, NUL-padded to a multiple of 64 bytes.
+void put_string(std::string& out, const std::string& text) {
+  const std::uint32_t length = static_cast<std::uint32_t>((text.size() + 1 + 63) / 64 * 64);
+  put(out, length);
+  out += text;
+  out.append(length - text.size(), '\0');
+}
+
+std::string file_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// HEADER_TRACING_DATA: what perf needs to read tracepoint samples, in the layout of perf's
+// util/trace-event-info.c (version 0.6): tracefs's page and event headers, then the format file of
+// each tracepoint recorded, by subsystem. Kernel symbols, printk formats and saved command lines,
+// which perf report does not need, are left empty.
+std::string tracing_data(const std::string& root, const std::vector<std::uint64_t>& ids) {
+  namespace fs = std::filesystem;
+  std::map<std::string, std::vector<std::string>> formats;  // subsystem -> format files
+  std::error_code ec;
+  for (const fs::directory_entry& subsystem : fs::directory_iterator(fs::path(root) / "events", ec)) {
+    if (!subsystem.is_directory(ec)) continue;
+    for (const fs::directory_entry& event : fs::directory_iterator(subsystem.path(), ec)) {
+      std::uint64_t id = 0;
+      if (!(std::ifstream(event.path() / "id") >> id)) continue;
+      if (std::find(ids.begin(), ids.end(), id) != ids.end())
+        formats[subsystem.path().filename()].push_back(file_text(event.path() / "format"));
+    }
+  }
+  std::string out("\x17\x08\x44tracing0.6", 13);
+  out.push_back('\0');
+  out.push_back(0);  // little-endian
+  out.push_back(static_cast<char>(sizeof(long)));
+  put(out, static_cast<std::uint32_t>(::sysconf(_SC_PAGESIZE)));
+  for (const char* header : {"header_page", "header_event"}) {
+    const std::string text = file_text(fs::path(root) / "events" / header);
+    out.append(header, std::strlen(header) + 1);
+    put(out, static_cast<std::uint64_t>(text.size()));
+    out += text;
+  }
+  put(out, std::uint32_t{0});  // ftrace's own events
+  put(out, static_cast<std::uint32_t>(formats.size()));
+  for (const auto& [subsystem, files] : formats) {
+    out.append(subsystem.c_str(), subsystem.size() + 1);
+    put(out, static_cast<std::uint32_t>(files.size()));
+    for (const std::string& text : files) {
+      put(out, static_cast<std::uint64_t>(text.size()));
+      out += text;
+    }
+  }
+  put(out, std::uint32_t{0});  // kallsyms
+  put(out, std::uint32_t{0});  // printk formats
+  put(out, std::uint64_t{0});  // saved command lines
+  return out;
+}
+
+[[noreturn]] void fail_write(int err) {
+  throw Error(ErrorKind::System,
+              std::string("cannot write the perf.data file: ") + std::strerror(err) +
+                  (err == ENOSPC ? "; free some space or write it elsewhere with -o." : "."),
+              err);
+}
+
+}  // namespace
+
+PerfDataWriter::PerfDataWriter(int fd, std::vector<PerfDataEvent> events) : fd_(fd), events_(std::move(events)) {
+  buffer_.reserve(1 << 16);
+  const FileHeader placeholder{};  // the real one is written by finish()
+  append(&placeholder, sizeof placeholder);
+  std::vector<std::uint64_t> ids_offsets;
+  for (const PerfDataEvent& event : events_) {
+    ids_offsets.push_back(written_);
+    append(event.ids.data(), event.ids.size() * sizeof(std::uint64_t));
+  }
+  attrs_offset_ = written_;
+  for (std::size_t e = 0; e < events_.size(); ++e) {
+    const std::string attr = attr_bytes(events_[e].attr);
+    append(attr.data(), attr.size());
+    const FileSection ids{ids_offsets[e], events_[e].ids.size() * sizeof(std::uint64_t)};
+    append(&ids, sizeof ids);
+  }
+  data_offset_ = written_;
+}
+
+void PerfDataWriter::append(const void* bytes, std::size_t size) {
+  const char* at = static_cast<const char*>(bytes);
+  while (size > 0) {
+    const std::size_t room = buffer_.capacity() - buffer_.size();
+    const std::size_t taken = std::min(room, size);
+    buffer_.insert(buffer_.end(), at, at + taken);
+    at += taken;
+    size -= taken;
+    written_ += taken;
+    if (buffer_.size() == buffer_.capacity()) flush();
+  }
+}
+
+void PerfDataWriter::flush() {
+  std::size_t done = 0;
+  while (done < buffer_.size()) {
+    const ssize_t wrote = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote < 0) fail_write(errno);
+    done += static_cast<std::size_t>(wrote);
+  }
+  buffer_.clear();
+}
+
+void PerfDataWriter::write(const perf_event_header& record) {
+  append(&record, record.size);
+  data_size_ += record.size;
+  ++records_;
+}
+
+void PerfDataWriter::write_kernel_map() {
+  std::uint64_t text = 0;
+  std::ifstream kallsyms("/proc/kallsyms");
+  for (std::string line; text == 0 && std::getline(kallsyms, line);)
+    if (line.ends_with(" T _text")) text = std::strtoull(line.c_str(), nullptr, 16);
+  if (text == 0 || events_.empty()) return;  // hidden (kptr_restrict) or not there
+  // PERF_RECORD_MMAP {pid, tid, start, len, pgoff, filename}, then a zero sample_id trailer as wide
+  // as the events' (the kernel, not a task, wrote nothing of it).
+  const std::uint64_t type = events_.front().attr.sample_type;
+  const std::size_t trailer = events_.front().attr.sample_id_all
+                                  ? 8 * static_cast<std::size_t>(std::popcount(
+                                            type & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+                                                    PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)))
+                                  : 0;
+  const std::string name = "[kernel.kallsyms]_text";
+  const std::size_t name_bytes = (name.size() + 1 + 7) / 8 * 8;
+  std::string record(sizeof(perf_event_header) + 8 + 3 * 8 + name_bytes + trailer, '\0');
+  const perf_event_header header{PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, static_cast<std::uint16_t>(record.size())};
+  const std::int32_t pid = -1, tid = 0;  // perf's host-kernel id
+  const std::uint64_t start = text, length = ~std::uint64_t{0} - text, offset = text;
+  char* at = record.data();
+  for (auto [bytes, size] : {std::pair<const void*, std::size_t>{&header, sizeof header},
+                             {&pid, 4},
+                             {&tid, 4},
+                             {&start, 8},
+                             {&length, 8},
+                             {&offset, 8},
+                             {name.data(), name.size()}}) {
+    std::memcpy(at, bytes, size);
+    at += size;
+  }
+  write(*reinterpret_cast<const perf_event_header*>(record.data()));
+}
+
+void PerfDataWriter::finish(const PerfDataHost& host) {
+  // Each feature's content, in the order of its bit.
+  std::vector<std::pair<Feature, std::string>> features;
+  std::vector<std::uint64_t> tracepoints;
+  for (const PerfDataEvent& event : events_)
+    if (event.attr.type == PERF_TYPE_TRACEPOINT) tracepoints.push_back(event.attr.config);
+  if (!tracepoints.empty() && !host.tracefs_root.empty())
+    features.emplace_back(kTracingData, tracing_data(host.tracefs_root, tracepoints));
+  auto add_string = [&](Feature feature, const std::string& text) {
+    std::string content;
+    put_string(content, text);
+    features.emplace_back(feature, std::move(content));
+  };
+  add_string(kHostname, host.hostname);
+  add_string(kOsRelease, host.os_release);
+  add_string(kVersion, host.perf_version);
+  add_string(kArch, host.arch);
+  {
+    std::string content;
+    put(content, host.cpus_available);
+    put(content, host.cpus_online);
+    features.emplace_back(kNrCpus, std::move(content));
+  }
+  if (!host.cpu_description.empty()) add_string(kCpuDescription, host.cpu_description);
+  if (!host.cpuid.empty()) add_string(kCpuid, host.cpuid);
+  {
+    std::string content;
+    put(content, host.total_memory_kib);
+    features.emplace_back(kTotalMemory, std::move(content));
+  }
+  {
+    std::string content;
+    put(content, static_cast<std::uint32_t>(host.command_line.size()));
+    for (const std::string& word : host.command_line) put_string(content, word);
+    features.emplace_back(kCommandLine, std::move(content));
+  }
+  {
+    std::string content;
+    put(content, static_cast<std::uint32_t>(events_.size()));
+    put(content, static_cast<std::uint32_t>(kFileAttrSize));
+    for (const PerfDataEvent& event : events_) {
+      content += attr_bytes(event.attr);
+      put(content, static_cast<std::uint32_t>(event.ids.size()));
+      put_string(content, event.name);
+      for (std::uint64_t id : event.ids) put(content, id);
+    }
+    features.emplace_back(kEventDescription, std::move(content));
+  }
+
+  // The table of sections follows the data; the contents follow the table.
+  FileHeader header{};
+  std::memcpy(header.magic, "PERFILE2", 8);
+  header.size = sizeof header;
+  header.attr_size = kFileAttrSize + sizeof(FileSection);
+  header.attrs = {attrs_offset_, events_.size() * header.attr_size};
+  header.data = {data_offset_, data_size_};
+  std::uint64_t content_at = written_ + features.size() * sizeof(FileSection);
+  for (const auto& [feature, content] : features) {
+    header.features[feature / 64] |= std::uint64_t{1} << (feature % 64);
+    const FileSection section{content_at, content.size()};
+    append(&section, sizeof section);
+    content_at += content.size();
+  }
+  for (const auto& [feature, content] : features) append(content.data(), content.size());
+  flush();
+  if (::pwrite(fd_, &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header)) fail_write(errno);
+}
+
+}  // namespace perfmon

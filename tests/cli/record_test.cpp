@@ -1,0 +1,119 @@
+// perfmon record as a user runs it, its file read by Debian's perf as perf's own would be: exact
+// sample counts through perf script, the spinning function on top of perf report, names from the
+// file's event descriptions, no warning from perf; and a file that is complete or not there at all.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "process.hpp"
+
+namespace perfmon::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Record : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (access("/usr/bin/perf", X_OK) != 0) GTEST_SKIP() << "Debian's linux-perf is not installed (/usr/bin/perf)";
+    char pattern[] = "/tmp/perfmon-record-XXXXXX";
+    dir_ = mkdtemp(pattern);
+    file_ = (dir_ / "perf.data").string();
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  // perf reading the file; its standard error must hold no warning.
+  std::string perf(std::vector<std::string> args) const {
+    args.insert(args.begin(), "/usr/bin/perf");
+    args.insert(args.end(), {"-i", file_});
+    Result r = run(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    for (const char* complaint : {"arning", "rror", "nvalid", "failed", "ailed to"})
+      EXPECT_EQ(r.err.find(complaint), std::string::npos) << "perf " << args[1] << " said: " << r.err;
+    return r.out;
+  }
+  static std::size_t lines_with(const std::string& text, const std::string& part) {
+    std::size_t count = 0;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) count += line.find(part) != std::string::npos;
+    return count;
+  }
+
+  fs::path dir_;
+  std::string file_;
+};
+
+TEST_F(Record, TracepointSamplesAreEveryCallInPerfScript) {
+  Result r = run({PERFMON, "record", "-q", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file_, "--", WORKER,
+                  "getppid", "1000", "--threads", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(lines_with(perf({"script"}), "syscalls:sys_enter_getppid"), 2000u);
+  // The event's name and attr, as perf evlist reads them from the file.
+  const std::string evlist = perf({"evlist", "-v"});
+  EXPECT_NE(evlist.find("syscalls:sys_enter_getppid: type: 2"), std::string::npos) << evlist;
+  EXPECT_NE(evlist.find("{ sample_period, sample_freq }: 1,"), std::string::npos) << evlist;
+}
+
+TEST_F(Record, SpinningFunctionTopsPerfReport) {
+  Result r = run({PERFMON, "record", "-e", "cpu-clock", "-o", file_, "--", WORKER, "loop", "400000000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("[ perfmon record: wrote "), std::string::npos) << r.err;
+  const std::string report = perf({"report", "--stdio", "--sort", "sym"});
+  // The first row: "    97.12%  [.] perfmon_spin".
+  std::istringstream rows(report);
+  std::string row;
+  while (std::getline(rows, row) && (row.empty() || row[0] == '#')) {
+  }
+  ASSERT_NE(row.find("perfmon_spin"), std::string::npos) << report;
+  EXPECT_GE(std::stod(row), 90.0) << report;
+  // Kernel samples land in the kernel's map, not in [unknown].
+  EXPECT_EQ(perf({"script"}).find("[unknown]"), std::string::npos);
+}
+
+TEST_F(Record, TheHeaderDescribesTheMachine) {
+  ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "cpu-clock", "-o", file_, "--", WORKER, "exit", "0"}).exit_code, 0);
+  const std::string header = perf({"report", "--header-only"});
+  for (const char* line : {"# hostname : ", "# os release : ", "# arch : ", "# nrcpus online : ", "# total memory : ",
+                           "# cmdline : ", "# event : name = cpu-clock"})
+    EXPECT_NE(header.find(line), std::string::npos) << line << " in\n" << header;
+  EXPECT_NE(header.find("perfmon record -q -e cpu-clock"), std::string::npos) << header;
+}
+
+TEST_F(Record, TheCommandsStatusIsRecordsStatus) {
+  EXPECT_EQ(run({PERFMON, "record", "-q", "-o", file_, "--", WORKER, "exit", "3"}).exit_code, 3);
+  Result missing = run({PERFMON, "record", "-q", "-o", file_ + ".2", "--", "/nonexistent/program"});
+  EXPECT_EQ(missing.exit_code, 127) << missing.err;
+  EXPECT_FALSE(fs::exists(file_ + ".2")) << "a run that recorded nothing left a file";
+}
+
+TEST_F(Record, TerminatedRunStillWritesACompleteFile) {
+  Process record({PERFMON, "record", "-q", "-e", "cpu-clock", "-o", file_, "--", WORKER, "spin", "5000"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  record.signal(SIGTERM);  // passed to the command, whose end ends the recording
+  Result r = record.wait();
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
+  EXPECT_GT(lines_with(perf({"script"}), "cpu-clock"), 0u);
+}
+
+TEST_F(Record, AFileThatCannotBeSeekedIsRefusedAndLeftAlone) {
+  const std::string device = (dir_ / "null").string();
+  if (mknod(device.c_str(), S_IFCHR | 0644, makedev(1, 3)) != 0) GTEST_SKIP() << "cannot make a device node here";
+  Result r = run({PERFMON, "record", "-q", "-o", device, "--", WORKER, "exit", "0"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("needs a regular file"), std::string::npos) << r.err;
+  struct stat status {};
+  ASSERT_EQ(stat(device.c_str(), &status), 0);
+  EXPECT_TRUE(S_ISCHR(status.st_mode));
+}
+
+}  // namespace
+}  // namespace perfmon::testing

@@ -1,0 +1,2 @@
+// Deliberately wrong-way: measurements must not see the files they are written to.
+#include "perfmon/perf_data.hpp"

@@ -1,0 +1,168 @@
+// perfmon record: sample a command into a perf.data file that perf report and perf script read.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "errors.hpp"
+#include "options.hpp"
+#include "output.hpp"
+#include "perfmon/catalog.hpp"
+#include "perfmon/error.hpp"
+#include "perfmon/perf_data.hpp"
+#include "perfmon/probe.hpp"
+#include "perfmon/sampler.hpp"
+#include "perfmon/target.hpp"
+#include "perfmon/workload.hpp"
+
+namespace perfmon::cli {
+
+namespace {
+
+constexpr const char* kSynopsis = "perfmon record [<options>] [--] <command> [<args>]";
+constexpr long kDefaultFrequency = 4000;  // perf record's
+
+struct RecordOptions {
+  std::vector<std::string> events;
+  long period = 0;
+  long frequency = 0;
+  std::string output = "perf.data";
+  bool inherit = true;
+  bool quiet = false;
+  std::vector<std::string> command;
+};
+
+std::vector<Option> record_options(RecordOptions& o) {
+  return {
+      {'e', "event", "event", "event to sample, perf syntax; repeatable (default: cycles, or cpu-clock without a PMU)",
+       [&](std::string_view v) { o.events.emplace_back(v); }},
+      {'c', "count", "n", "a sample every n events",
+       [&](std::string_view v) { o.period = parse_long(v, "--count", 1, (1L << 62)); }},
+      {'F', "freq", "hz", "about hz samples a second (default 4000)",
+       [&](std::string_view v) { o.frequency = parse_long(v, "--freq", 1, 1'000'000); }},
+      {'o', "output", "file", "the perf.data file to write (default perf.data), replaced only when complete",
+       [&](std::string_view v) { o.output = std::string(v); }},
+      {'i', "no-inherit", "", "do not sample threads and processes the command creates",
+       [&](std::string_view) { o.inherit = false; }},
+      {'q', "quiet", "", "print nothing but errors", [&](std::string_view) { o.quiet = true; }},
+  };
+}
+
+void validate(const RecordOptions& o) {
+  if (o.command.empty()) throw UsageError("give the command to record");
+  if (o.period != 0 && o.frequency != 0) throw UsageError("-c and -F exclude each other: a period or a frequency");
+}
+
+// Writes every record the rings hold into the file, samples and side-band alike, as the kernel
+// wrote them.
+struct FileFormat : SampleHandler {
+  explicit FileFormat(PerfDataWriter& file) : file(file) {}
+  void sample(std::size_t, const Sample& sample) override { file.write(*sample.record); }
+  void record(const perf_event_header& record) override { file.write(record); }
+  PerfDataWriter& file;
+};
+
+// The events to sample when none is named: cycles where the CPU's counters can be used, as perf
+// does, else the kernel's cpu-clock timer.
+std::string default_events(const EventCatalog& catalog, bool quiet) {
+  const std::string why = probe_event(catalog.resolve("cycles").attr);
+  if (why.empty()) return "cycles";
+  if (!quiet) std::fprintf(stderr, "perfmon record: sampling cpu-clock, not cycles: %s\n", why.c_str());
+  return "cpu-clock";
+}
+
+int record(const RecordOptions& o, std::span<char* const> args) {
+  EventCatalog catalog;
+  std::string list;
+  for (const std::string& event : o.events) list += (list.empty() ? "" : ",") + event;
+  if (list.empty()) list = default_events(catalog, o.quiet);
+  std::vector<EventGroup> groups;
+  try {
+    groups = catalog.parse(list);
+  } catch (const Error& error) {
+    return report_error("record", error, 129);  // a usage error, as in perf
+  }
+
+  Output out(o.output, nullptr);
+  const int fd = out.seekable_fd();
+  if (fd < 0)
+    throw Error(ErrorKind::InvalidArgument,
+                "cannot write a perf.data file to '" + o.output +
+                    "': its header is written last, in place, which needs a regular file; give a file's name.",
+                EINVAL);
+
+  Workload workload(o.command);
+  SamplingOptions options;
+  options.period = static_cast<std::uint64_t>(o.period);
+  options.frequency = o.period == 0 ? static_cast<std::uint64_t>(o.frequency ? o.frequency : kDefaultFrequency) : 0;
+  options.inherit = o.inherit;
+  options.task_records = true;
+  // A tracepoint's fields, as perf records them, for perf script to print.
+  for (const EventGroup& group : groups)
+    for (const Event& event : group.events)
+      if (event.attr.type == PERF_TYPE_TRACEPOINT) options.sample_type |= PERF_SAMPLE_RAW;
+  Sampler sampler(groups, Target::workload(workload), options);
+  for (const std::string& note : sampler.notes()) std::fprintf(stderr, "perfmon record: %s\n", note.c_str());
+
+  std::vector<PerfDataEvent> described;
+  for (std::size_t e = 0; e < sampler.event_count(); ++e)
+    described.push_back({sampler.event(e).name, sampler.opened_attr(e), sampler.ids(e)});
+  PerfDataWriter file(fd, std::move(described));
+  file.write_kernel_map();
+  FileFormat format(file);
+
+  workload.start();  // throws (exit 127 or 126) when the command cannot run
+  const bool live = !o.quiet && ::isatty(STDERR_FILENO);
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int signo : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&signals, signo);
+  WorkloadExit exit;
+  bool exited = false;
+  while (!exited) {
+    sampler.wait(100);
+    sampler.drain(format);
+    if (live)
+      std::fprintf(stderr, "\r[ perfmon record: %llu samples, %llu lost ]",
+                   static_cast<unsigned long long>(sampler.stats().samples),
+                   static_cast<unsigned long long>(sampler.stats().lost));
+    // Ctrl-C and its kind go to the command, as perf record does; its exit ends the recording.
+    siginfo_t info;
+    const timespec now{};
+    for (int signo; (signo = sigtimedwait(&signals, &info, &now)) > 0;)
+      if (signo != SIGCHLD) workload.signal(signo);
+    exited = workload.wait(exit, false);
+  }
+  sampler.drain(format);
+  file.finish(describe_this_host(std::vector<std::string>(args.begin(), args.end())));
+  out.commit();
+  if (!o.quiet) {
+    if (live) std::fputc('\n', stderr);
+    const std::string lost = sampler.stats().lost ? ", " + std::to_string(sampler.stats().lost) + " lost" : "";
+    std::fprintf(stderr, "[ perfmon record: wrote %llu samples (%.3f MB) to %s%s ]\n",
+                 static_cast<unsigned long long>(sampler.stats().samples), static_cast<double>(file.data_bytes()) / 1e6,
+                 printable(o.output).c_str(), lost.c_str());
+  }
+  return exit.exit_code();
+}
+
+}  // namespace
+
+int run_record(std::span<char* const> args) {
+  RecordOptions o;
+  if (auto status = parse_command_line(args, "record", kSynopsis, record_options(o), o.command,
+                                       [&](const std::vector<std::string>&) { validate(o); }))
+    return *status;
+  try {
+    std::vector<char*> whole = {const_cast<char*>("perfmon"), const_cast<char*>("record")};
+    whole.insert(whole.end(), args.begin(), args.end());
+    return record(o, whole);
+  } catch (const Error& error) {
+    return report_error("record", error, error.kind() == ErrorKind::CommandFailed ? command_failed_status(error) : 1);
+  }
+}
+
+}  // namespace perfmon::cli
