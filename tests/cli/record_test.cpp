@@ -79,6 +79,28 @@ TEST_F(Record, SpinningFunctionTopsPerfReport) {
   EXPECT_EQ(perf({"script"}).find("[unknown]"), std::string::npos);
 }
 
+TEST_F(Record, CallchainsReachPerfScript) {
+  ASSERT_EQ(run({PERFMON, "record", "-q", "-g", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file_, "--",
+                 WORKER, "getppid", "100"})
+                .exit_code,
+            0);
+  // perf script prints each sample's chain below it, one indented frame a line.
+  const std::string script = perf({"script"});
+  EXPECT_EQ(lines_with(script, "syscalls:sys_enter_getppid"), 100u);
+  EXPECT_GE(lines_with(script, "\t"), 100u) << script.substr(0, 2000);
+}
+
+TEST_F(Record, RandomPeriodsStayInTheirRange) {
+  ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "syscalls:sys_enter_getppid", "-c", "100", "--random-period", "4,7",
+                 "-o", file_, "--", WORKER, "getppid", "10000"})
+                .exit_code,
+            0);
+  // Each period is 100 to 115 calls: 86 to 100 samples.
+  const std::size_t samples = lines_with(perf({"script"}), "syscalls:sys_enter_getppid");
+  EXPECT_GE(samples, 86u);
+  EXPECT_LE(samples, 100u);
+}
+
 TEST_F(Record, TheHeaderDescribesTheMachine) {
   ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "cpu-clock", "-o", file_, "--", WORKER, "exit", "0"}).exit_code, 0);
   const std::string header = perf({"report", "--header-only"});

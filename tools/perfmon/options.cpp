@@ -83,8 +83,12 @@ std::string usage_text(std::string_view synopsis, const std::vector<Option>& opt
   std::string text = "\n usage: " + std::string(synopsis) + "\n\n";
   for (const Option& option : options) {
     std::string left = "    ";
-    left += option.short_name ? std::string("-") + option.short_name + ", " : "    ";
-    left += "--" + std::string(option.long_name);
+    if (option.long_name.empty()) {
+      left += std::string("-") + option.short_name;  // a short option only (perf's -g)
+    } else {
+      left += option.short_name ? std::string("-") + option.short_name + ", " : "    ";
+      left += "--" + std::string(option.long_name);
+    }
     if (!option.value_name.empty()) left += " <" + std::string(option.value_name) + ">";
     if (left.size() < 30)
       left.resize(30, ' ');

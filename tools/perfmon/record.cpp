@@ -33,8 +33,20 @@ struct RecordOptions {
   std::string output = "perf.data";
   bool inherit = true;
   bool quiet = false;
+  bool callchains = false;
+  unsigned random_bits = 0;
+  std::uint32_t random_seed = 1;
   std::vector<std::string> command;
 };
+
+// --random-period BITS[,SEED]
+void parse_random_period(std::string_view text, RecordOptions& o) {
+  const std::size_t comma = text.find(',');
+  o.random_bits = static_cast<unsigned>(parse_long(text.substr(0, comma), "--random-period", 1, 31));
+  if (comma != std::string_view::npos)
+    o.random_seed =
+        static_cast<std::uint32_t>(parse_long(text.substr(comma + 1), "--random-period's seed", 1, 2147483646));
+}
 
 std::vector<Option> record_options(RecordOptions& o) {
   return {
@@ -46,6 +58,10 @@ std::vector<Option> record_options(RecordOptions& o) {
        [&](std::string_view v) { o.frequency = parse_long(v, "--freq", 1, 1'000'000); }},
       {'o', "output", "file", "the perf.data file to write (default perf.data), replaced only when complete",
        [&](std::string_view v) { o.output = std::string(v); }},
+      {'g', "", "", "record callchains (frame pointers)", [&](std::string_view) { o.callchains = true; }},
+      {0, "random-period", "bits[,seed]",
+       "with -c: vary each period by a random amount of up to bits bits (perfmon2), reproducible from the seed",
+       [&](std::string_view v) { parse_random_period(v, o); }},
       {'i', "no-inherit", "", "do not sample threads and processes the command creates",
        [&](std::string_view) { o.inherit = false; }},
       {'q', "quiet", "", "print nothing but errors", [&](std::string_view) { o.quiet = true; }},
@@ -55,6 +71,7 @@ std::vector<Option> record_options(RecordOptions& o) {
 void validate(const RecordOptions& o) {
   if (o.command.empty()) throw UsageError("give the command to record");
   if (o.period != 0 && o.frequency != 0) throw UsageError("-c and -F exclude each other: a period or a frequency");
+  if (o.random_bits != 0 && o.period == 0) throw UsageError("--random-period varies a fixed period: give one with -c");
 }
 
 // Writes every record the rings hold into the file, samples and side-band alike, as the kernel
@@ -101,6 +118,9 @@ int record(const RecordOptions& o, std::span<char* const> args) {
   options.frequency = o.period == 0 ? static_cast<std::uint64_t>(o.frequency ? o.frequency : kDefaultFrequency) : 0;
   options.inherit = o.inherit;
   options.task_records = true;
+  options.random_bits = o.random_bits;
+  options.random_seed = o.random_seed;
+  if (o.callchains) options.sample_type |= PERF_SAMPLE_CALLCHAIN;
   // A tracepoint's fields, as perf records them, for perf script to print.
   for (const EventGroup& group : groups)
     for (const Event& event : group.events)
