@@ -57,6 +57,11 @@ class PerfDataWriter {
 
   int fd_;
   std::vector<PerfDataEvent> events_;
+  struct MappedFile {
+    std::int32_t pid;
+    std::string path;
+  };
+  std::vector<MappedFile> mapped_;  // the files MMAP2 records named, for their build ids
   std::vector<char> buffer_;
   std::uint64_t written_ = 0;  // bytes of the file so far (buffer included)
   std::uint64_t attrs_offset_ = 0, data_offset_ = 0, data_size_ = 0, records_ = 0;

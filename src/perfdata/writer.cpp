@@ -8,9 +8,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 
+#include "kernel/records.hpp"
+#include "perfdata/build_id.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/perf_data.hpp"
 
@@ -34,6 +37,7 @@ static_assert(sizeof(FileHeader) == 104);
 // Feature sections (header.h's HEADER_* numbers) that perfmon writes.
 enum Feature : unsigned {
   kTracingData = 1,
+  kBuildId = 2,
   kHostname = 3,
   kOsRelease = 4,
   kVersion = 5,
@@ -45,6 +49,9 @@ enum Feature : unsigned {
   kCommandLine = 11,
   kEventDescription = 12,
 };
+
+// PERF_RECORD_MISC_BUILD_ID_SIZE (perf's tools/perf/util/event.h): the entry says its id's size.
+constexpr std::uint16_t kMiscBuildIdSize = 1 << 15;
 
 // perf 6.1 refuses a larger attr; 128 bytes (PERF_ATTR_SIZE_VER7) hold every field it knows.
 constexpr std::size_t kFileAttrSize = PERF_ATTR_SIZE_VER7;
@@ -119,6 +126,34 @@ std::string tracing_data(const std::string& root, const std::vector<std::uint64_
   return out;
 }
 
+// One entry of HEADER_BUILD_ID (perf's struct perf_record_header_build_id): header, pid, the id
+// (20 bytes, its size, 3 reserved), the file name NUL-padded to a multiple of 64 bytes.
+void put_build_id(std::string& out, std::uint16_t misc, std::int32_t pid, const std::string& id,
+                  const std::string& path) {
+  const std::size_t name_bytes = (path.size() + 1 + 63) / 64 * 64;
+  const perf_event_header header{0, static_cast<std::uint16_t>(misc | kMiscBuildIdSize),
+                                 static_cast<std::uint16_t>(sizeof(perf_event_header) + 4 + 24 + name_bytes)};
+  put(out, header);
+  put(out, pid);
+  char bytes[24] = {};
+  std::memcpy(bytes, id.data(), std::min<std::size_t>(id.size(), 20));
+  bytes[20] = static_cast<char>(std::min<std::size_t>(id.size(), 20));
+  out.append(bytes, sizeof bytes);
+  out += path;
+  out.append(name_bytes - path.size(), '\0');
+}
+
+template <typename Files>
+std::string build_id_section(const Files& mapped) {
+  std::string out;
+  if (std::optional<std::string> id = perfdata::kernel_build_id())
+    put_build_id(out, PERF_RECORD_MISC_KERNEL, -1, *id, "[kernel.kallsyms]");
+  for (const auto& file : mapped)
+    if (std::optional<std::string> id = perfdata::elf_build_id(file.path))
+      put_build_id(out, PERF_RECORD_MISC_USER, file.pid, *id, file.path);
+  return out;
+}
+
 [[noreturn]] void fail_write(int err) {
   throw Error(ErrorKind::System,
               std::string("cannot write the perf.data file: ") + std::strerror(err) +
@@ -172,6 +207,14 @@ void PerfDataWriter::flush() {
 }
 
 void PerfDataWriter::write(const perf_event_header& record) {
+  if (record.type == PERF_RECORD_MMAP2) {
+    if (const auto* mmap = kernel::record_as<kernel::Mmap2Record>(&record)) {
+      const std::string_view path = kernel::record_text(mmap);
+      const bool known =
+          std::any_of(mapped_.begin(), mapped_.end(), [&](const MappedFile& f) { return f.path == path; });
+      if (path.starts_with('/') && !known) mapped_.push_back({static_cast<std::int32_t>(mmap->pid), std::string(path)});
+    }
+  }
   append(&record, record.size);
   data_size_ += record.size;
   ++records_;
@@ -214,6 +257,7 @@ void PerfDataWriter::write_kernel_map() {
 void PerfDataWriter::finish(const PerfDataHost& host) {
   // Each feature's content, in the order of its bit.
   std::vector<std::pair<Feature, std::string>> features;
+  if (std::string ids = build_id_section(mapped_); !ids.empty()) features.emplace_back(kBuildId, std::move(ids));
   std::vector<std::uint64_t> tracepoints;
   for (const PerfDataEvent& event : events_)
     if (event.attr.type == PERF_TYPE_TRACEPOINT) tracepoints.push_back(event.attr.config);
@@ -260,7 +304,9 @@ void PerfDataWriter::finish(const PerfDataHost& host) {
     features.emplace_back(kEventDescription, std::move(content));
   }
 
-  // The table of sections follows the data; the contents follow the table.
+  // The table of sections follows the data, in the order of the features' bits; the contents
+  // follow the table.
+  std::sort(features.begin(), features.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   FileHeader header{};
   std::memcpy(header.magic, "PERFILE2", 8);
   header.size = sizeof header;

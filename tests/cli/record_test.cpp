@@ -101,6 +101,15 @@ TEST_F(Record, RandomPeriodsStayInTheirRange) {
   EXPECT_LE(samples, 100u);
 }
 
+TEST_F(Record, BuildIdsOfTheKernelAndTheMappedFilesAreListed) {
+  ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "cpu-clock", "-o", file_, "--", WORKER, "loop", "1000000"}).exit_code,
+            0);
+  const std::string ids = perf({"buildid-list"});
+  EXPECT_EQ(lines_with(ids, " [kernel.kallsyms]"), 1u) << ids;
+  EXPECT_EQ(lines_with(ids, std::string(" ") + WORKER), 1u) << ids;
+  EXPECT_EQ(lines_with(ids, "/libc.so"), 1u) << ids;
+}
+
 TEST_F(Record, TheHeaderDescribesTheMachine) {
   ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "cpu-clock", "-o", file_, "--", WORKER, "exit", "0"}).exit_code, 0);
   const std::string header = perf({"report", "--header-only"});

@@ -129,5 +129,11 @@ int main(int argc, char** argv) {
   groups.add(words(
       {PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID, 2, 100, 90, 5, 1, 6, 2}));
   groups.add(words({PERF_FORMAT_ID | PERF_FORMAT_LOST, 1, 5, 1, 0}));
+  Corpus notes(out, "build_id_notes");
+  std::string gnu = bytes_of(std::uint32_t{4}) + bytes_of(std::uint32_t{20}) + bytes_of(std::uint32_t{3});
+  gnu += std::string("GNU\0", 4) + std::string(20, '\x42');
+  notes.add(gnu);
+  notes.add(bytes_of(std::uint32_t{6}) + bytes_of(std::uint32_t{4}) + bytes_of(std::uint32_t{6}) +
+            std::string("Linux\0\0\0", 8) + "abcd" + gnu);
   return 0;
 }

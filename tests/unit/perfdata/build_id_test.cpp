@@ -1,0 +1,48 @@
+// GNU build-id notes, as the kernel and ELF files hold them, and notes that lie about their sizes.
+#include "perfdata/build_id.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace perfmon::perfdata {
+namespace {
+
+// A note: namesz, descsz, type, the name and the description, each padded to 4 bytes.
+std::string note(std::uint32_t type, const std::string& name, const std::string& desc) {
+  std::string out;
+  auto word = [&](std::uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
+  word(static_cast<std::uint32_t>(name.size()));
+  word(static_cast<std::uint32_t>(desc.size()));
+  word(type);
+  out += name;
+  out.append((4 - name.size() % 4) % 4, '\0');
+  out += desc;
+  out.append((4 - desc.size() % 4) % 4, '\0');
+  return out;
+}
+
+TEST(BuildId, FoundAmongOtherNotes) {
+  const std::string id(20, '\xab');
+  const std::string notes = note(6, std::string("Linux\0", 6), "abcd") + note(3, std::string("GNU\0", 4), id);
+  EXPECT_EQ(build_id_in_notes(notes), id);
+  EXPECT_EQ(build_id_in_notes(note(3, std::string("XYZ\0", 4), id)), std::nullopt);  // not GNU's
+}
+
+TEST(BuildId, NotesThatLieAboutTheirSizesAreRefused) {
+  std::string notes = note(3, std::string("GNU\0", 4), std::string(20, 'x'));
+  EXPECT_EQ(build_id_in_notes(notes.substr(0, notes.size() - 1)), std::nullopt);
+  notes[4] = '\xff';  // descsz far beyond the end
+  notes[5] = '\xff';
+  EXPECT_EQ(build_id_in_notes(notes), std::nullopt);
+  EXPECT_EQ(build_id_in_notes(""), std::nullopt);
+}
+
+TEST(BuildId, OfAFileThatIsNotElf) {
+  EXPECT_EQ(elf_build_id("/proc/self/status"), std::nullopt);
+  EXPECT_EQ(elf_build_id("/nonexistent"), std::nullopt);
+  EXPECT_TRUE(elf_build_id("/proc/self/exe").has_value());  // this test, linked with a build id
+}
+
+}  // namespace
+}  // namespace perfmon::perfdata
