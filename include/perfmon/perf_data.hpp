@@ -8,6 +8,7 @@
 #pragma once
 
 #include <linux/perf_event.h>
+#include <sys/types.h>
 
 #include <cstdint>
 #include <string>
@@ -45,6 +46,10 @@ class PerfDataWriter {
   // Writes the kernel's map record, as perf record synthesizes it ([kernel.kallsyms]_text at _text),
   // so that reports place kernel samples; nothing where /proc/kallsyms hides the addresses.
   void write_kernel_map();
+  // Writes what the kernel would have written had the process started under the recorder: a COMM
+  // record for each of its threads and an MMAP2 record for each executable mapping (from /proc), as
+  // perf record synthesizes them for a process it attaches to. A process gone by now writes nothing.
+  void write_process(pid_t pid);
   // Writes the feature sections and the header. The file is complete when this returns.
   void finish(const PerfDataHost& host);
 
@@ -52,6 +57,8 @@ class PerfDataWriter {
   std::uint64_t records() const noexcept { return records_; }
 
  private:
+  // A record the kernel did not write, with the zero sample_id trailer the events' attrs imply.
+  void write_synthesized(std::uint32_t type, std::uint16_t misc, const std::string& body);
   void append(const void* bytes, std::size_t size);
   void flush();
 

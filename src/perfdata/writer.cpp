@@ -1,8 +1,10 @@
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -220,38 +222,92 @@ void PerfDataWriter::write(const perf_event_header& record) {
   ++records_;
 }
 
+void PerfDataWriter::write_synthesized(std::uint32_t type, std::uint16_t misc, const std::string& body) {
+  // A zero sample_id trailer as wide as the events': the kernel wrote nothing of this record.
+  const std::uint64_t sample_type = events_.empty() ? 0 : events_.front().attr.sample_type;
+  const std::size_t trailer =
+      !events_.empty() && events_.front().attr.sample_id_all
+          ? 8 * static_cast<std::size_t>(
+                    std::popcount(sample_type & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+                                                 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)))
+          : 0;
+  std::string record(sizeof(perf_event_header), '\0');
+  record += body;
+  record.append(trailer, '\0');
+  const perf_event_header header{type, misc, static_cast<std::uint16_t>(record.size())};
+  std::memcpy(record.data(), &header, sizeof header);
+  write(*reinterpret_cast<const perf_event_header*>(record.data()));
+}
+
+namespace {
+// A file name as records end with it: NUL-terminated, padded to 8 bytes.
+void put_record_name(std::string& out, std::string_view name) {
+  out += name;
+  out.append((name.size() + 1 + 7) / 8 * 8 - name.size(), '\0');
+}
+}  // namespace
+
 void PerfDataWriter::write_kernel_map() {
   std::uint64_t text = 0;
   std::ifstream kallsyms("/proc/kallsyms");
   for (std::string line; text == 0 && std::getline(kallsyms, line);)
     if (line.ends_with(" T _text")) text = std::strtoull(line.c_str(), nullptr, 16);
-  if (text == 0 || events_.empty()) return;  // hidden (kptr_restrict) or not there
-  // PERF_RECORD_MMAP {pid, tid, start, len, pgoff, filename}, then a zero sample_id trailer as wide
-  // as the events' (the kernel, not a task, wrote nothing of it).
-  const std::uint64_t type = events_.front().attr.sample_type;
-  const std::size_t trailer = events_.front().attr.sample_id_all
-                                  ? 8 * static_cast<std::size_t>(std::popcount(
-                                            type & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
-                                                    PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)))
-                                  : 0;
-  const std::string name = "[kernel.kallsyms]_text";
-  const std::size_t name_bytes = (name.size() + 1 + 7) / 8 * 8;
-  std::string record(sizeof(perf_event_header) + 8 + 3 * 8 + name_bytes + trailer, '\0');
-  const perf_event_header header{PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, static_cast<std::uint16_t>(record.size())};
-  const std::int32_t pid = -1, tid = 0;  // perf's host-kernel id
-  const std::uint64_t start = text, length = ~std::uint64_t{0} - text, offset = text;
-  char* at = record.data();
-  for (auto [bytes, size] : {std::pair<const void*, std::size_t>{&header, sizeof header},
-                             {&pid, 4},
-                             {&tid, 4},
-                             {&start, 8},
-                             {&length, 8},
-                             {&offset, 8},
-                             {name.data(), name.size()}}) {
-    std::memcpy(at, bytes, size);
-    at += size;
+  if (text == 0) return;  // hidden (kptr_restrict) or not there
+  // PERF_RECORD_MMAP {pid, tid, start, len, pgoff, filename}; pid -1 is perf's host kernel.
+  std::string body;
+  put(body, std::int32_t{-1});
+  put(body, std::int32_t{0});
+  put(body, text);
+  put(body, ~std::uint64_t{0} - text);
+  put(body, text);
+  put_record_name(body, "[kernel.kallsyms]_text");
+  write_synthesized(PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, body);
+}
+
+void PerfDataWriter::write_process(pid_t pid) {
+  namespace fs = std::filesystem;
+  const fs::path process = fs::path("/proc") / std::to_string(pid);
+  std::error_code ec;
+  // PERF_RECORD_COMM {pid, tid, comm} for each thread.
+  for (const fs::directory_entry& thread : fs::directory_iterator(process / "task", ec)) {
+    std::string comm;
+    std::getline(std::ifstream(thread.path() / "comm"), comm);
+    std::string body;
+    put(body, static_cast<std::int32_t>(pid));
+    put(body, static_cast<std::int32_t>(std::stol(thread.path().filename().string())));
+    put_record_name(body, comm);
+    write_synthesized(PERF_RECORD_COMM, PERF_RECORD_MISC_USER, body);
   }
-  write(*reinterpret_cast<const perf_event_header*>(record.data()));
+  // PERF_RECORD_MMAP2 {pid, tid, start, len, pgoff, maj, min, ino, ino_generation, prot, flags,
+  // filename} for each executable mapping, as /proc/PID/maps lists them.
+  std::ifstream maps(process / "maps");
+  for (std::string line; std::getline(maps, line);) {
+    std::uint64_t start = 0, end = 0, offset = 0, inode = 0;
+    unsigned major = 0, minor = 0;
+    char permissions[5] = {};
+    int name_at = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx %4s %lx %x:%x %lu %n", &start, &end, permissions, &offset, &major, &minor,
+                    &inode, &name_at) < 7 ||
+        permissions[2] != 'x')
+      continue;
+    const std::string name = name_at > 0 ? line.substr(static_cast<std::size_t>(name_at)) : "//anon";
+    std::string body;
+    put(body, static_cast<std::int32_t>(pid));
+    put(body, static_cast<std::int32_t>(pid));
+    put(body, start);
+    put(body, end - start);
+    put(body, offset);
+    put(body, static_cast<std::uint32_t>(major));
+    put(body, static_cast<std::uint32_t>(minor));
+    put(body, inode);
+    put(body, std::uint64_t{0});  // ino_generation
+    const std::uint32_t prot =
+        (permissions[0] == 'r' ? PROT_READ : 0) | (permissions[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+    put(body, prot);
+    put(body, static_cast<std::uint32_t>(permissions[3] == 's' ? MAP_SHARED : MAP_PRIVATE));
+    put_record_name(body, name);
+    write_synthesized(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body);
+  }
 }
 
 void PerfDataWriter::finish(const PerfDataHost& host) {

@@ -214,7 +214,11 @@ std::vector<BadInput> command_cases() {
       {{"stat", "-e", "pmc.core/Div/", "--", worker, "exit", "0"}, 129, "pmc.core events belong to Intel Core"},
       {{"stat", "-e", "skl::INST_RETIRED.ANY_P", "--", worker, "exit", "0"}, 129, "another CPU model"},
       // record
-      {{"record"}, 129, "give the command to record"},
+      {{"record"}, 129, "nothing to record: give a command, or a target with -p, -t, -a or -C"},
+      {{"record", "-p", "1", "-a"}, 129, "choose one target"},
+      {{"record", "-p", "1", "--", "true"}, 129, "cannot be combined with a command"},
+      {{"record", "-p", "1,"}, 129, "'--pid' needs a whole number"},
+      {{"record", "-q", "-o", "/tmp/perfmon-bad-input.data", "-p", "4194303"}, 1, "no such process 4194303"},
       {{"record", "-c", "1", "-F", "10", "true"}, 129, "-c and -F exclude each other"},
       {{"record", "-c", "0", "true"}, 129, "'--count' needs a whole number from 1"},
       {{"record", "-F", "0", "true"}, 129, "'--freq' needs a whole number from 1"},

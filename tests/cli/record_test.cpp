@@ -110,6 +110,30 @@ TEST_F(Record, BuildIdsOfTheKernelAndTheMappedFilesAreListed) {
   EXPECT_EQ(lines_with(ids, "/libc.so"), 1u) << ids;
 }
 
+// A process that runs already: its threads' names and its mappings are synthesized, as perf does,
+// so that perf shows the program's name, not ":PID".
+TEST_F(Record, AttachedProcessIsSampledUntilItExitsUnderItsName) {
+  Process worker({WORKER, "getppid", "500", "--threads", "2", "--wait-stdin"});
+  const std::string ready = worker.read_stdout_until("\n");
+  const std::string pid = ready.substr(ready.find(' ') + 1, ready.find('\n') - ready.find(' ') - 1);
+  Process record({PERFMON, "record", "-v", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file_, "-p", pid});
+  record.read_stderr_until("recording started");
+  worker.write_stdin("go\n");
+  worker.wait();
+  Result r = record.wait();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string script = perf({"script", "-F", "comm,event"});
+  EXPECT_EQ(lines_with(script, "perfmon-test-wo"), 1000u) << script.substr(0, 500);
+}
+
+TEST_F(Record, SystemWideWhileACommandRuns) {
+  Result r = run({PERFMON, "record", "-q", "-a", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file_, "--",
+                  WORKER, "getppid", "700"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Other processes may call getppid too; the command's calls are all there, under its name.
+  EXPECT_EQ(lines_with(perf({"script", "-F", "comm,event"}), "perfmon-test-wo"), 700u);
+}
+
 TEST_F(Record, TheHeaderDescribesTheMachine) {
   ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "cpu-clock", "-o", file_, "--", WORKER, "exit", "0"}).exit_code, 0);
   const std::string header = perf({"report", "--header-only"});

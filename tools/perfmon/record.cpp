@@ -2,7 +2,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,21 +20,24 @@
 #include "perfmon/sampler.hpp"
 #include "perfmon/target.hpp"
 #include "perfmon/workload.hpp"
+#include "targets.hpp"
 
 namespace perfmon::cli {
 
 namespace {
 
-constexpr const char* kSynopsis = "perfmon record [<options>] [--] <command> [<args>]";
+constexpr const char* kSynopsis = "perfmon record [<options>] [--] [<command> [<args>]]";
 constexpr long kDefaultFrequency = 4000;  // perf record's
 
 struct RecordOptions {
   std::vector<std::string> events;
+  TargetChoice target;
   long period = 0;
   long frequency = 0;
   std::string output = "perf.data";
   bool inherit = true;
   bool quiet = false;
+  bool verbose = false;
   bool callchains = false;
   unsigned random_bits = 0;
   std::uint32_t random_seed = 1;
@@ -49,9 +54,11 @@ void parse_random_period(std::string_view text, RecordOptions& o) {
 }
 
 std::vector<Option> record_options(RecordOptions& o) {
-  return {
+  std::vector<Option> options = {
       {'e', "event", "event", "event to sample, perf syntax; repeatable (default: cycles, or cpu-clock without a PMU)",
-       [&](std::string_view v) { o.events.emplace_back(v); }},
+       [&](std::string_view v) { o.events.emplace_back(v); }}};
+  for (Option& option : target_options(o.target, Measure::Sample)) options.push_back(std::move(option));
+  std::vector<Option> rest = {
       {'c', "count", "n", "a sample every n events",
        [&](std::string_view v) { o.period = parse_long(v, "--count", 1, (1L << 62)); }},
       {'F', "freq", "hz", "about hz samples a second (default 4000)",
@@ -65,11 +72,19 @@ std::vector<Option> record_options(RecordOptions& o) {
       {'i', "no-inherit", "", "do not sample threads and processes the command creates",
        [&](std::string_view) { o.inherit = false; }},
       {'q', "quiet", "", "print nothing but errors", [&](std::string_view) { o.quiet = true; }},
+      {'v', "verbose", "", "say when sampling has started", [&](std::string_view) { o.verbose = true; }},
   };
+  for (Option& option : rest) options.push_back(std::move(option));
+  return options;
 }
 
 void validate(const RecordOptions& o) {
-  if (o.command.empty()) throw UsageError("give the command to record");
+  const int targets = targets_given(o.target);
+  if (targets > 1) throw UsageError("choose one target: -p, -t, or -a/-C");
+  if (o.command.empty() && targets == 0)
+    throw UsageError("nothing to record: give a command, or a target with -p, -t, -a or -C");
+  if (!o.command.empty() && (!o.target.pids.empty() || !o.target.tids.empty()))
+    throw UsageError("-p and -t attach to running processes; they cannot be combined with a command");
   if (o.period != 0 && o.frequency != 0) throw UsageError("-c and -F exclude each other: a period or a frequency");
   if (o.random_bits != 0 && o.period == 0) throw UsageError("--random-period varies a fixed period: give one with -c");
 }
@@ -112,7 +127,9 @@ int record(const RecordOptions& o, std::span<char* const> args) {
                     "': its header is written last, in place, which needs a regular file; give a file's name.",
                 EINVAL);
 
-  Workload workload(o.command);
+  std::optional<Workload> workload;
+  if (!o.command.empty()) workload.emplace(o.command);
+  const Target target = make_target(o.target, workload ? &*workload : nullptr);
   SamplingOptions options;
   options.period = static_cast<std::uint64_t>(o.period);
   options.frequency = o.period == 0 ? static_cast<std::uint64_t>(o.frequency ? o.frequency : kDefaultFrequency) : 0;
@@ -125,7 +142,7 @@ int record(const RecordOptions& o, std::span<char* const> args) {
   for (const EventGroup& group : groups)
     for (const Event& event : group.events)
       if (event.attr.type == PERF_TYPE_TRACEPOINT) options.sample_type |= PERF_SAMPLE_RAW;
-  Sampler sampler(groups, Target::workload(workload), options);
+  Sampler sampler(groups, target, options);
   for (const std::string& note : sampler.notes()) std::fprintf(stderr, "perfmon record: %s\n", note.c_str());
 
   std::vector<PerfDataEvent> described;
@@ -133,29 +150,48 @@ int record(const RecordOptions& o, std::span<char* const> args) {
     described.push_back({sampler.event(e).name, sampler.opened_attr(e), sampler.ids(e)});
   PerfDataWriter file(fd, std::move(described));
   file.write_kernel_map();
+  // What already runs gets the records the kernel gave it before the recording: its threads' names
+  // and its mappings (every process, system-wide).
+  std::vector<pid_t> running = o.target.pids;
+  for (pid_t tid : o.target.tids) running.push_back(tid);
+  if (target.cpu_wide())
+    for (const std::filesystem::directory_entry& entry : std::filesystem::directory_iterator("/proc"))
+      if (std::isdigit(static_cast<unsigned char>(entry.path().filename().string()[0])))
+        running.push_back(static_cast<pid_t>(std::stol(entry.path().filename().string())));
+  for (pid_t pid : running) file.write_process(pid);
   FileFormat format(file);
 
-  workload.start();  // throws (exit 127 or 126) when the command cannot run
+  if (!target.enable_on_exec) sampler.start();  // a command's own events start at its exec
+  if (workload) workload->start();              // throws (exit 127 or 126) when the command cannot run
+  if (o.verbose) std::fprintf(stderr, "perfmon: recording started\n");
   const bool live = !o.quiet && ::isatty(STDERR_FILENO);
   sigset_t signals;
   sigemptyset(&signals);
   for (int signo : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&signals, signo);
   WorkloadExit exit;
-  bool exited = false;
-  while (!exited) {
+  bool done = false;
+  while (!done) {
     sampler.wait(100);
     sampler.drain(format);
     if (live)
       std::fprintf(stderr, "\r[ perfmon record: %llu samples, %llu lost ]",
                    static_cast<unsigned long long>(sampler.stats().samples),
                    static_cast<unsigned long long>(sampler.stats().lost));
-    // Ctrl-C and its kind go to the command, as perf record does; its exit ends the recording.
+    // Ctrl-C and its kind go to the command, as perf record does, and its exit ends the recording;
+    // without a command they end it, as does the exit of every thread recorded.
     siginfo_t info;
     const timespec now{};
-    for (int signo; (signo = sigtimedwait(&signals, &info, &now)) > 0;)
-      if (signo != SIGCHLD) workload.signal(signo);
-    exited = workload.wait(exit, false);
+    for (int signo; (signo = sigtimedwait(&signals, &info, &now)) > 0;) {
+      if (signo == SIGCHLD) continue;
+      if (workload)
+        workload->signal(signo);
+      else
+        done = true;
+    }
+    if (workload) done = workload->wait(exit, false);
+    if (!workload && !targets_alive(target)) done = true;
   }
+  if (!target.enable_on_exec) sampler.stop();
   sampler.drain(format);
   file.finish(describe_this_host(std::vector<std::string>(args.begin(), args.end())));
   out.commit();
@@ -166,7 +202,7 @@ int record(const RecordOptions& o, std::span<char* const> args) {
                  static_cast<unsigned long long>(sampler.stats().samples), static_cast<double>(file.data_bytes()) / 1e6,
                  printable(o.output).c_str(), lost.c_str());
   }
-  return exit.exit_code();
+  return workload ? exit.exit_code() : 0;
 }
 
 }  // namespace

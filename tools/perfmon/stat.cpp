@@ -22,6 +22,7 @@
 #include "perfmon/stat_output.hpp"
 #include "perfmon/target.hpp"
 #include "perfmon/workload.hpp"
+#include "targets.hpp"
 
 namespace perfmon::cli {
 
@@ -33,10 +34,7 @@ constexpr const char* kSynopsis = "perfmon stat [<options>] [--] [<command> [<ar
 
 struct StatOptions {
   std::vector<std::string> events;
-  std::vector<pid_t> pids, tids;
-  bool all_cpus = false;
-  std::optional<std::vector<int>> cpus;
-  std::string cgroup;
+  TargetChoice target;
   bool no_aggr = false;
   bool per_thread = false;
   long interval_ms = 0;
@@ -49,30 +47,13 @@ struct StatOptions {
   std::vector<std::string> command;
 };
 
-std::vector<pid_t> parse_pid_list(std::string_view text, std::string_view option) {
-  // Every piece between commas is an id: "1," and "1,,2" are refused, not read as "1" and "1,2".
-  std::vector<pid_t> pids;
-  for (;;) {
-    std::size_t comma = text.find(',');
-    pids.push_back(static_cast<pid_t>(parse_long(text.substr(0, comma), option, 1, 1L << 22)));
-    if (comma == std::string_view::npos) return pids;
-    text.remove_prefix(comma + 1);
-  }
-}
-
 std::vector<Option> stat_options(StatOptions& o) {
-  return {
-      {'e', "event", "event", "event selector, perf syntax; repeatable (see 'perfmon list')",
-       [&](std::string_view v) { o.events.emplace_back(v); }},
-      {'p', "pid", "pid", "count existing processes (comma-separated ids) until they exit",
-       [&](std::string_view v) { o.pids = parse_pid_list(v, "--pid"); }},
-      {'t', "tid", "tid", "count existing threads (comma-separated ids) until they exit",
-       [&](std::string_view v) { o.tids = parse_pid_list(v, "--tid"); }},
-      {'a', "all-cpus", "", "count system-wide, on every online CPU", [&](std::string_view) { o.all_cpus = true; }},
-      {'C', "cpu", "cpus", "count system-wide on these CPUs only (0-3,5)",
-       [&](std::string_view v) { o.cpus = parse_cpu_list(v); }},
+  std::vector<Option> options = {{'e', "event", "event", "event selector, perf syntax; repeatable (see 'perfmon list')",
+                                  [&](std::string_view v) { o.events.emplace_back(v); }}};
+  for (Option& option : target_options(o.target, Measure::Count)) options.push_back(std::move(option));
+  std::vector<Option> rest = {
       {'G', "cgroup", "name", "count only tasks of this cgroup (system-wide)",
-       [&](std::string_view v) { o.cgroup = std::string(v); }},
+       [&](std::string_view v) { o.target.cgroup = std::string(v); }},
       {'A', "no-aggr", "", "do not sum over CPUs: one row per CPU", [&](std::string_view) { o.no_aggr = true; }},
       {0, "per-thread", "", "with -p or -t: one row per thread", [&](std::string_view) { o.per_thread = true; }},
       {'I', "interval-print", "ms", "print the counts every <ms> milliseconds (at least 10)",
@@ -89,16 +70,14 @@ std::vector<Option> stat_options(StatOptions& o) {
        [&](std::string_view) { o.inherit = false; }},
       {'v', "verbose", "", "say what is opened and when counting starts", [&](std::string_view) { o.verbose = true; }},
   };
+  for (Option& option : rest) options.push_back(std::move(option));
+  return options;
 }
 
 double now_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
-}
-
-bool thread_alive(pid_t tid) {
-  return ::access(("/proc/" + std::to_string(tid)).c_str(), F_OK) == 0;
 }
 
 std::string describe_target(const StatOptions& o) {
@@ -112,9 +91,9 @@ std::string describe_target(const StatOptions& o) {
     for (pid_t id : list) text += (text.empty() ? "" : ",") + std::to_string(id);
     return text;
   };
-  if (!o.pids.empty()) return "process id '" + ids(o.pids) + "'";
-  if (!o.tids.empty()) return "thread id '" + ids(o.tids) + "'";
-  if (o.cpus) return "'CPU(s) " + format_cpu_list(*o.cpus) + "'";
+  if (!o.target.pids.empty()) return "process id '" + ids(o.target.pids) + "'";
+  if (!o.target.tids.empty()) return "thread id '" + ids(o.target.tids) + "'";
+  if (o.target.cpus) return "'CPU(s) " + format_cpu_list(*o.target.cpus) + "'";
   return "'system wide'";
 }
 
@@ -166,36 +145,11 @@ class StatCommand {
   }
 
  private:
-  Target make_target(const Workload* workload) const {
-    if (!o_.cgroup.empty()) return Target::cgroup_on(o_.cgroup, o_.cpus.value_or(std::vector<int>{}));
-    if (o_.cpus) return Target::cpu_list(*o_.cpus);
-    if (o_.all_cpus) return Target::all_cpus();
-    if (!o_.pids.empty()) {
-      Target target = Target::process(o_.pids.front());
-      for (std::size_t i = 1; i < o_.pids.size(); ++i)
-        for (pid_t tid : Target::process(o_.pids[i]).threads) target.threads.push_back(tid);
-      return target;
-    }
-    if (!o_.tids.empty()) {
-      Target target = Target::thread(o_.tids.front());
-      target.threads = o_.tids;
-      return target;
-    }
-    return Target::workload(*workload);
-  }
-
-  bool targets_alive(const Target& target) const {
-    if (target.kind != Target::Kind::Threads) return true;
-    for (pid_t tid : target.threads)
-      if (thread_alive(tid)) return true;
-    return false;
-  }
-
   Run run_once(Output& out) {
     Run run;
     std::optional<Workload> workload;
     if (!o_.command.empty()) workload.emplace(o_.command);
-    Target target = make_target(workload ? &*workload : nullptr);
+    Target target = make_target(o_.target, workload ? &*workload : nullptr);
     SessionOptions options;
     options.inherit = o_.inherit;
     CounterSession session(groups_, target, options);
@@ -275,24 +229,25 @@ class StatCommand {
 };
 
 void validate(const StatOptions& o) {
-  int targets = (o.pids.empty() ? 0 : 1) + (o.tids.empty() ? 0 : 1) + (o.all_cpus || o.cpus ? 1 : 0);
+  const TargetChoice& t = o.target;
+  const int targets = targets_given(t);
   if (targets > 1) throw UsageError("choose one target: -p, -t, or -a/-C");
-  if (!o.cgroup.empty() && (!o.pids.empty() || !o.tids.empty()))
+  if (!t.cgroup.empty() && (!t.pids.empty() || !t.tids.empty()))
     throw UsageError("-G counts a cgroup system-wide; it cannot be combined with -p or -t");
-  if (o.command.empty() && targets == 0 && o.cgroup.empty())
+  if (o.command.empty() && targets == 0 && t.cgroup.empty())
     throw UsageError("nothing to count: give a command, or a target with -p, -t, -a, -C or -G");
-  if (!o.command.empty() && (!o.pids.empty() || !o.tids.empty()))
+  if (!o.command.empty() && (!t.pids.empty() || !t.tids.empty()))
     throw UsageError("-p and -t attach to running processes; they cannot be combined with a command");
   if (o.separator && o.json) throw UsageError("-x (CSV) and -j (JSON) exclude each other");
   if (o.separator && o.separator->empty()) throw UsageError("-x needs a separator, like -x,");
   if (o.repeat > 1 && (o.interval_ms > 0 || o.per_thread || o.no_aggr))
     throw UsageError("-r cannot be combined with -I, --per-thread or -A");
   if (o.repeat > 1 && o.command.empty()) throw UsageError("-r repeats a command; give one");
-  if (o.per_thread && o.pids.empty() && o.tids.empty())
+  if (o.per_thread && t.pids.empty() && t.tids.empty())
     throw UsageError(
         "--per-thread counts each thread of a running process: use it with -p or -t "
         "(a command's later threads are counted with inherit, in one total)");
-  if (o.no_aggr && !o.all_cpus && !o.cpus && o.cgroup.empty())
+  if (o.no_aggr && !t.all_cpus && !t.cpus && t.cgroup.empty())
     throw UsageError("-A prints one row per CPU; it needs -a, -C or -G");
 }
 
