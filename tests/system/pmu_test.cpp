@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/probe.hpp"
+#include "perfmon/sampler.hpp"
 #include "perfmon/session.hpp"
 
 namespace perfmon {
@@ -145,6 +147,36 @@ TEST_F(HardwarePmu, OverflowSignalsReachUserSpace) {
   const long expected = static_cast<long>(cycles / attr.sample_period);
   EXPECT_NEAR(signals, expected, 1) << cycles << " cycles";
   pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+// The sampler on a hardware event: cycles:u at period P over the loop gives its cycles / P samples
+// (the loop is two instructions an iteration, and in the rig a cycle is an instruction), each with
+// the loop's address.
+TEST_F(HardwarePmu, SamplerTakesOneSamplePerPeriodInTheLoop) {
+  SamplingOptions options;
+  options.period = 100'000;
+  options.inherit = false;
+  Sampler sampler(catalog_.parse("cycles:u"), Target::self(), options);
+  struct InLoop : SampleHandler {
+    std::uintptr_t loop = reinterpret_cast<std::uintptr_t>(&perfmon_spin);
+    std::size_t samples = 0, in_loop = 0;
+    void sample(std::size_t, const Sample& sample) override {
+      ++samples;
+      in_loop += sample.ip >= loop && sample.ip < loop + 16;
+    }
+  } kept;
+  constexpr unsigned long kIterations = 5'000'000;
+  sampler.start();
+  perfmon_spin(kIterations);
+  sampler.stop();
+  sampler.drain(kept);
+  const double expected = 2.0 * kIterations / static_cast<double>(options.period);
+  if (in_rig())
+    EXPECT_NEAR(static_cast<double>(kept.samples), expected, 1.0);
+  else  // a real CPU retires the loop faster or slower than an instruction a cycle
+    EXPECT_GT(kept.samples, 0u);
+  EXPECT_GE(static_cast<double>(kept.in_loop), 0.95 * static_cast<double>(kept.samples));
+  EXPECT_EQ(sampler.stats().lost, 0u);
 }
 
 class UserModeReads : public HardwarePmu {
