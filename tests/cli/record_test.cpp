@@ -3,10 +3,13 @@
 // file's event descriptions, no warning from perf; and a file that is complete or not there at all.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -157,6 +160,21 @@ TEST_F(Record, TerminatedRunStillWritesACompleteFile) {
   Result r = record.wait();
   EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
   EXPECT_GT(lines_with(perf({"script"}), "cpu-clock"), 0u);
+}
+
+// A full disk, on a private 64 KiB tmpfs: one sentence, exit 1, and no file, partial or temporary.
+TEST_F(Record, AFullDiskLeavesNothingBehind) {
+  const fs::path small = dir_ / "small";
+  fs::create_directory(small);
+  if (mount("tmpfs", small.c_str(), "tmpfs", 0, "size=64k") != 0)
+    GTEST_SKIP() << "cannot mount a small tmpfs here (needs root): " << strerror(errno);
+  Result r = run(
+      {PERFMON, "record", "-q", "-e", "cpu-clock", "-o", (small / "perf.data").string(), "--", WORKER, "spin", "1000"});
+  const bool empty = fs::is_empty(small);
+  umount(small.c_str());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("No space left on device; free some space"), std::string::npos) << r.err;
+  EXPECT_TRUE(empty) << "a failed recording left a file";
 }
 
 TEST_F(Record, AFileThatCannotBeSeekedIsRefusedAndLeftAlone) {
