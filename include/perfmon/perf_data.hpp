@@ -74,4 +74,35 @@ class PerfDataWriter {
   std::uint64_t attrs_offset_ = 0, data_offset_ = 0, data_size_ = 0, records_ = 0;
 };
 
+class SampleHandler;
+
+// A perf.data file read back: written by perfmon record or by perf record (PERFILE2, this machine's
+// byte order). Everything is checked against the file's size before it is read: a truncated or
+// corrupt file ends in perfmon::Error naming the offset of what is wrong, never in a crash.
+class PerfDataReader {
+ public:
+  // Reads the file whole. Throws perfmon::Error.
+  explicit PerfDataReader(const std::string& path);
+  // The same over a file's bytes (tests, fuzzing); `name` is what messages call it.
+  PerfDataReader(std::string bytes, std::string name);
+
+  // The events, named from EVENT_DESC where the file has it ("type T config 0x..." where not).
+  const std::vector<PerfDataEvent>& events() const noexcept { return events_; }
+  const std::string& hostname() const noexcept { return hostname_; }
+
+  // Hands every record of the data section to the handler in file order: samples decoded by their
+  // event's sample_type, the others as they are. Throws perfmon::Error at the first record that
+  // cannot be read (its offset named); what came before it has been handed out.
+  void read(SampleHandler& handler) const;
+
+ private:
+  void parse();
+  [[noreturn]] void corrupt(std::uint64_t offset, const std::string& what) const;
+
+  std::string bytes_, name_;
+  std::vector<PerfDataEvent> events_;
+  std::string hostname_;
+  std::uint64_t data_offset_ = 0, data_size_ = 0;
+};
+
 }  // namespace perfmon

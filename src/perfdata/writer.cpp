@@ -16,41 +16,15 @@
 
 #include "kernel/records.hpp"
 #include "perfdata/build_id.hpp"
+#include "perfdata/file_layout.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/perf_data.hpp"
 
 namespace perfmon {
 
+using namespace perfdata;
+
 namespace {
-
-// The file's fixed parts, as tools/perf/util/header.h lays them out.
-struct FileSection {
-  std::uint64_t offset = 0, size = 0;
-};
-struct FileHeader {
-  char magic[8];
-  std::uint64_t size;
-  std::uint64_t attr_size;
-  FileSection attrs, data, event_types;
-  std::uint64_t features[4];  // a bitmap of HEADER_FEAT_BITS (256)
-};
-static_assert(sizeof(FileHeader) == 104);
-
-// Feature sections (header.h's HEADER_* numbers) that perfmon writes.
-enum Feature : unsigned {
-  kTracingData = 1,
-  kBuildId = 2,
-  kHostname = 3,
-  kOsRelease = 4,
-  kVersion = 5,
-  kArch = 6,
-  kNrCpus = 7,
-  kCpuDescription = 8,
-  kCpuid = 9,
-  kTotalMemory = 10,
-  kCommandLine = 11,
-  kEventDescription = 12,
-};
 
 // PERF_RECORD_MISC_BUILD_ID_SIZE (perf's tools/perf/util/event.h): the entry says its id's size.
 constexpr std::uint16_t kMiscBuildIdSize = 1 << 15;

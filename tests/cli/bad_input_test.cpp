@@ -236,6 +236,12 @@ std::vector<BadInput> command_cases() {
       {{"record", "-q", "-o", "/tmp/perfmon-bad-input.data", "--", "/nonexistent/program"},
        127,
        "No such file or directory"},
+      // script
+      {{"script", "-i", "/nonexistent/perf.data"}, 1, "cannot read '/nonexistent/perf.data'"},
+      {{"script", "-i", "/etc/hostname"}, 1, "is not a perf.data file"},
+      {{"script", "-i", "/"}, 1, "'/'"},
+      {{"script", "extra"}, 129, "script takes no command"},
+      {{"script", "--bogus"}, 129, "unknown option '--bogus'"},
       // list
       {{"list", "--bogus"}, 129, "unknown option '--bogus'"},
       {{"list", "a", "b"}, 129, "list takes at most one pattern"},

@@ -137,6 +137,49 @@ TEST_F(Record, SystemWideWhileACommandRuns) {
   EXPECT_EQ(lines_with(perf({"script", "-F", "comm,event"}), "perfmon-test-wo"), 700u);
 }
 
+// perfmon script reads what perfmon record wrote, and what perf record wrote, sample for sample.
+TEST_F(Record, ScriptPrintsEverySampleOfEitherRecorder) {
+  ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file_, "--", WORKER,
+                 "getppid", "300"})
+                .exit_code,
+            0);
+  Result ours = run({PERFMON, "script", "-i", file_});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  EXPECT_EQ(lines_with(ours.out, " syscalls:sys_enter_getppid: "), 300u) << ours.out.substr(0, 500);
+  EXPECT_EQ(lines_with(ours.out, "perfmon-test-wo"), 300u);
+  EXPECT_EQ(lines_with(ours.out, "/libc.so.6+0x"), 300u) << ours.out.substr(0, 500);  // the syscall wrapper
+  Result json = run({PERFMON, "script", "--json", "-i", file_});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(lines_with(json.out, "\"event\":\"syscalls:sys_enter_getppid\""), 300u);
+
+  const std::string theirs = (dir_ / "perf-record.data").string();
+  ASSERT_EQ(run({"/usr/bin/perf", "record", "-q", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", theirs, "--",
+                 WORKER, "getppid", "200"})
+                .exit_code,
+            0);
+  Result read = run({PERFMON, "script", "-i", theirs});
+  ASSERT_EQ(read.exit_code, 0) << read.err;
+  EXPECT_EQ(lines_with(read.out, "perfmon-test-wo"), 200u) << read.out.substr(0, 500);
+}
+
+// Cut short anywhere, or not a perf.data file at all: one sentence naming the offset, exit 1.
+TEST_F(Record, ScriptRefusesTruncatedFilesNamingTheOffset) {
+  ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "cpu-clock", "-o", file_, "--", WORKER, "exit", "0"}).exit_code, 0);
+  const auto size = fs::file_size(file_);
+  const std::string cut = (dir_ / "cut.data").string();
+  for (std::uintmax_t keep :
+       {std::uintmax_t{0}, std::uintmax_t{60}, std::uintmax_t{104}, std::uintmax_t{200}, size / 2, size - 1}) {
+    fs::copy_file(file_, cut, fs::copy_options::overwrite_existing);
+    fs::resize_file(cut, keep);
+    Result r = run({PERFMON, "script", "-i", cut});
+    EXPECT_EQ(r.exit_code, 1) << keep << ": " << r.err;
+    EXPECT_NE(r.err.find("is not a whole perf.data file: at offset "), std::string::npos) << keep << ": " << r.err;
+  }
+  Result other = run({PERFMON, "script", "-i", "/etc/hostname"});
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_NE(other.err.find("is not a perf.data file"), std::string::npos) << other.err;
+}
+
 TEST_F(Record, TheHeaderDescribesTheMachine) {
   ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "cpu-clock", "-o", file_, "--", WORKER, "exit", "0"}).exit_code, 0);
   const std::string header = perf({"report", "--header-only"});

@@ -6,6 +6,7 @@
 #include <linux/perf_event.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -135,5 +136,17 @@ int main(int argc, char** argv) {
   notes.add(gnu);
   notes.add(bytes_of(std::uint32_t{6}) + bytes_of(std::uint32_t{4}) + bytes_of(std::uint32_t{6}) +
             std::string("Linux\0\0\0", 8) + "abcd" + gnu);
+  // perf.data files as perfmon record writes them, from the recordings the caller names (PERFMON_FUZZ_PERF_DATA,
+  // colon-separated).
+  Corpus files(out, "perf_data");
+  if (const char* recordings = std::getenv("PERFMON_FUZZ_PERF_DATA")) {
+    std::istringstream paths(recordings);
+    for (std::string path; std::getline(paths, path, ':');) {
+      std::ifstream in(path, std::ios::binary);
+      std::stringstream content;
+      content << in.rdbuf();
+      if (!content.str().empty()) files.add(content.str());
+    }
+  }
   return 0;
 }

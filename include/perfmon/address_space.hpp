@@ -1,0 +1,40 @@
+// perfmon: the processes of a recording as its records describe them — each thread's command name
+// (COMM), each process's mappings (MMAP, MMAP2, kept across FORK, dropped at exec) and the
+// kernel's — so that a sample's address can be placed in the file it came from.
+#pragma once
+
+#include <linux/perf_event.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace perfmon {
+
+struct PlacedAddress {
+  std::string file;          // "/usr/lib/x86_64-linux-gnu/libc.so.6", "[kernel.kallsyms]", "[vdso]", or "[unknown]"
+  std::uint64_t offset = 0;  // from the start of the file's mapping, plus its file offset
+};
+
+class AddressSpaces {
+ public:
+  // Takes in a non-sample record (COMM, MMAP, MMAP2, FORK); ignores the others.
+  void record(const perf_event_header& record);
+  // The command name of a thread ("" when no record named it).
+  const std::string& command(std::uint32_t tid) const;
+  // Where an address of a process lies.
+  PlacedAddress place(std::uint32_t pid, std::uint64_t address) const;
+
+ private:
+  struct Mapping {
+    std::uint64_t start, length, file_offset;
+    std::string file;
+  };
+  std::map<std::uint32_t, std::string> commands_;           // by tid
+  std::map<std::uint32_t, std::vector<Mapping>> mappings_;  // by pid, newest last
+  std::vector<Mapping> kernel_;
+};
+
+}  // namespace perfmon

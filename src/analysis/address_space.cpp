@@ -1,0 +1,65 @@
+#include "perfmon/address_space.hpp"
+
+#include "kernel/records.hpp"
+
+namespace perfmon {
+
+void AddressSpaces::record(const perf_event_header& header) {
+  using namespace kernel;
+  switch (header.type) {
+    case PERF_RECORD_COMM:
+      if (const auto* comm = record_as<CommRecord>(&header)) {
+        // An exec replaces the process's mappings; its new ones follow.
+        if (header.misc & PERF_RECORD_MISC_COMM_EXEC) mappings_.erase(comm->pid);
+        commands_[comm->tid] = std::string(record_text(comm));
+      }
+      break;
+    case PERF_RECORD_MMAP:
+      if (const auto* mmap = record_as<MmapRecord>(&header)) {
+        Mapping mapping{mmap->addr, mmap->len, mmap->pgoff, std::string(record_text(mmap))};
+        if ((header.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
+          kernel_.push_back(std::move(mapping));
+        else
+          mappings_[mmap->pid].push_back(std::move(mapping));
+      }
+      break;
+    case PERF_RECORD_MMAP2:
+      if (const auto* mmap = record_as<Mmap2Record>(&header))
+        mappings_[mmap->pid].push_back({mmap->addr, mmap->len, mmap->pgoff, std::string(record_text(mmap))});
+      break;
+    case PERF_RECORD_FORK:
+      if (const auto* fork = record_as<TaskRecord>(&header)) {
+        if (fork->pid != fork->ppid) {  // a new process starts with its parent's mappings
+          auto parent = mappings_.find(fork->ppid);
+          if (parent != mappings_.end()) mappings_[fork->pid] = parent->second;
+        }
+        auto name = commands_.find(fork->ptid);
+        if (name != commands_.end()) commands_[fork->tid] = name->second;
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+const std::string& AddressSpaces::command(std::uint32_t tid) const {
+  static const std::string none;
+  auto found = commands_.find(tid);
+  return found == commands_.end() ? none : found->second;
+}
+
+PlacedAddress AddressSpaces::place(std::uint32_t pid, std::uint64_t address) const {
+  auto in = [&](const std::vector<Mapping>& mappings) -> const Mapping* {
+    for (auto it = mappings.rbegin(); it != mappings.rend(); ++it)  // the newest mapping wins
+      if (address >= it->start && address - it->start < it->length) return &*it;
+    return nullptr;
+  };
+  if (in(kernel_) != nullptr) return {"[kernel.kallsyms]", address};  // perf shows kernel addresses whole
+  auto process = mappings_.find(pid);
+  if (process != mappings_.end())
+    if (const Mapping* mapping = in(process->second))
+      return {mapping->file, address - mapping->start + mapping->file_offset};
+  return {"[unknown]", address};
+}
+
+}  // namespace perfmon

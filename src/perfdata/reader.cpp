@@ -1,0 +1,194 @@
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "kernel/sample_layout.hpp"
+#include "perfdata/file_layout.hpp"
+#include "perfmon/error.hpp"
+#include "perfmon/perf_data.hpp"
+#include "perfmon/sampler.hpp"
+
+namespace perfmon {
+
+using namespace perfdata;
+
+namespace {
+
+std::string hex(std::uint64_t value) {
+  std::ostringstream text;
+  text << "0x" << std::hex << value;
+  return text.str();
+}
+
+}  // namespace
+
+PerfDataReader::PerfDataReader(const std::string& path) : name_(path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    const int err = errno;
+    throw Error(ErrorKind::InvalidArgument,
+                "cannot read '" + path + "': " + std::strerror(err) + "; give a perf.data file (-i FILE).", err);
+  }
+  std::ostringstream content;
+  content << file.rdbuf();
+  bytes_ = content.str();
+  parse();
+}
+
+PerfDataReader::PerfDataReader(std::string bytes, std::string name) : bytes_(std::move(bytes)), name_(std::move(name)) {
+  parse();
+}
+
+void PerfDataReader::corrupt(std::uint64_t offset, const std::string& what) const {
+  throw Error(ErrorKind::InvalidArgument,
+              "'" + name_ + "' is not a whole perf.data file: at offset " + std::to_string(offset) + ", " + what +
+                  "; record it again.",
+              EINVAL);
+}
+
+void PerfDataReader::parse() {
+  const std::uint64_t size = bytes_.size();
+  // A section is usable when it lies inside the file (checked without overflowing).
+  auto inside = [&](const FileSection& section) {
+    return section.offset <= size && section.size <= size - section.offset;
+  };
+  FileHeader header{};
+  std::memcpy(&header, bytes_.data(), std::min<std::size_t>(size, sizeof header));
+  // What there is of the signature must be right before a short file is called cut short.
+  if (size == 0) corrupt(0, "the file is empty");
+  if (std::memcmp(header.magic, kMagic, std::min<std::size_t>(size, sizeof kMagic)) != 0) {
+    std::uint64_t swapped;
+    std::memcpy(&swapped, kMagic, sizeof swapped);
+    std::uint64_t found;
+    std::memcpy(&found, header.magic, sizeof found);
+    if (found == __builtin_bswap64(swapped))
+      throw Error(ErrorKind::Unsupported,
+                  "'" + name_ + "' was recorded on a machine of the other byte order, which perfmon does not read.",
+                  EINVAL);
+    throw Error(ErrorKind::InvalidArgument,
+                "'" + name_ +
+                    "' is not a perf.data file (it does not start with PERFILE2); give one that perf record "
+                    "or perfmon record wrote.",
+                EINVAL);
+  }
+  if (size < sizeof header) corrupt(size, "the file ends inside its " + std::to_string(sizeof header) + "-byte header");
+  if (header.size < sizeof header) corrupt(8, "the header says it has " + std::to_string(header.size) + " bytes");
+  if (header.attr_size < sizeof(FileSection) + PERF_ATTR_SIZE_VER0 || header.attr_size > 4096)
+    corrupt(16, "an attr entry of " + std::to_string(header.attr_size) + " bytes is impossible");
+  if (!inside(header.attrs) || header.attrs.size % header.attr_size != 0)
+    corrupt(24, "the attrs section (offset " + std::to_string(header.attrs.offset) + ", " +
+                    std::to_string(header.attrs.size) + " bytes) does not fit the file");
+  if (!inside(header.data))
+    corrupt(40, "the data section (offset " + std::to_string(header.data.offset) + ", " +
+                    std::to_string(header.data.size) + " bytes) runs past the end of the file (" +
+                    std::to_string(size) + " bytes)");
+  data_offset_ = header.data.offset;
+  data_size_ = header.data.size;
+
+  const std::uint64_t attr_bytes = header.attr_size - sizeof(FileSection);
+  for (std::uint64_t at = header.attrs.offset; at < header.attrs.offset + header.attrs.size; at += header.attr_size) {
+    PerfDataEvent event;
+    std::memcpy(&event.attr, bytes_.data() + at, std::min<std::uint64_t>(attr_bytes, sizeof event.attr));
+    FileSection ids;
+    std::memcpy(&ids, bytes_.data() + at + attr_bytes, sizeof ids);
+    if (!inside(ids) || ids.size % 8 != 0) corrupt(at + attr_bytes, "an event's ids do not fit the file");
+    event.ids.resize(ids.size / 8);
+    if (ids.size != 0) std::memcpy(event.ids.data(), bytes_.data() + ids.offset, ids.size);
+    event.name = "type " + std::to_string(event.attr.type) + " config " + hex(event.attr.config);
+    events_.push_back(std::move(event));
+  }
+  if (events_.empty()) corrupt(24, "the file describes no event");
+
+  // The feature sections' table follows the data; names come from EVENT_DESC, if it is there.
+  std::uint64_t table = data_offset_ + data_size_;
+  for (unsigned feature = 0; feature < 256; ++feature) {
+    if (!((header.features[feature / 64] >> (feature % 64)) & 1)) continue;
+    FileSection section;
+    if (table > size || size - table < sizeof section) corrupt(table, "the table of feature sections is cut short");
+    std::memcpy(&section, bytes_.data() + table, sizeof section);
+    table += sizeof section;
+    if (!inside(section)) corrupt(table - sizeof section, "a feature section does not fit the file");
+    std::string_view content(bytes_.data() + section.offset, section.size);
+    auto take = [&](std::size_t n) {
+      if (content.size() < n) corrupt(section.offset, "a feature section is shorter than its fields");
+      std::string_view taken = content.substr(0, n);
+      content.remove_prefix(n);
+      return taken;
+    };
+    auto take_u32 = [&] {
+      std::uint32_t value;
+      std::memcpy(&value, take(4).data(), 4);
+      return value;
+    };
+    auto take_string = [&] {
+      const std::string_view text = take(take_u32());
+      return std::string(text.substr(0, text.find('\0')));
+    };
+    if (feature == kHostname) hostname_ = take_string();
+    if (feature == kEventDescription) {
+      const std::uint32_t count = take_u32(), desc_attr_size = take_u32();
+      for (std::uint32_t e = 0; e < count; ++e) {
+        perf_event_attr attr{};
+        std::memcpy(&attr, take(desc_attr_size).data(), std::min<std::size_t>(desc_attr_size, sizeof attr));
+        const std::uint32_t id_count = take_u32();
+        const std::string name = take_string();
+        if (id_count > content.size() / 8) corrupt(section.offset, "EVENT_DESC lists more ids than it holds");
+        std::vector<std::uint64_t> ids(id_count);
+        if (id_count != 0) std::memcpy(ids.data(), take(8 * std::size_t{id_count}).data(), 8 * std::size_t{id_count});
+        // Matched by ids, as perf matches them; in order where the description has none.
+        bool matched = false;
+        for (PerfDataEvent& event : events_) {
+          if (!ids.empty() && !event.ids.empty() && event.ids.front() == ids.front()) {
+            event.name = name;
+            matched = true;
+          }
+        }
+        if (!matched && ids.empty() && e < events_.size()) events_[e].name = name;
+      }
+    }
+  }
+}
+
+void PerfDataReader::read(SampleHandler& handler) const {
+  std::vector<kernel::SampleLayout> layouts;
+  for (const PerfDataEvent& event : events_) layouts.emplace_back(event.attr);
+  const bool identified = (events_.front().attr.sample_type & PERF_SAMPLE_IDENTIFIER) != 0;
+  // A record's event: by its identifier, or, without one, by PERF_SAMPLE_ID through the first
+  // event's layout (perf requires the same sample_type then), or the only event.
+  auto event_of = [&](std::uint64_t id) -> long {
+    for (std::size_t e = 0; e < events_.size(); ++e)
+      for (std::uint64_t known : events_[e].ids)
+        if (known == id) return static_cast<long>(e);
+    return events_.size() == 1 ? 0 : -1;
+  };
+  // Records are copied out one at a time: the file's bytes need not be 8-byte aligned for the decoder.
+  std::vector<std::uint64_t> aligned(65536 / 8);
+  Sample sample;
+  for (std::uint64_t at = data_offset_; at < data_offset_ + data_size_;) {
+    perf_event_header header;
+    if (data_offset_ + data_size_ - at < sizeof header) corrupt(at, "the data section ends inside a record's header");
+    std::memcpy(&header, bytes_.data() + at, sizeof header);
+    if (header.size < sizeof header || header.size > data_offset_ + data_size_ - at)
+      corrupt(at, "a record says it has " + std::to_string(header.size) + " bytes");
+    std::memcpy(aligned.data(), bytes_.data() + at, header.size);
+    const auto& record = *reinterpret_cast<const perf_event_header*>(aligned.data());
+    if (record.type == PERF_RECORD_SAMPLE) {
+      long event = -1;
+      if (identified) {
+        event = event_of(kernel::record_identifier(record));
+      } else if (layouts.front().decode(record, sample)) {
+        event = event_of(sample.id);
+      }
+      if (event < 0 || !layouts[static_cast<std::size_t>(event)].decode(record, sample))
+        corrupt(at, "a sample does not match the fields of its event");
+      handler.sample(static_cast<std::size_t>(event), sample);
+    } else {
+      handler.record(record);
+    }
+    at += header.size;
+  }
+}
+
+}  // namespace perfmon
