@@ -1,11 +1,13 @@
 // perfmon: the whole public API in one include. Each header below holds one concept.
 #pragma once
 
+#include "perfmon/address_space.hpp"  // AddressSpaces: a recording's commands and mappings
 #include "perfmon/catalog.hpp"        // EventCatalog: event strings -> events and groups; listings
 #include "perfmon/counter.hpp"        // CounterValue: raw, enabled, running; scaled()
 #include "perfmon/encoding.hpp"       // an event's hardware encodings, and back from a PERFEVTSEL value
 #include "perfmon/error.hpp"          // Error: kind, errno, one sentence
 #include "perfmon/event.hpp"          // Event: the exact perf_event_attr; EventGroup
+#include "perfmon/perf_data.hpp"      // perf.data files: PerfDataWriter, PerfDataReader
 #include "perfmon/perfevtsel.hpp"     // PerfEvtSel: x86's event-select register
 #include "perfmon/probe.hpp"          // probe_event: can this machine count it
 #include "perfmon/random_period.hpp"  // RandomPeriod: perfmon2's randomized sampling periods
@@ -15,6 +17,7 @@
 #include "perfmon/session.hpp"        // CounterSession: open, start, stop, read
 #include "perfmon/stat.hpp"           // perf stat's figures: rows, metrics, statistics over runs
 #include "perfmon/stat_output.hpp"    // perf stat's shapes: table, CSV, JSON
+#include "perfmon/symbols.hpp"        // SymbolTables: function names from ELF files and kallsyms
 #include "perfmon/system_info.hpp"    // what this machine and kernel allow
 #include "perfmon/target.hpp"         // Target: where events are counted
 #include "perfmon/workload.hpp"       // Workload: a command held before its exec

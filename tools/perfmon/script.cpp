@@ -15,6 +15,7 @@
 #include "perfmon/error.hpp"
 #include "perfmon/perf_data.hpp"
 #include "perfmon/sampler.hpp"
+#include "perfmon/symbols.hpp"
 
 namespace perfmon::cli {
 
@@ -37,29 +38,35 @@ class Printer : public SampleHandler {
     const std::string& name = file_.events()[event].name;
     const PlacedAddress where = spaces_.place(sample.pid, sample.ip);
     const std::string& command = spaces_.command(sample.tid);
+    std::uint64_t into = 0;
+    const std::string* function = where.file == "[kernel.kallsyms]" ? symbols_.function_in_kernel(sample.ip, into)
+                                  : where.file.front() == '/'
+                                      ? symbols_.function_in_file(where.file, where.offset, into)
+                                      : nullptr;
     if (json_) {
-      nlohmann::ordered_json line = {{"comm", command},   {"pid", sample.pid},   {"tid", sample.tid},
-                                     {"cpu", sample.cpu}, {"time", sample.time}, {"event", name},
-                                     {"ip", sample.ip},   {"dso", where.file},   {"offset", where.offset}};
+      nlohmann::ordered_json line = {
+          {"comm", command},     {"pid", sample.pid}, {"tid", sample.tid},     {"cpu", sample.cpu},
+          {"time", sample.time}, {"event", name},     {"ip", sample.ip},       {"sym", function ? *function : ""},
+          {"symoff", into},      {"dso", where.file}, {"offset", where.offset}};
       std::printf("%s\n", line.dump().c_str());
       return;
     }
-    // perf script's columns: command, tid, [cpu], seconds.microseconds, event, address (file and
-    // offset in it; the kernel's addresses are its own).
-    const bool in_a_file = where.file.front() == '/';
-    const std::string place =
-        in_a_file ? where.file + "+0x" + (std::ostringstream() << std::hex << where.offset).str() : where.file;
-    std::printf("%16s %6u [%03u] %llu.%06llu: %s: %16" PRIx64 " (%s)\n",
+    // perf script's columns: command, tid, [cpu], seconds.microseconds, event, address, the
+    // function as perf spells it (name+0xoffset, or [unknown]), the file.
+    const std::string symbol =
+        function ? *function + "+0x" + (std::ostringstream() << std::hex << into).str() : "[unknown]";
+    std::printf("%16s %6u [%03u] %llu.%06llu: %s: %16" PRIx64 " %s (%s)\n",
                 printable(command.empty() ? ":" + std::to_string(sample.tid) : command).c_str(), sample.tid, sample.cpu,
                 static_cast<unsigned long long>(sample.time / 1'000'000'000),
                 static_cast<unsigned long long>(sample.time % 1'000'000'000 / 1000), printable(name).c_str(), sample.ip,
-                printable(place).c_str());
+                printable(symbol).c_str(), printable(where.file).c_str());
   }
 
  private:
   const PerfDataReader& file_;
   bool json_;
   AddressSpaces spaces_;
+  SymbolTables symbols_;
 };
 
 }  // namespace
