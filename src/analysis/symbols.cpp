@@ -1,5 +1,7 @@
 #include "perfmon/symbols.hpp"
 
+#include "analysis/symbol_table.hpp"
+
 #include <elf.h>
 
 #include <algorithm>
@@ -10,29 +12,6 @@
 
 namespace perfmon {
 
-// Functions sorted by start, and how file offsets of the executable segments map to addresses.
-struct SymbolTables::Table {
-  struct Function {
-    std::uint64_t start, size;
-    std::string name;
-  };
-  struct Segment {
-    std::uint64_t file_offset, file_size, address;
-  };
-  std::vector<Function> functions;
-  std::vector<Segment> segments;
-
-  const Function* at(std::uint64_t address) const {
-    auto after = std::upper_bound(functions.begin(), functions.end(), address,
-                                  [](std::uint64_t a, const Function& f) { return a < f.start; });
-    if (after == functions.begin()) return nullptr;
-    const Function& candidate = *std::prev(after);
-    // A symbol without a size (kallsyms gives none) reaches to the next one.
-    if (candidate.size != 0 && address - candidate.start >= candidate.size) return nullptr;
-    return &candidate;
-  }
-};
-
 namespace {
 
 std::string file_bytes(const std::string& path) {
@@ -42,9 +21,9 @@ std::string file_bytes(const std::string& path) {
   return bytes.str();
 }
 
-// Reads what it needs of a 64-bit ELF file in this machine's byte order; every offset is checked
-// against the file's size, so a damaged file yields fewer names, never a wrong read.
-void read_elf(const std::string& bytes, SymbolTables::Table& table) {
+}  // namespace
+
+void read_elf_symbols(std::string_view bytes, SymbolTables::Table& table) {
   auto fits = [&](std::uint64_t offset, std::uint64_t size) {
     return offset <= bytes.size() && size <= bytes.size() - offset;
   };
@@ -83,8 +62,6 @@ void read_elf(const std::string& bytes, SymbolTables::Table& table) {
             [](const auto& a, const auto& b) { return a.start < b.start; });
 }
 
-}  // namespace
-
 SymbolTables::SymbolTables() = default;
 SymbolTables::~SymbolTables() = default;
 
@@ -93,7 +70,7 @@ const std::string* SymbolTables::function_in_file(const std::string& path, std::
   std::unique_ptr<Table>& table = files_[path];
   if (!table) {
     table = std::make_unique<Table>();
-    read_elf(file_bytes(path), *table);
+    read_elf_symbols(file_bytes(path), *table);
   }
   for (const Table::Segment& segment : table->segments) {
     if (file_offset < segment.file_offset || file_offset - segment.file_offset >= segment.file_size) continue;

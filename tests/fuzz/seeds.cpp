@@ -136,6 +136,15 @@ int main(int argc, char** argv) {
   notes.add(gnu);
   notes.add(bytes_of(std::uint32_t{6}) + bytes_of(std::uint32_t{4}) + bytes_of(std::uint32_t{6}) +
             std::string("Linux\0\0\0", 8) + "abcd" + gnu);
+  // ELF files: small programs of this machine.
+  Corpus elves(out, "elf_symbols");
+  for (const char* program : {"/bin/true", "/usr/bin/env"}) {
+    std::ifstream in(program, std::ios::binary);
+    std::stringstream content;
+    content << in.rdbuf();
+    if (!content.str().empty()) elves.add(content.str());
+  }
+
   // perf.data files as perfmon record writes them, from the recordings the caller names (PERFMON_FUZZ_PERF_DATA,
   // colon-separated).
   Corpus files(out, "perf_data");
