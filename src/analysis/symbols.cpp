@@ -1,6 +1,7 @@
 #include "perfmon/symbols.hpp"
 
 #include "analysis/symbol_table.hpp"
+#include "kernel/text_file.hpp"
 
 #include <elf.h>
 
@@ -11,17 +12,6 @@
 #include <vector>
 
 namespace perfmon {
-
-namespace {
-
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
-}  // namespace
 
 void read_elf_symbols(std::string_view bytes, SymbolTables::Table& table) {
   auto fits = [&](std::uint64_t offset, std::uint64_t size) {
@@ -70,7 +60,7 @@ const std::string* SymbolTables::function_in_file(const std::string& path, std::
   std::unique_ptr<Table>& table = files_[path];
   if (!table) {
     table = std::make_unique<Table>();
-    read_elf_symbols(file_bytes(path), *table);
+    read_elf_symbols(kernel::read_whole_file(path).value_or(std::string()), *table);
   }
   for (const Table::Segment& segment : table->segments) {
     if (file_offset < segment.file_offset || file_offset - segment.file_offset >= segment.file_size) continue;

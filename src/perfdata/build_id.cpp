@@ -4,8 +4,9 @@
 
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <vector>
+
+#include "kernel/text_file.hpp"
 
 namespace perfmon::perfdata {
 
@@ -51,10 +52,7 @@ std::optional<std::string> elf_build_id(const std::string& path) {
 }
 
 std::optional<std::string> kernel_build_id() {
-  std::ifstream file("/sys/kernel/notes", std::ios::binary);
-  std::stringstream notes;
-  notes << file.rdbuf();
-  return build_id_in_notes(notes.str());
+  return build_id_in_notes(kernel::read_whole_file("/sys/kernel/notes").value_or(std::string()));
 }
 
 }  // namespace perfmon::perfdata

@@ -11,10 +11,10 @@
 #include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 
 #include "kernel/records.hpp"
+#include "kernel/text_file.hpp"
 #include "perfdata/build_id.hpp"
 #include "perfdata/file_layout.hpp"
 #include "perfmon/error.hpp"
@@ -52,10 +52,7 @@ void put_string(std::string& out, const std::string& text) {
 }
 
 std::string file_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return kernel::read_whole_file(path).value_or(std::string());
 }
 
 // HEADER_TRACING_DATA: what perf needs to read tracepoint samples, in the layout of perf's
