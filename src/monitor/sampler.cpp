@@ -95,6 +95,7 @@ struct Sampler::State {
 
   monitor::OpenSettings settings;
   monitor::EventMatrix matrix;
+  std::vector<perf_event_attr> attrs;         // by event, as opened: the catalogue's completed
   std::vector<kernel::SampleLayout> layouts;  // by event
   struct Opened {
     std::uint64_t id;  // the kernel's (PERF_EVENT_IOC_ID)
@@ -123,12 +124,14 @@ struct Sampler::State {
       if (o.fd == fd) return &o;
     return nullptr;
   }
-  // The period to set after an overflow of `o`: the next random one, or the base.
+  // The period to set after an overflow of `o`: the next random one, or the event's own.
   std::uint64_t next_period(const Opened& o) noexcept {
-    return random.empty() ? base_period(o.event) : random[o.event].next();
+    return random.empty() ? fixed_period(o.event) : random[o.event].next();
   }
-  std::uint64_t base_period(std::size_t event) const noexcept { return layouts_attr_period[event]; }
-  std::vector<std::uint64_t> layouts_attr_period;  // by event: its period as opened
+  // An event's period as opened; 0 for one sampled at a frequency (sample_freq shares the field).
+  std::uint64_t fixed_period(std::size_t event) const noexcept {
+    return attrs[event].freq ? 0 : attrs[event].sample_period;
+  }
 };
 
 Sampler::Sampler(const std::vector<EventGroup>& groups, const Target& target, SamplingOptions options) {
@@ -145,11 +148,10 @@ Sampler::Sampler(const std::vector<EventGroup>& groups, const Target& target, Sa
                 cause);
   }
   // Decoded by the attr as opened: the catalogue's with the sampler's fields and period.
-  for (std::size_t e = 0; e < s.matrix.event_count(); ++e)
-    s.layouts.emplace_back(monitor::complete_attr(s.matrix.event(e).event, true, s.settings));
   for (std::size_t e = 0; e < s.matrix.event_count(); ++e) {
-    const perf_event_attr attr = monitor::complete_attr(s.matrix.event(e).event, true, s.settings);
-    s.layouts_attr_period.push_back(attr.freq ? 0 : attr.sample_period);
+    const perf_event_attr& attr =
+        s.attrs.emplace_back(monitor::complete_attr(s.matrix.event(e).event, true, s.settings));
+    s.layouts.emplace_back(attr);
     if (options.random_bits != 0 && attr.freq)
       throw Error(ErrorKind::InvalidArgument,
                   "'" + s.matrix.event(e).event.name + "' samples at a frequency: random periods vary a fixed period.",
@@ -159,7 +161,7 @@ Sampler::Sampler(const std::vector<EventGroup>& groups, const Target& target, Sa
   for (const monitor::OpenGroup& group : s.matrix.groups())
     for (const monitor::GroupFds& at : group.at)
       for (std::size_t k = 0; k < at.ids.size(); ++k)
-        s.opened.push_back({at.ids[k], at.events[k], at.fds[k].get(), s.layouts_attr_period[at.events[k]]});
+        s.opened.push_back({at.ids[k], at.events[k], at.fds[k].get(), s.fixed_period(at.events[k])});
   std::sort(s.opened.begin(), s.opened.end());
   for (std::size_t ring = 0; ring < s.matrix.ring_count(); ++ring)
     if (s.matrix.ring_fd(ring) >= 0) s.readers.push_back(s.matrix.ring(ring).ring());
@@ -194,6 +196,10 @@ void Sampler::start() {
     monitor::EventMatrix::check_control(-kernel::refresh(polled.fd, s.stop_after), "start", "the sampler");
 }
 
+void Sampler::stop() {
+  monitor::EventMatrix::check_control(state_->matrix.disable(), "stop", "the sampler");
+}
+
 long Sampler::event_of_fd(int fd) const noexcept {
   const State::Opened* o = state_->find_fd(fd);
   return o == nullptr ? -1 : static_cast<long>(o->event);
@@ -212,9 +218,6 @@ int Sampler::rearm(int fd, std::uint64_t period, int overflows) noexcept {
 std::uint64_t Sampler::last_period(int fd) const noexcept {
   const State::Opened* o = state_->find_fd(fd);
   return o == nullptr ? 0 : o->period;
-}
-void Sampler::stop() {
-  monitor::EventMatrix::check_control(state_->matrix.disable(), "stop", "the sampler");
 }
 
 bool Sampler::wait(int timeout_ms) {
@@ -275,7 +278,7 @@ std::size_t Sampler::drain(SampleHandler& handler) {
 }
 
 perf_event_attr Sampler::opened_attr(std::size_t index) const noexcept {
-  return monitor::complete_attr(state_->matrix.event(index).event, true, state_->settings);
+  return state_->attrs[index];
 }
 
 std::vector<std::uint64_t> Sampler::ids(std::size_t index) const {
@@ -291,8 +294,8 @@ const SamplerStats& Sampler::stats() const noexcept {
 
 std::size_t Sampler::group_values(const Sample& sample, std::span<SampledValue> out) const noexcept {
   State& s = *state_;
-  const kernel::GroupReadLayout layout(s.settings.read_format);
   if (!(s.settings.read_format & PERF_FORMAT_GROUP)) return 0;
+  const kernel::GroupReadLayout layout(s.settings.read_format);
   const long members = layout.members(sample.read.data(), sample.read.size());
   if (members < 0 || static_cast<std::size_t>(members) > out.size()) return 0;
   const std::uint64_t enabled = layout.time_enabled(sample.read.data()),
@@ -305,6 +308,7 @@ std::size_t Sampler::group_values(const Sample& sample, std::span<SampledValue> 
   }
   return written;
 }
+
 std::size_t Sampler::event_count() const noexcept {
   return state_->matrix.event_count();
 }

@@ -1,10 +1,12 @@
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "kernel/sample_layout.hpp"
+#include "kernel/text_file.hpp"
 #include "perfdata/file_layout.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/perf_data.hpp"
@@ -25,15 +27,13 @@ std::string hex(std::uint64_t value) {
 }  // namespace
 
 PerfDataReader::PerfDataReader(const std::string& path) : name_(path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
+  std::optional<std::string> content = kernel::read_whole_file(path);
+  if (!content) {
     const int err = errno;
     throw Error(ErrorKind::InvalidArgument,
                 "cannot read '" + path + "': " + std::strerror(err) + "; give a perf.data file (-i FILE).", err);
   }
-  std::ostringstream content;
-  content << file.rdbuf();
-  bytes_ = content.str();
+  bytes_ = std::move(*content);
   parse();
 }
 
@@ -157,10 +157,14 @@ void PerfDataReader::read(SampleHandler& handler) const {
   const bool identified = (events_.front().attr.sample_type & PERF_SAMPLE_IDENTIFIER) != 0;
   // A record's event: by its identifier, or, without one, by PERF_SAMPLE_ID through the first
   // event's layout (perf requires the same sample_type then), or the only event.
+  // Ids sorted once: a system-wide file holds an id per event and CPU, looked up for every sample.
+  std::vector<std::pair<std::uint64_t, std::size_t>> by_id;
+  for (std::size_t e = 0; e < events_.size(); ++e)
+    for (std::uint64_t id : events_[e].ids) by_id.emplace_back(id, e);
+  std::sort(by_id.begin(), by_id.end());
   auto event_of = [&](std::uint64_t id) -> long {
-    for (std::size_t e = 0; e < events_.size(); ++e)
-      for (std::uint64_t known : events_[e].ids)
-        if (known == id) return static_cast<long>(e);
+    auto found = std::lower_bound(by_id.begin(), by_id.end(), std::make_pair(id, std::size_t{0}));
+    if (found != by_id.end() && found->first == id) return static_cast<long>(found->second);
     return events_.size() == 1 ? 0 : -1;
   };
   // Records are copied out one at a time: the file's bytes need not be 8-byte aligned for the decoder.

@@ -25,8 +25,9 @@ int report_error(std::string_view command, const Error& error, int status) {
   return status;
 }
 
-int command_failed_status(const Error& error) {
-  return error.errnum() == ENOENT ? 127 : 126;
+int report_run_error(std::string_view command, const Error& error) {
+  const int status = error.kind() != ErrorKind::CommandFailed ? 1 : error.errnum() == ENOENT ? 127 : 126;
+  return report_error(command, error, status);
 }
 
 std::string printable(std::string_view text) {

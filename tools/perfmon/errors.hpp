@@ -13,9 +13,10 @@ namespace perfmon::cli {
 // Prints the error to standard error and returns `status`.
 int report_error(std::string_view command, const Error& error, int status);
 
-// The status of a command that could not be started, as a shell gives it: 127 when it is not
-// there, 126 when it cannot be executed.
-int command_failed_status(const Error& error);
+// Prints an error of a command that runs something (stat, record) and returns its status: 127 or
+// 126 for a command that could not be started, as a shell gives them (not there, not executable),
+// 1 for anything else.
+int report_run_error(std::string_view command, const Error& error);
 
 // The text with control characters (C0, DEL and, in UTF-8, C1) written as \xHH or \u00HH, so that
 // user input shown in a message can neither split its line nor drive the terminal.

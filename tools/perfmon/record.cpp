@@ -107,7 +107,8 @@ std::string default_events(const EventCatalog& catalog, bool quiet) {
   return "cpu-clock";
 }
 
-int record(const RecordOptions& o, std::span<char* const> args) {
+// `command_line` is perfmon's own, for the file's CMDLINE section.
+int record(const RecordOptions& o, std::vector<std::string> command_line) {
   EventCatalog catalog;
   std::string list;
   for (const std::string& event : o.events) list += (list.empty() ? "" : ",") + event;
@@ -193,7 +194,7 @@ int record(const RecordOptions& o, std::span<char* const> args) {
   }
   if (!target.enable_on_exec) sampler.stop();
   sampler.drain(format);
-  file.finish(describe_this_host(std::vector<std::string>(args.begin(), args.end())));
+  file.finish(describe_this_host(std::move(command_line)));
   out.commit();
   if (!o.quiet) {
     if (live) std::fputc('\n', stderr);
@@ -213,11 +214,11 @@ int run_record(std::span<char* const> args) {
                                        [&](const std::vector<std::string>&) { validate(o); }))
     return *status;
   try {
-    std::vector<char*> whole = {const_cast<char*>("perfmon"), const_cast<char*>("record")};
-    whole.insert(whole.end(), args.begin(), args.end());
-    return record(o, whole);
+    std::vector<std::string> command_line = {"perfmon", "record"};
+    command_line.insert(command_line.end(), args.begin(), args.end());
+    return record(o, std::move(command_line));
   } catch (const Error& error) {
-    return report_error("record", error, error.kind() == ErrorKind::CommandFailed ? command_failed_status(error) : 1);
+    return report_run_error("record", error);
   }
 }
 

@@ -2,7 +2,6 @@
 // with --json.
 #include <cinttypes>
 #include <cstdio>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -53,13 +52,16 @@ class Printer : public SampleHandler {
     }
     // perf script's columns: command, tid, [cpu], seconds.microseconds, event, address, the
     // function as perf spells it (name+0xoffset, or [unknown]), the file.
-    const std::string symbol =
-        function ? *function + "+0x" + (std::ostringstream() << std::hex << into).str() : "[unknown]";
-    std::printf("%16s %6u [%03u] %llu.%06llu: %s: %16" PRIx64 " %s (%s)\n",
+    std::printf("%16s %6u [%03u] %llu.%06llu: %s: %16" PRIx64 " ",
                 printable(command.empty() ? ":" + std::to_string(sample.tid) : command).c_str(), sample.tid, sample.cpu,
                 static_cast<unsigned long long>(sample.time / 1'000'000'000),
-                static_cast<unsigned long long>(sample.time % 1'000'000'000 / 1000), printable(name).c_str(), sample.ip,
-                printable(symbol).c_str(), printable(where.file).c_str());
+                static_cast<unsigned long long>(sample.time % 1'000'000'000 / 1000), printable(name).c_str(),
+                sample.ip);
+    if (function)
+      std::printf("%s+0x%" PRIx64, printable(*function).c_str(), into);
+    else
+      std::fputs("[unknown]", stdout);
+    std::printf(" (%s)\n", printable(where.file).c_str());
   }
 
  private:

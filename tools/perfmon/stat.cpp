@@ -262,7 +262,7 @@ int run_stat(std::span<char* const> args) {
     StatCommand command(o);
     return command.execute();
   } catch (const Error& error) {
-    return report_error("stat", error, error.kind() == ErrorKind::CommandFailed ? command_failed_status(error) : 1);
+    return report_run_error("stat", error);
   }
 }
 

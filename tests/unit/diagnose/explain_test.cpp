@@ -62,7 +62,9 @@ TEST(Explain, PermissionNamesTheCauseAndTheWayOut) {
 }
 
 TEST(Explain, AnotherUsersProcessIsNamedAsSuch) {
-  if (is_perf_privileged()) GTEST_SKIP() << "privileged: another user's process is this process's to monitor";
+  if (is_perf_privileged())
+    GTEST_SKIP() << "privileged: another user's process is this process's to monitor (the unprivileged "
+                    "suite runs this test as user nobody)";
   std::string text = open_failure_cause(EACCES, attr_of(PERF_TYPE_SOFTWARE, 0), 1, -1);
   EXPECT_TRUE(contains(text, "process 1 belongs to another user (uid 0)")) << text;
 }
