@@ -91,8 +91,8 @@ class PerfDataReader {
   const std::string& hostname() const noexcept { return hostname_; }
 
   // Hands every record of the data section to the handler in file order: samples decoded by their
-  // event's sample_type, the others as they are. Throws perfmon::Error at the first record that
-  // cannot be read (its offset named); what came before it has been handed out.
+  // event's sample_type (with the attr's fixed period where they carry none), the others as they are. Throws
+  // perfmon::Error at the first record that cannot be read (its offset named); what came before it has been handed out.
   void read(SampleHandler& handler) const;
 
  private:

@@ -9,8 +9,11 @@
 #include "perfmon/event.hpp"          // Event: the exact perf_event_attr; EventGroup
 #include "perfmon/perf_data.hpp"      // perf.data files: PerfDataWriter, PerfDataReader
 #include "perfmon/perfevtsel.hpp"     // PerfEvtSel: x86's event-select register
+#include "perfmon/printable.hpp"      // printable: outside text made safe for a terminal
 #include "perfmon/probe.hpp"          // probe_event: can this machine count it
+#include "perfmon/profile.hpp"        // Profile: samples summed per command, file, function and stack
 #include "perfmon/random_period.hpp"  // RandomPeriod: perfmon2's randomized sampling periods
+#include "perfmon/report_output.hpp"  // perf report's shapes: table, JSON, folded stacks, flame graph
 #include "perfmon/sample.hpp"         // Sample: one PERF_RECORD_SAMPLE, decoded
 #include "perfmon/sampler.hpp"        // Sampler: sample events into ring buffers; SampleHandler
 #include "perfmon/scope.hpp"          // ScopedMeasurement: measure one scope

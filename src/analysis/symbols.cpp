@@ -5,15 +5,49 @@
 
 #include <elf.h>
 
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 namespace perfmon {
 
+namespace {
+
+// A C++ name as perf shows it: demangled, without its parameter list ("ns::f", not "ns::f(int)").
+std::string demangled(std::string name) {
+  if (!name.starts_with("_Z")) return name;
+  int status = 0;
+  std::unique_ptr<char, decltype(&std::free)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
+                                                   &std::free);
+  if (status != 0 || !text) return name;
+  std::string readable(text.get());
+  // The parameters are the parenthesis that closes last, taken back to the one that opens it.
+  const std::size_t close = readable.rfind(')');
+  if (close == std::string::npos) return readable;
+  int depth = 0;
+  for (std::size_t i = close + 1; i-- > 0;) {
+    depth += readable[i] == ')' ? 1 : readable[i] == '(' ? -1 : 0;
+    if (depth == 0) return i == 0 ? readable : readable.substr(0, i);
+  }
+  return readable;
+}
+
+struct Found {
+  SymbolTables::Table::Function function;
+  unsigned binding;
+};
+
+}  // namespace
+
 void read_elf_symbols(std::string_view bytes, SymbolTables::Table& table) {
+  std::vector<Found> found;
   auto fits = [&](std::uint64_t offset, std::uint64_t size) {
     return offset <= bytes.size() && size <= bytes.size() - offset;
   };
@@ -39,17 +73,35 @@ void read_elf_symbols(std::string_view bytes, SymbolTables::Table& table) {
       for (std::uint64_t at = 0; at + sizeof(Elf64_Sym) <= symbols.sh_size; at += sizeof(Elf64_Sym)) {
         Elf64_Sym symbol;
         std::memcpy(&symbol, bytes.data() + symbols.sh_offset + at, sizeof symbol);
-        if (ELF64_ST_TYPE(symbol.st_info) != STT_FUNC || symbol.st_value == 0 || symbol.st_name >= names.sh_size)
+        const unsigned type = ELF64_ST_TYPE(symbol.st_info);
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || symbol.st_value == 0 || symbol.st_name >= names.sh_size)
           continue;
         const char* name = bytes.data() + names.sh_offset + symbol.st_name;
-        table.functions.push_back(
-            {symbol.st_value, symbol.st_size, std::string(name, strnlen(name, names.sh_size - symbol.st_name))});
+        found.push_back({{symbol.st_value, symbol.st_size,
+                          demangled(std::string(name, strnlen(name, names.sh_size - symbol.st_name)))},
+                         ELF64_ST_BIND(symbol.st_info)});
       }
     }
-    if (!table.functions.empty()) break;  // .symtab holds all of .dynsym's
+    if (!found.empty()) break;  // .symtab holds all of .dynsym's
   }
-  std::sort(table.functions.begin(), table.functions.end(),
-            [](const auto& a, const auto& b) { return a.start < b.start; });
+  // Of the names of one address (aliases such as btowc and __btowc), the one perf shows (its
+  // choose_best_symbol): one with a size, then global before weak before local, then the fewest
+  // leading underscores, then the longest.
+  auto rank = [](const Found& f) {
+    const std::size_t underscores = f.function.name.find_first_not_of('_');
+    return std::make_tuple(f.function.size != 0,
+                           f.binding == STB_GLOBAL ? 2
+                           : f.binding == STB_WEAK ? 1
+                                                   : 0,
+                           -static_cast<long>(underscores == std::string::npos ? 0 : underscores),
+                           f.function.name.size());
+  };
+  std::sort(found.begin(), found.end(), [&](const Found& a, const Found& b) {
+    return a.function.start != b.function.start ? a.function.start < b.function.start : rank(a) > rank(b);
+  });
+  for (Found& f : found)
+    if (table.functions.empty() || table.functions.back().start != f.function.start)
+      table.functions.push_back(std::move(f.function));
 }
 
 SymbolTables::SymbolTables() = default;

@@ -187,6 +187,9 @@ void PerfDataReader::read(SampleHandler& handler) const {
       }
       if (event < 0 || !layouts[static_cast<std::size_t>(event)].decode(record, sample))
         corrupt(at, "a sample does not match the fields of its event");
+      // A fixed period is the attr's, as perf reads it, when the samples do not carry it.
+      const perf_event_attr& attr = events_[static_cast<std::size_t>(event)].attr;
+      if (!(attr.sample_type & PERF_SAMPLE_PERIOD) && !attr.freq) sample.period = attr.sample_period;
       handler.sample(static_cast<std::size_t>(event), sample);
     } else {
       handler.record(record);

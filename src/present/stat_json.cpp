@@ -38,7 +38,7 @@ std::string json_rows(const std::vector<StatRow>& rows, const double* interval_s
     if (row.rel_stddev) line["variance"] = rounded(*row.rel_stddev, 2);
     line["metric-value"] = rounded(row.metric.value_or(0.0), 6);
     line["metric-unit"] = row.metric_unit;
-    out += line.dump() + "\n";
+    out += line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   }
   return out;
 }

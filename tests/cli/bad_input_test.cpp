@@ -242,6 +242,18 @@ std::vector<BadInput> command_cases() {
       {{"script", "-i", "/"}, 1, "'/'"},
       {{"script", "extra"}, 129, "script takes no command"},
       {{"script", "--bogus"}, 129, "unknown option '--bogus'"},
+      // report
+      {{"report", "-i", "/nonexistent/perf.data"}, 1, "cannot read '/nonexistent/perf.data'"},
+      {{"report", "-i", "/etc/hostname"}, 1, "is not a perf.data file"},
+      {{"report", "-i", "/"}, 1, "'/'"},
+      {{"report", "extra"}, 129, "report takes no command"},
+      {{"report", "--sort", "comm,bogus"}, 129, "unknown sort key 'bogus'"},
+      {{"report", "--sort", ""}, 129, "'--sort' needs a value (keys), not an empty one"},
+      {{"report", "--sort", "sym,"}, 129, "unknown sort key ''"},
+      {{"report", "--percent-limit", "x"}, 129, "--percent-limit takes a share from 0 to 100"},
+      {{"report", "--percent-limit", "101"}, 129, "--percent-limit takes a share from 0 to 100"},
+      {{"report", "--json", "--folded"}, 129, "choose one of --stdio, --json, --folded and --svg"},
+      {{"report", "--svg"}, 129, "'--svg' needs a value"},
       // list
       {{"list", "--bogus"}, 129, "unknown option '--bogus'"},
       {{"list", "a", "b"}, 129, "list takes at most one pattern"},

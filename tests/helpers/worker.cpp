@@ -7,6 +7,9 @@
 //   touch K      writes to K fresh pages (K page faults, plus the program's own)
 //   call N       calls a function (not inlined) N times and prints its address
 //   loop N       runs the assembly loop of exactly 2N + 1 instructions
+//   tree N       main -> perfmon_branch_a -> perfmon_leaf(3N), then main -> perfmon_branch_b ->
+//                perfmon_leaf(N): a call tree whose leaf spends 3/4 of its time under branch a
+//   tree-getppid N   the same tree, its leaf calling getppid: exactly 3N calls under branch a, N under b
 //   sleep MS     sleeps
 //   spin MS      burns CPU
 //   churn MS     for MS milliseconds, keeps starting threads that live a moment (prints "ready" first)
@@ -38,10 +41,30 @@ void call_getppid(long n) {
   *sink = *sink + 1;
 }
 
+// With frame pointers (the worker is built with them), so that callchains name every caller. The
+// empty asm after each call keeps it from becoming a jump that would leave the branch off the stack.
+extern "C" [[gnu::noinline]] void perfmon_leaf(unsigned long n) {
+  volatile unsigned long sink = 0;
+  for (unsigned long i = 0; i < n; ++i) sink = sink + i;
+}
+extern "C" [[gnu::noinline]] void perfmon_getppid_leaf(unsigned long n) {
+  for (unsigned long i = 0; i < n; ++i) syscall(SYS_getppid);
+  asm volatile("");
+}
+using Leaf = void (*)(unsigned long);
+extern "C" [[gnu::noinline]] void perfmon_branch_a(Leaf leaf, unsigned long n) {
+  leaf(3 * n);
+  asm volatile("");
+}
+extern "C" [[gnu::noinline]] void perfmon_branch_b(Leaf leaf, unsigned long n) {
+  leaf(n);
+  asm volatile("");
+}
+
 int usage() {
   std::fprintf(stderr,
                "usage: perfmon-test-worker getppid N [--threads T] [--fork-child M] [--wait-stdin] | "
-               "touch K | call N | loop N | sleep MS | spin MS | churn MS | exit CODE\n");
+               "touch K | call N | loop N | tree N | tree-getppid N | sleep MS | spin MS | churn MS | exit CODE\n");
   return 2;
 }
 
@@ -103,6 +126,12 @@ int main(int argc, char** argv) {
   }
   if (mode == "loop") {
     perfmon_spin(static_cast<unsigned long>(n));
+    return 0;
+  }
+  if (mode == "tree" || mode == "tree-getppid") {
+    const Leaf leaf = mode == "tree" ? perfmon_leaf : perfmon_getppid_leaf;
+    perfmon_branch_a(leaf, static_cast<unsigned long>(n));
+    perfmon_branch_b(leaf, static_cast<unsigned long>(n));
     return 0;
   }
   if (mode == "call") {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "perfmon/error.hpp"
+#include "perfmon/printable.hpp"
 
 namespace perfmon::cli {
 
@@ -17,9 +18,5 @@ int report_error(std::string_view command, const Error& error, int status);
 // 126 for a command that could not be started, as a shell gives them (not there, not executable),
 // 1 for anything else.
 int report_run_error(std::string_view command, const Error& error);
-
-// The text with control characters (C0, DEL and, in UTF-8, C1) written as \xHH or \u00HH, so that
-// user input shown in a message can neither split its line nor drive the terminal.
-std::string printable(std::string_view text);
 
 }  // namespace perfmon::cli

@@ -15,6 +15,7 @@ constexpr const char* kUsage =
     "\n"
     "  stat    count events while a command runs, or on processes, threads, CPUs or a cgroup\n"
     "  record  sample a command into a perf.data file (read by perf report and perf script)\n"
+    "  report  show where a perf.data file's samples landed: table, JSON, folded stacks, flame graph\n"
     "  script  print each sample of a perf.data file\n"
     "  list    list the events this machine can resolve, and whether they can be counted here\n"
     "  info    report what this machine and kernel allow (PMUs, permissions, limits) and why\n"
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   if (command == "stat") return perfmon::cli::run_stat(rest);
   if (command == "record") return perfmon::cli::run_record(rest);
   if (command == "script") return perfmon::cli::run_script(rest);
+  if (command == "report") return perfmon::cli::run_report(rest);
   if (command == "list") return perfmon::cli::run_list(rest);
   if (command == "info") return perfmon::cli::run_info(rest);
   if (command == "encode") return perfmon::cli::run_encode(rest);
@@ -55,6 +57,6 @@ int main(int argc, char** argv) {
     std::puts("perfmon " PERFMON_VERSION);
     return 0;
   }
-  std::fprintf(stderr, "perfmon: unknown command '%s'.\n%s", perfmon::cli::printable(command).c_str(), kUsage);
+  std::fprintf(stderr, "perfmon: unknown command '%s'.\n%s", perfmon::printable(command).c_str(), kUsage);
   return 129;
 }

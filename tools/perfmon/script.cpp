@@ -47,7 +47,7 @@ class Printer : public SampleHandler {
           {"comm", command},     {"pid", sample.pid}, {"tid", sample.tid},     {"cpu", sample.cpu},
           {"time", sample.time}, {"event", name},     {"ip", sample.ip},       {"sym", function ? *function : ""},
           {"symoff", into},      {"dso", where.file}, {"offset", where.offset}};
-      std::printf("%s\n", line.dump().c_str());
+      std::printf("%s\n", line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
       return;
     }
     // perf script's columns: command, tid, [cpu], seconds.microseconds, event, address, the

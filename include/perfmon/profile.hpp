@@ -1,0 +1,116 @@
+// perfmon: a recording summed up as perf report sums it. Each sample's period is charged to its
+// command, file (dso) and function, per event; its call stack (or its address alone, without one)
+// is merged into a tree rooted at the command. Memory grows with the distinct addresses and stacks,
+// not with the samples: a file of millions of samples costs what its few thousand places cost.
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "perfmon/address_space.hpp"
+#include "perfmon/sampler.hpp"
+#include "perfmon/symbols.hpp"
+
+namespace perfmon {
+
+// The name perf shows for a mapped file: its last component ("[kernel.kallsyms]" and "[vdso]" whole).
+std::string dso_short_name(const std::string& path);
+
+// Names are kept once and referred to by index (Profile::name).
+using NameId = std::uint32_t;
+
+// Where samples landed: a command, a file and a function, with what they weigh.
+struct ProfileEntry {
+  NameId command = 0, dso = 0, symbol = 0;  // symbol: the function, or its address as perf prints it
+  bool kernel = false;                      // perf's [k] (else [.])
+  std::uint64_t samples = 0, period = 0;
+};
+
+// One frame of the merged call stacks. Node 0 is the root; its children are commands, theirs the
+// outermost frames, down to the leaves.
+struct StackNode {
+  NameId name = 0;  // the function, or "[file]" where it has no name
+  std::uint32_t parent = 0;
+  bool kernel = false;
+  std::uint64_t samples = 0, period = 0;            // of the stacks through this frame
+  std::uint64_t self_samples = 0, self_period = 0;  // of the stacks that end here
+  std::uint32_t entry = 0;                          // with self_period: the entry those samples were charged to
+};
+
+struct EventProfile {
+  std::string name;
+  std::uint64_t samples = 0, period = 0;
+  std::vector<ProfileEntry> entries;  // in the order first seen
+  std::vector<StackNode> stacks;      // [0] is the root; a parent comes before its children
+};
+
+class Profile : public SampleHandler {
+ public:
+  explicit Profile(const std::vector<std::string>& event_names);
+
+  // A sample's period is sample.period (a reader fills it in from the attr when the sample has no
+  // PERF_SAMPLE_PERIOD), or 1 where that is 0.
+  void sample(std::size_t event, const Sample& sample) override;
+  // COMM, MMAP, MMAP2, FORK place later samples; LOST and LOST_SAMPLES are counted.
+  void record(const perf_event_header& record) override;
+
+  const std::vector<EventProfile>& events() const noexcept { return events_; }
+  const std::string& name(NameId id) const noexcept { return names_[id]; }
+  // Samples the kernel dropped (PERF_RECORD_LOST and PERF_RECORD_LOST_SAMPLES), all events.
+  std::uint64_t lost_samples() const noexcept { return lost_; }
+
+ private:
+  struct Frame {
+    NameId dso = 0, symbol = 0, label = 0;
+    bool kernel = false;
+  };
+  struct Place {
+    std::uint32_t pid;
+    std::uint64_t address;
+    bool kernel;
+    bool operator==(const Place&) const = default;
+  };
+  struct PlaceHash {
+    std::size_t operator()(const Place& place) const noexcept;
+  };
+  struct CachedFrame {
+    std::uint64_t generation;
+    Frame frame;
+  };
+  struct EntryKey {
+    NameId command, dso, symbol;
+    bool kernel;
+    bool operator==(const EntryKey&) const = default;
+  };
+  struct EntryKeyHash {
+    std::size_t operator()(const EntryKey& key) const noexcept;
+  };
+  struct EventState {
+    std::unordered_map<EntryKey, std::uint32_t, EntryKeyHash> entry_of;
+    std::unordered_map<std::uint64_t, std::uint32_t> child_of;  // (parent << 32 | name) -> node
+  };
+
+  NameId intern(const std::string& text);
+  const Frame& frame(std::uint32_t pid, std::uint64_t address, bool kernel);
+  Frame resolve(std::uint32_t pid, std::uint64_t address, bool kernel);
+  std::uint32_t child(std::size_t event, std::uint32_t parent, NameId name, bool kernel);
+
+  std::vector<EventProfile> events_;
+  std::vector<EventState> states_;
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, NameId> name_ids_;
+  AddressSpaces spaces_;
+  SymbolTables symbols_;
+  // Resolved addresses, valid while their process's mappings (and the kernel's) stay as they were.
+  std::unordered_map<Place, CachedFrame, PlaceHash> frames_;
+  std::unordered_map<std::uint32_t, std::uint64_t> generation_;  // by pid; bumped by its MMAP, exec, FORK
+  std::uint64_t kernel_generation_ = 0;
+  std::uint64_t lost_ = 0;
+  std::vector<Frame> stack_;  // the sample at hand's frames, leaf first
+};
+
+}  // namespace perfmon

@@ -1,0 +1,40 @@
+// perfmon: the shapes a profile (profile.hpp) is shown in — perf report's table (with its call
+// chains under -g), JSON, collapsed stacks ("folded", one line per distinct stack, as Brendan
+// Gregg's stackcollapse scripts write them) and a flame graph, a self-contained SVG with zoom on
+// click and search.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "perfmon/profile.hpp"
+
+namespace perfmon {
+
+// The columns rows are merged by, in perf report's --sort names: comm, dso, sym.
+enum class ReportKey { Command, Dso, Symbol };
+
+struct ReportOptions {
+  std::vector<ReportKey> sort = {ReportKey::Command, ReportKey::Dso, ReportKey::Symbol};
+  bool callchains = false;     // -g: under each row, the call chains that end in it
+  double percent_limit = 0.0;  // rows below this share (in percent) are left out
+  double chain_limit = 0.5;    // call chains below this share of the event are left out (perf's 0.5)
+};
+
+// "comm,dso,sym" into keys; throws perfmon::Error naming a key it does not know.
+std::vector<ReportKey> parse_report_keys(const std::string& keys);
+
+// perf report --stdio's text: per event, its header (samples, event count) and its rows, largest
+// first; the lost samples at the top.
+std::string format_report_table(const Profile& profile, const ReportOptions& options);
+// The same figures as one JSON document: {"lost_samples":N,"events":[{"event":..., "rows":[...]}]}.
+std::string format_report_json(const Profile& profile, const ReportOptions& options);
+
+// Every distinct stack of an event, "command;outermost;...;leaf SAMPLES", one per line, depth first
+// with names sorted at each level (stackcollapse-perf.pl's shape and weights).
+std::string format_folded_stacks(const Profile& profile, std::size_t event);
+// A flame graph of an event's stacks (widths by period, as the report's shares), `title` on top.
+std::string format_flame_graph(const Profile& profile, std::size_t event, const std::string& title);
+
+}  // namespace perfmon

@@ -1,0 +1,84 @@
+#include "present/report_rows.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace perfmon::present {
+
+std::vector<ReportRow> report_rows(const Profile& profile, const EventProfile& event, const ReportOptions& options) {
+  auto wanted = [&](ReportKey key) {
+    return std::find(options.sort.begin(), options.sort.end(), key) != options.sort.end();
+  };
+  const bool by_command = wanted(ReportKey::Command), by_dso = wanted(ReportKey::Dso),
+             by_symbol = wanted(ReportKey::Symbol);
+  auto row_key = [&](const ProfileEntry& entry) {
+    ProfileEntry key;
+    if (by_command) key.command = entry.command;
+    if (by_dso) key.dso = entry.dso;
+    if (by_symbol) {
+      key.symbol = entry.symbol;
+      key.kernel = entry.kernel;
+    }
+    return std::make_tuple(key.command, key.dso, key.symbol, key.kernel);
+  };
+
+  std::map<std::tuple<NameId, NameId, NameId, bool>, std::size_t> row_of;
+  std::vector<ReportRow> rows;
+  std::vector<std::size_t> row_of_entry(event.entries.size());
+  for (std::size_t e = 0; e < event.entries.size(); ++e) {
+    const ProfileEntry& entry = event.entries[e];
+    const auto key = row_key(entry);
+    auto [found, added] = row_of.try_emplace(key, rows.size());
+    if (added) {
+      ReportRow row;
+      std::tie(row.key.command, row.key.dso, row.key.symbol, row.key.kernel) = key;
+      rows.push_back(row);
+    }
+    rows[found->second].samples += entry.samples;
+    rows[found->second].period += entry.period;
+    row_of_entry[e] = found->second;
+  }
+
+  if (options.callchains) {
+    // Each node where stacks end is one chain of its entry's row; chains of several commands that
+    // pass the same functions are one when rows are not split by command.
+    std::vector<std::map<std::vector<NameId>, std::uint64_t>> chains(rows.size());
+    for (const StackNode& node : event.stacks) {
+      if (node.self_period == 0) continue;
+      std::vector<NameId> frames;
+      for (const StackNode* at = &node; at->parent != 0; at = &event.stacks[at->parent]) frames.push_back(at->name);
+      chains[row_of_entry[node.entry]][frames] += node.self_period;
+    }
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      for (auto& [frames, period] : chains[r])
+        if (percent(period, event.period) >= options.chain_limit) rows[r].chains.push_back({frames, period});
+      std::stable_sort(rows[r].chains.begin(), rows[r].chains.end(),
+                       [](const ReportChain& a, const ReportChain& b) { return a.period > b.period; });
+    }
+  }
+
+  auto names = [&](const ReportRow& row) {
+    return std::make_tuple(profile.name(row.key.command), profile.name(row.key.dso), profile.name(row.key.symbol));
+  };
+  std::sort(rows.begin(), rows.end(), [&](const ReportRow& a, const ReportRow& b) {
+    if (a.period != b.period) return a.period > b.period;
+    return names(a) < names(b);
+  });
+  if (options.percent_limit > 0)
+    std::erase_if(rows,
+                  [&](const ReportRow& row) { return percent(row.period, event.period) < options.percent_limit; });
+  return rows;
+}
+
+std::vector<std::vector<std::uint32_t>> stack_children(const Profile& profile, const EventProfile& event) {
+  std::vector<std::vector<std::uint32_t>> children(event.stacks.size());
+  for (std::uint32_t n = 1; n < event.stacks.size(); ++n) children[event.stacks[n].parent].push_back(n);
+  for (auto& list : children)
+    std::sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return profile.name(event.stacks[a].name) < profile.name(event.stacks[b].name);
+    });
+  return children;
+}
+
+}  // namespace perfmon::present

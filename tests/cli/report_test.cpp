@@ -1,0 +1,298 @@
+// perfmon report as a user runs it: exact shares from tracepoint samples of a known call tree, the
+// same top functions and shares as perf report on a file perf recorded, collapsed stacks, and the
+// flame graph looked at in a browser (headless Chromium): drawn, zoomed by a click, searched.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+
+namespace perfmon::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class Report : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/perfmon-report-XXXXXX";
+    dir_ = mkdtemp(pattern);
+    file_ = (dir_ / "perf.data").string();
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  // The worker's call tree sampled on every getppid: 300 calls under perfmon_branch_a, 100 under b.
+  void record_call_tree() const {
+    Result r = run({PERFMON, "record", "-q", "-g", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file_, "--",
+                    WORKER, "tree-getppid", "100"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  std::string report(std::vector<std::string> args) const {
+    args.insert(args.begin(), {PERFMON, "report", "-i", file_});
+    Result r = run(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    return r.out;
+  }
+
+  fs::path dir_;
+  std::string file_;
+};
+
+// "    98.20%  perfmon-test-wo  ...  [.] perfmon_spin" -> {"perfmon_spin", 98.2}, for rows above 1%.
+std::map<std::string, double> top_symbols(const std::string& table) {
+  std::map<std::string, double> shares;
+  std::istringstream rows(table);
+  for (std::string row; std::getline(rows, row);) {
+    if (row.empty() || row[0] == '#' || row.find('%') == std::string::npos || row.find("] ") == std::string::npos)
+      continue;
+    const double share = std::stod(row);
+    if (share >= 1.0) shares[row.substr(row.find("] ") + 2)] += share;
+  }
+  return shares;
+}
+
+TEST_F(Report, SharesOfACallTreeAreExact) {
+  record_call_tree();
+  // Folded stacks: the command, then the frames from main outwards; 300 and 100 samples exactly.
+  const std::string folded = report({"--folded"});
+  std::uint64_t under_a = 0, under_b = 0;
+  std::istringstream lines(folded);
+  for (std::string line; std::getline(lines, line);) {
+    ASSERT_TRUE(line.starts_with("perfmon-test-wo;")) << line;
+    const std::uint64_t samples = std::stoull(line.substr(line.rfind(' ') + 1));
+    if (line.find(";main;perfmon_branch_a;") != std::string::npos) under_a += samples;
+    if (line.find(";main;perfmon_branch_b;") != std::string::npos) under_b += samples;
+  }
+  EXPECT_EQ(under_a, 300u) << folded;
+  EXPECT_EQ(under_b, 100u) << folded;
+
+  // JSON: one event of 400 samples, all in libc's syscall(), its chains 75% and 25%.
+  const auto json = nlohmann::json::parse(report({"--json", "-g", "--sort", "sym"}));
+  ASSERT_EQ(json["events"].size(), 1u);
+  const auto& event = json["events"][0];
+  EXPECT_EQ(event["event"], "syscalls:sys_enter_getppid");
+  EXPECT_EQ(event["samples"], 400);
+  const auto& top = event["rows"][0];
+  EXPECT_EQ(top["samples"], 400) << top;
+  ASSERT_EQ(top["callchains"].size(), 2u) << top;
+  EXPECT_DOUBLE_EQ(top["callchains"][0]["overhead"].get<double>(), 75.0);
+  EXPECT_EQ(top["callchains"][0]["frames"][1], "perfmon_branch_a");  // leaf first
+  EXPECT_DOUBLE_EQ(top["callchains"][1]["overhead"].get<double>(), 25.0);
+  EXPECT_EQ(top["callchains"][1]["frames"][1], "perfmon_branch_b");
+
+  // The table, as perf prints it, with the chains under -g.
+  const std::string table = report({"-g"});
+  EXPECT_NE(table.find("# Samples: 400  of event 'syscalls:sys_enter_getppid'"), std::string::npos) << table;
+  EXPECT_NE(table.find("|--75.00%--syscall"), std::string::npos) << table;
+  EXPECT_NE(table.find(" --25.00%--syscall"), std::string::npos) << table;
+}
+
+TEST_F(Report, SpinningFunctionHasNearlyAllSamples) {
+  ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "cpu-clock", "-o", file_, "--", WORKER, "loop", "400000000"}).exit_code,
+            0);
+  const std::map<std::string, double> shares = top_symbols(report({"--sort", "sym"}));
+  ASSERT_TRUE(shares.contains("perfmon_spin")) << report({"--sort", "sym"});
+  EXPECT_GE(shares.at("perfmon_spin"), 90.0);
+}
+
+// A file perf recorded: perfmon report finds the same functions above 1% as perf report, each
+// within a point of perf's share.
+TEST_F(Report, AgreesWithPerfReportOnAFilePerfRecorded) {
+  if (access("/usr/bin/perf", X_OK) != 0) GTEST_SKIP() << "Debian's linux-perf is not installed (/usr/bin/perf)";
+  Result recorded =
+      run({"/usr/bin/perf", "record", "-q", "-e", "cpu-clock", "-o", file_, "--", WORKER, "tree", "100000000"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  Result perf = run({"/usr/bin/perf", "report", "-i", file_, "--stdio", "--sort", "sym"});
+  ASSERT_EQ(perf.exit_code, 0) << perf.err;
+  const std::map<std::string, double> theirs = top_symbols(perf.out), ours = top_symbols(report({"--sort", "sym"}));
+  ASSERT_TRUE(theirs.contains("perfmon_leaf")) << perf.out;
+  for (const auto& [symbol, share] : theirs) {
+    ASSERT_TRUE(ours.contains(symbol)) << symbol << " is missing from perfmon report";
+    EXPECT_NEAR(ours.at(symbol), share, 1.0) << symbol;
+  }
+}
+
+TEST_F(Report, EventToDrawMustBeInTheFile) {
+  record_call_tree();
+  Result r = run({PERFMON, "report", "-i", file_, "--folded", "-e", "cycles"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("the file has no event 'cycles'; its events are syscalls:sys_enter_getppid"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(Report, TruncatedFileNamesTheOffset) {
+  record_call_tree();
+  const std::string whole = read_file(file_);
+  const std::string cut = (dir_ / "cut.data").string();
+  std::ofstream(cut, std::ios::binary) << whole.substr(0, whole.size() / 2);
+  Result r = run({PERFMON, "report", "-i", cut});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("offset"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+// --- The flame graph in a browser ---------------------------------------------------------------
+
+// An RGB(A) picture decoded from a PNG file (8 bits per channel, not interlaced: what Chromium writes).
+struct Picture {
+  std::uint32_t width = 0, height = 0, channels = 0;
+  std::vector<std::uint8_t> pixels;
+};
+
+std::uint32_t big_endian(const std::string& bytes, std::size_t at) {
+  return static_cast<std::uint32_t>(
+      static_cast<std::uint8_t>(bytes[at]) << 24 | static_cast<std::uint8_t>(bytes[at + 1]) << 16 |
+      static_cast<std::uint8_t>(bytes[at + 2]) << 8 | static_cast<std::uint8_t>(bytes[at + 3]));
+}
+
+Picture decode_png(const std::string& png) {
+  Picture picture;
+  if (png.size() < 8 || png.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0) return picture;
+  std::string compressed;
+  for (std::size_t at = 8; at + 12 <= png.size();) {
+    const std::uint32_t length = big_endian(png, at);
+    const std::string type = png.substr(at + 4, 4);
+    if (at + 12 + length > png.size()) return picture;
+    if (type == "IHDR") {
+      picture.width = big_endian(png, at + 8);
+      picture.height = big_endian(png, at + 12);
+      if (png[at + 16] != 8 || png[at + 20] != 0) return {};  // 8 bits, no interlace
+      picture.channels = png[at + 17] == 6 ? 4 : png[at + 17] == 2 ? 3 : 0;
+    }
+    if (type == "IDAT") compressed += png.substr(at + 8, length);
+    at += 12 + length;
+  }
+  if (picture.channels == 0) return {};
+  const std::size_t stride = picture.width * picture.channels;
+  std::vector<std::uint8_t> raw((stride + 1) * picture.height);
+  uLongf size = raw.size();
+  if (uncompress(raw.data(), &size, reinterpret_cast<const Bytef*>(compressed.data()), compressed.size()) != Z_OK ||
+      size != raw.size())
+    return {};
+  picture.pixels.resize(stride * picture.height);
+  for (std::uint32_t y = 0; y < picture.height; ++y) {
+    const std::uint8_t filter = raw[y * (stride + 1)];
+    const std::uint8_t* in = &raw[y * (stride + 1) + 1];
+    std::uint8_t* out = &picture.pixels[y * stride];
+    const std::uint8_t* up = y > 0 ? out - stride : nullptr;
+    for (std::size_t x = 0; x < stride; ++x) {
+      const int a = x >= picture.channels ? out[x - picture.channels] : 0, b = up ? up[x] : 0,
+                c = up && x >= picture.channels ? up[x - picture.channels] : 0;
+      int predicted = 0;
+      if (filter == 1) predicted = a;
+      if (filter == 2) predicted = b;
+      if (filter == 3) predicted = (a + b) / 2;
+      if (filter == 4) {
+        const int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
+        predicted = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      }
+      out[x] = static_cast<std::uint8_t>(in[x] + predicted);
+    }
+  }
+  return picture;
+}
+
+class FlameGraph : public Report {
+ protected:
+  void SetUp() override {
+    if (access("/usr/bin/chromium", X_OK) != 0)
+      GTEST_SKIP() << "Debian's chromium is not installed (scripts/install-deps installs it)";
+    Report::SetUp();
+    record_call_tree();
+    svg_ = (dir_ / "flame.svg").string();
+    Result r = run({PERFMON, "report", "-i", file_, "--svg", svg_});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  // Headless Chromium as root needs --no-sandbox; the profile directory keeps it off $HOME.
+  Result chromium(std::vector<std::string> args) const {
+    args.insert(args.begin(), {"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                               "--user-data-dir=" + (dir_ / "profile").string(), "--window-size=1200,400"});
+    return run(args);
+  }
+  std::string svg_;
+};
+
+TEST_F(FlameGraph, ScreenshotShowsTheFrames) {
+  const std::string shot = (dir_ / "flame.png").string();
+  Result r = chromium({"--screenshot=" + shot, "file://" + svg_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Picture picture = decode_png(read_file(shot));
+  ASSERT_EQ(picture.width, 1200u) << "not a PNG of the window's size";
+  // Frames of user code are drawn in warm colours (red 205 and up, blue 55 and below): the stack of
+  // five frames spans the width, so they cover far more than a few percent of the picture.
+  std::size_t warm = 0;
+  for (std::size_t p = 0; p + 2 < picture.pixels.size(); p += picture.channels)
+    warm += picture.pixels[p] >= 205 && picture.pixels[p + 2] <= 55;
+  const double share = static_cast<double>(warm) / (picture.width * picture.height);
+  EXPECT_GE(share, 0.10) << "the frames are not drawn";
+}
+
+// The SVG inside a page whose script clicks a frame and searches through the picture's own
+// controls, then writes what it saw into the page, which Chromium prints (--dump-dom).
+TEST_F(FlameGraph, ClickZoomsAndSearchFindsTheShare) {
+  const std::string page = (dir_ / "page.html").string();
+  std::ofstream(page) << "<!DOCTYPE html><html><body>" << read_file(svg_).substr(read_file(svg_).find("<svg"))
+                      << R"(<script>
+const seen = {errors: []};
+window.addEventListener("error", (e) => seen.errors.push(String(e.message)));
+window.addEventListener("load", () => {
+  try {
+    const frames = Array.from(document.querySelectorAll("g.frame"));
+    seen.frames = frames.length;
+    const a = frames.find((g) => g.getAttribute("data-name") === "perfmon_branch_a");
+    a.querySelector("rect").dispatchEvent(new MouseEvent("click", {bubbles: true}));
+    seen.zoomed_width = +a.querySelector("rect").getAttribute("width");
+    seen.b_hidden = frames.find((g) => g.getAttribute("data-name") === "perfmon_branch_b").style.display === "none";
+    seen.label = a.querySelector("text").textContent;
+    window.prompt = () => "perfmon_branch_a";
+    document.getElementById("search").dispatchEvent(new MouseEvent("click", {bubbles: true}));
+    seen.matched = document.getElementById("matched").textContent;
+    document.getElementById("unzoom").dispatchEvent(new MouseEvent("click", {bubbles: true}));
+    seen.unzoomed_width = +a.querySelector("rect").getAttribute("width");
+  } catch (e) {
+    seen.errors.push(String(e));
+  }
+  const out = document.createElement("pre");
+  out.id = "seen";
+  out.textContent = JSON.stringify(seen);
+  document.body.appendChild(out);
+});
+</script></body></html>)";
+  Result r = chromium({"--virtual-time-budget=5000", "--dump-dom", "file://" + page});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::size_t start = r.out.find("<pre id=\"seen\">");
+  ASSERT_NE(start, std::string::npos) << r.out.substr(0, 2000);
+  const std::size_t from = start + std::strlen("<pre id=\"seen\">");
+  std::string text = r.out.substr(from, r.out.find("</pre>", from) - from);
+  for (std::size_t at; (at = text.find("&quot;")) != std::string::npos;) text.replace(at, 6, "\"");
+  const auto seen = nlohmann::json::parse(text);
+  EXPECT_TRUE(seen["errors"].empty()) << seen;
+  EXPECT_GE(seen["frames"].get<int>(), 6) << seen;                        // all, the command, libc, main, a, b, syscall
+  EXPECT_NEAR(seen["zoomed_width"].get<double>(), 1180.0, 0.01) << seen;  // the clicked frame fills the width
+  EXPECT_TRUE(seen["b_hidden"].get<bool>()) << seen;
+  EXPECT_EQ(seen["label"], "perfmon_branch_a") << seen;
+  EXPECT_EQ(seen["matched"], "Matched: 75.0%") << seen;  // 300 of 400 samples
+  EXPECT_NEAR(seen["unzoomed_width"].get<double>(), 1180.0 * 0.75, 0.01) << seen;
+}
+
+}  // namespace
+}  // namespace perfmon::testing

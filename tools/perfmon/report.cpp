@@ -1,0 +1,120 @@
+// perfmon report: where a perf.data file's samples landed, per command, file and function, as perf
+// report --stdio shows it; or as JSON, collapsed stacks, or a flame graph picture.
+#include <charconv>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "errors.hpp"
+#include "options.hpp"
+#include "output.hpp"
+#include "perfmon/error.hpp"
+#include "perfmon/perf_data.hpp"
+#include "perfmon/profile.hpp"
+#include "perfmon/report_output.hpp"
+
+namespace perfmon::cli {
+
+namespace {
+
+constexpr const char* kSynopsis =
+    "perfmon report [-i FILE] [--sort comm,dso,sym] [-g] [--percent-limit PCT] [-e EVENT]\n"
+    "                      [--stdio | --json | --folded | --svg FILE]";
+
+enum class Shape { Table, Json, Folded, Svg };
+
+struct ReportCommand {
+  std::string input = "perf.data";
+  ReportOptions report;
+  Shape shape = Shape::Table;
+  std::string svg_path;
+  std::string event;  // --folded and --svg draw one event: this one, or the first with samples
+};
+
+double parse_percent(std::string_view text) {
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !(value >= 0 && value <= 100))
+    throw UsageError("--percent-limit takes a share from 0 to 100, such as 0.5; not '" + printable(text) + "'");
+  return value;
+}
+
+std::size_t chosen_event(const Profile& profile, const std::string& wanted) {
+  const std::vector<EventProfile>& events = profile.events();
+  for (std::size_t e = 0; e < events.size(); ++e)
+    if (wanted.empty() ? events[e].samples != 0 : events[e].name == wanted) return e;
+  if (wanted.empty()) throw Error(ErrorKind::InvalidArgument, "the file holds no samples; there is nothing to draw.");
+  std::string names;
+  for (const EventProfile& event : events) names += (names.empty() ? "" : ", ") + event.name;
+  throw Error(ErrorKind::InvalidArgument,
+              "the file has no event '" + wanted + "'; its events are " + names + " (choose one with -e).");
+}
+
+}  // namespace
+
+int run_report(std::span<char* const> args) {
+  ReportCommand o;
+  std::vector<std::string> rest;
+  auto shape = [&](Shape chosen) {
+    if (o.shape != Shape::Table && o.shape != chosen)
+      throw UsageError("choose one of --stdio, --json, --folded and --svg");
+    o.shape = chosen;
+  };
+  std::vector<Option> options = {
+      {'i', "input", "file", "the perf.data file to read (default perf.data)",
+       [&](std::string_view v) { o.input = std::string(v); }},
+      {'s', "sort", "keys", "the columns that rows are merged by: comm, dso, sym (default comm,dso,sym)",
+       [&](std::string_view v) {
+         try {
+           o.report.sort = parse_report_keys(std::string(v));
+         } catch (const Error& error) {
+           throw UsageError(error.what());
+         }
+       }},
+      {'g', "call-graph", "", "show the call chains that end in each row",
+       [&](std::string_view) { o.report.callchains = true; }},
+      {0, "percent-limit", "pct", "leave out rows below this share",
+       [&](std::string_view v) { o.report.percent_limit = parse_percent(v); }},
+      {'e', "event", "name", "the event --folded and --svg draw (default the first with samples)",
+       [&](std::string_view v) { o.event = std::string(v); }},
+      {0, "stdio", "", "print perf report's table (the default)", [&](std::string_view) { shape(Shape::Table); }},
+      {0, "json", "", "print the figures as one JSON document", [&](std::string_view) { shape(Shape::Json); }},
+      {0, "folded", "", "print collapsed stacks (comm;outer;...;leaf SAMPLES), flamegraph.pl's input",
+       [&](std::string_view) { shape(Shape::Folded); }},
+      {0, "svg", "file", "draw a flame graph into an SVG file (zoom on click, search)",
+       [&](std::string_view v) {
+         shape(Shape::Svg);
+         o.svg_path = std::string(v);
+       }},
+  };
+  if (auto status =
+          parse_command_line(args, "report", kSynopsis, options, rest, [](const std::vector<std::string>& words) {
+            if (!words.empty()) throw UsageError("report takes no command; give the file with -i");
+          }))
+    return *status;
+  try {
+    const PerfDataReader file(o.input);
+    std::vector<std::string> names;
+    for (const PerfDataEvent& event : file.events()) names.push_back(event.name);
+    Profile profile(names);
+    file.read(profile);
+    std::string text;
+    if (o.shape == Shape::Table) text = format_report_table(profile, o.report);
+    if (o.shape == Shape::Json) text = format_report_json(profile, o.report);
+    if (o.shape == Shape::Folded) text = format_folded_stacks(profile, chosen_event(profile, o.event));
+    if (o.shape == Shape::Svg) {
+      const std::size_t event = chosen_event(profile, o.event);
+      text = format_flame_graph(profile, event,
+                                "Flame Graph: " + profile.events()[event].name + ", " +
+                                    std::to_string(profile.events()[event].samples) + " samples of " + o.input);
+    }
+    Output out(o.svg_path, stdout);
+    out.write(text);
+    out.commit();
+    return 0;
+  } catch (const Error& error) {
+    return report_error("report", error, 1);
+  }
+}
+
+}  // namespace perfmon::cli
