@@ -1,10 +1,12 @@
 // Whole-command timing: runs two commands alternately (the order swapped every round, so that the
 // machine's drift falls on both alike), each started with posix_spawn and timed from spawn to
-// exit on CLOCK_MONOTONIC, and prints each one's median and the ratio of the medians.
+// exit on CLOCK_MONOTONIC, and prints each one's median time and peak memory (the kernel's
+// ru_maxrss of the command, from wait4) and the ratios of the medians.
 //
 //   command_compare RUNS COMMAND_A [ARGS...] ::: COMMAND_B [ARGS...]
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,7 +29,11 @@ double now_ms() {
 }
 
 // Milliseconds from spawning the command to its exit; its output is discarded.
-double run_once(std::vector<char*>& argv) {
+struct Run {
+  double ms, peak_mib;
+};
+
+Run run_once(std::vector<char*>& argv) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
@@ -39,14 +45,15 @@ double run_once(std::vector<char*>& argv) {
     std::exit(1);
   }
   int status;
-  waitpid(pid, &status, 0);
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
   const double elapsed = now_ms() - start;
   posix_spawn_file_actions_destroy(&actions);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::fprintf(stderr, "command_compare: '%s' failed (status %d)\n", argv[0], status);
     std::exit(1);
   }
-  return elapsed;
+  return {elapsed, static_cast<double>(usage.ru_maxrss) / 1024.0};
 }
 
 double median(std::vector<double> values) {
@@ -80,16 +87,18 @@ int main(int argc, char** argv) {
     return 2;
   }
   for (auto& command : commands) command.push_back(nullptr);
-  std::vector<double> times[2];
+  std::vector<double> times[2], peaks[2];
   for (int round = 0; round < runs; ++round) {
     for (int k = 0; k < 2; ++k) {
       const int index = round % 2 == 0 ? k : 1 - k;
-      times[index].push_back(run_once(commands[index]));
+      const Run run = run_once(commands[index]);
+      times[index].push_back(run.ms);
+      peaks[index].push_back(run.peak_mib);
     }
   }
-  const double a = median(times[0]), b = median(times[1]);
-  std::printf("%8.3f ms  median of %d  %s\n", a, runs, joined(commands[0]).c_str());
-  std::printf("%8.3f ms  median of %d  %s\n", b, runs, joined(commands[1]).c_str());
-  std::printf("ratio %.3f\n", a / b);
+  const double a = median(times[0]), b = median(times[1]), pa = median(peaks[0]), pb = median(peaks[1]);
+  std::printf("%8.3f ms  %8.1f MiB peak  median of %d  %s\n", a, pa, runs, joined(commands[0]).c_str());
+  std::printf("%8.3f ms  %8.1f MiB peak  median of %d  %s\n", b, pb, runs, joined(commands[1]).c_str());
+  std::printf("ratio %.3f  memory ratio %.3f\n", a / b, pa / pb);
   return 0;
 }

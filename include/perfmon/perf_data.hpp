@@ -11,7 +11,9 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace perfmon {
@@ -81,17 +83,19 @@ class SampleHandler;
 // corrupt file ends in perfmon::Error naming the offset of what is wrong, never in a crash.
 class PerfDataReader {
  public:
-  // Reads the file whole. Throws perfmon::Error.
+  // Maps the file (or reads it whole, where it cannot be mapped). Throws perfmon::Error.
   explicit PerfDataReader(const std::string& path);
   // The same over a file's bytes (tests, fuzzing); `name` is what messages call it.
   PerfDataReader(std::string bytes, std::string name);
+  ~PerfDataReader();
 
   // The events, named from EVENT_DESC where the file has it ("type T config 0x..." where not).
   const std::vector<PerfDataEvent>& events() const noexcept { return events_; }
   const std::string& hostname() const noexcept { return hostname_; }
 
   // Hands every record of the data section to the handler in file order: samples decoded by their
-  // event's sample_type (with the attr's fixed period where they carry none), the others as they are. Throws
+  // event's sample_type (with the attr's fixed period where they carry none), the others as they are.
+  // Memory stays bounded: the pages of a mapped file are given back once read. Throws
   // perfmon::Error at the first record that cannot be read (its offset named); what came before it has been handed out.
   void read(SampleHandler& handler) const;
 
@@ -99,7 +103,10 @@ class PerfDataReader {
   void parse();
   [[noreturn]] void corrupt(std::uint64_t offset, const std::string& what) const;
 
-  std::string bytes_, name_;
+  struct Storage;  // the file's bytes: mapped (a regular file), else read into memory
+  std::unique_ptr<Storage> storage_;
+  std::string_view bytes_;
+  std::string name_;
   std::vector<PerfDataEvent> events_;
   std::string hostname_;
   std::uint64_t data_offset_ = 0, data_size_ = 0;

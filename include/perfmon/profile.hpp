@@ -7,8 +7,10 @@
 #include <linux/perf_event.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "perfmon/address_space.hpp"
@@ -94,8 +96,25 @@ class Profile : public SampleHandler {
     std::unordered_map<std::uint64_t, std::uint32_t> child_of;  // (parent << 32 | name) -> node
   };
 
+  // A stack seen before: where it ends (valid while `generation` is its process's).
+  struct SeenStack {
+    std::size_t event;
+    std::uint32_t pid;
+    NameId command;
+    bool kernel_leaf;
+    std::size_t words_at, words_count;  // in seen_words_
+    std::uint64_t generation;
+    std::uint32_t leaf, entry;
+    std::uint32_t next;  // the next stack of the same hash, or kNone
+  };
+  static constexpr std::uint32_t kNone = 0xffffffff;
+
   NameId intern(const std::string& text);
-  const Frame& frame(std::uint32_t pid, std::uint64_t address, bool kernel);
+  NameId command_of(std::uint32_t tid);
+  // Resolves a sample's frames into the tree: its leaf node and its entry.
+  std::pair<std::uint32_t, std::uint32_t> place_stack(std::size_t event, const Sample& sample, NameId command,
+                                                      bool kernel_leaf, std::uint64_t generation);
+  const Frame& frame(std::uint32_t pid, std::uint64_t address, bool kernel, std::uint64_t generation);
   Frame resolve(std::uint32_t pid, std::uint64_t address, bool kernel);
   std::uint32_t child(std::size_t event, std::uint32_t parent, NameId name, bool kernel);
 
@@ -109,6 +128,10 @@ class Profile : public SampleHandler {
   std::unordered_map<Place, CachedFrame, PlaceHash> frames_;
   std::unordered_map<std::uint32_t, std::uint64_t> generation_;  // by pid; bumped by its MMAP, exec, FORK
   std::uint64_t kernel_generation_ = 0;
+  std::unordered_map<std::uint32_t, NameId> command_ids_;  // by tid, until a COMM or FORK names it anew
+  std::vector<SeenStack> seen_;
+  std::vector<std::uint64_t> seen_words_;
+  std::unordered_map<std::uint64_t, std::uint32_t> first_seen_;  // a hash of a stack's words -> seen_
   std::uint64_t lost_ = 0;
   std::vector<Frame> stack_;  // the sample at hand's frames, leaf first
 };

@@ -1,7 +1,9 @@
 #include "perfmon/profile.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <tuple>
 
 #include "kernel/records.hpp"
 
@@ -63,6 +65,10 @@ void Profile::record(const perf_event_header& header) {
       // Each of these begins with the pid whose addresses it changes.
       if (const auto* task = record_as<CommRecord>(&header)) {
         ++generation_[task->pid];
+        // COMM's and FORK's thread may be named anew (FORK's tid field follows where COMM's does not).
+        command_ids_.erase(task->tid);
+        if (const auto* fork = record_as<TaskRecord>(&header); fork && header.type == PERF_RECORD_FORK)
+          command_ids_.erase(fork->tid);
         if (header.type == PERF_RECORD_MMAP && (header.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
           ++kernel_generation_;
       }
@@ -98,8 +104,7 @@ Profile::Frame Profile::resolve(std::uint32_t pid, std::uint64_t address, bool k
   return frame;
 }
 
-const Profile::Frame& Profile::frame(std::uint32_t pid, std::uint64_t address, bool kernel) {
-  const std::uint64_t generation = generation_[pid] + kernel_generation_;  // both only grow
+const Profile::Frame& Profile::frame(std::uint32_t pid, std::uint64_t address, bool kernel, std::uint64_t generation) {
   auto [cached, added] = frames_.try_emplace(Place{pid, address, kernel});
   if (added || cached->second.generation != generation) cached->second = {generation, resolve(pid, address, kernel)};
   return cached->second.frame;
@@ -119,18 +124,23 @@ std::uint32_t Profile::child(std::size_t event, std::uint32_t parent, NameId nam
   return found->second;
 }
 
-void Profile::sample(std::size_t event, const Sample& sample) {
-  if (event >= events_.size()) return;
-  const std::uint64_t period = sample.period != 0 ? sample.period : 1;
-  const bool kernel_leaf =
-      sample.record != nullptr && (sample.record->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+NameId Profile::command_of(std::uint32_t tid) {
+  auto [cached, added] = command_ids_.try_emplace(tid, 0);
+  if (added) {
+    const std::string& name = spaces_.command(tid);
+    cached->second = intern(name.empty() ? ":" + std::to_string(tid) : name);
+  }
+  return cached->second;
+}
 
+std::pair<std::uint32_t, std::uint32_t> Profile::place_stack(std::size_t event, const Sample& sample, NameId command,
+                                                             bool kernel_leaf, std::uint64_t generation) {
   // The frames, leaf first: the callchain where there is one (its PERF_CONTEXT_* words say whose
   // addresses follow), else the sampled address alone. A caller's address is a return address:
   // one byte back lies inside the call, so a call that ends its function is not charged to the next.
   stack_.clear();
   if (sample.callchain.empty()) {
-    stack_.push_back(frame(sample.pid, sample.ip, kernel_leaf));
+    stack_.push_back(frame(sample.pid, sample.ip, kernel_leaf, generation));
   } else {
     bool kernel = kernel_leaf;
     for (std::uint64_t address : sample.callchain) {
@@ -138,38 +148,71 @@ void Profile::sample(std::size_t event, const Sample& sample) {
         kernel = address == PERF_CONTEXT_KERNEL || address == PERF_CONTEXT_HV;
         continue;
       }
-      stack_.push_back(frame(sample.pid, stack_.empty() ? address : address - 1, kernel));
+      stack_.push_back(frame(sample.pid, stack_.empty() ? address : address - 1, kernel, generation));
     }
-    if (stack_.empty()) stack_.push_back(frame(sample.pid, sample.ip, kernel_leaf));
+    if (stack_.empty()) stack_.push_back(frame(sample.pid, sample.ip, kernel_leaf, generation));
+  }
+
+  EventProfile& profile = events_[event];
+  const Frame& leaf = stack_.front();
+  const EntryKey key{command, leaf.dso, leaf.symbol, leaf.kernel};
+  auto [found, added] = states_[event].entry_of.try_emplace(key, static_cast<std::uint32_t>(profile.entries.size()));
+  if (added) profile.entries.push_back({command, leaf.dso, leaf.symbol, leaf.kernel, 0, 0});
+  std::uint32_t node = child(event, 0, command, false);
+  for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) node = child(event, node, it->label, it->kernel);
+  profile.stacks[node].entry = found->second;
+  return {node, found->second};
+}
+
+void Profile::sample(std::size_t event, const Sample& sample) {
+  if (event >= events_.size()) return;
+  const std::uint64_t period = sample.period != 0 ? sample.period : 1;
+  const bool kernel_leaf =
+      sample.record != nullptr && (sample.record->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+  const NameId command = command_of(sample.tid);
+  const std::uint64_t generation = generation_[sample.pid] + kernel_generation_;  // both only grow
+
+  // A stack seen before (the same words, process, command and event) ends at the same node: most
+  // samples are found here, with one hash of their words and no frame resolved again.
+  const std::span<const std::uint64_t> words =
+      sample.callchain.empty() ? std::span<const std::uint64_t>(&sample.ip, 1) : sample.callchain;
+  std::uint64_t hash =
+      mix(event, static_cast<std::uint64_t>(sample.pid) << 33 | std::uint64_t{command} << 1 | kernel_leaf);
+  for (std::uint64_t word : words) hash = mix(hash, word);
+  auto [first, added] = first_seen_.try_emplace(hash, kNone);
+  std::uint32_t at = first->second;
+  for (; at != kNone; at = seen_[at].next) {
+    const SeenStack& seen = seen_[at];
+    if (seen.event == event && seen.pid == sample.pid && seen.command == command && seen.kernel_leaf == kernel_leaf &&
+        seen.words_count == words.size() && std::equal(words.begin(), words.end(), seen_words_.begin() + seen.words_at))
+      break;
+  }
+  if (at == kNone) {
+    at = static_cast<std::uint32_t>(seen_.size());
+    seen_.push_back({event, sample.pid, command, kernel_leaf, seen_words_.size(), words.size(), generation - 1, 0, 0,
+                     first->second});
+    seen_words_.insert(seen_words_.end(), words.begin(), words.end());
+    first->second = at;
+  }
+  if (seen_[at].generation != generation) {
+    std::tie(seen_[at].leaf, seen_[at].entry) = place_stack(event, sample, command, kernel_leaf, generation);
+    seen_[at].generation = generation;
   }
 
   EventProfile& profile = events_[event];
   profile.samples += 1;
   profile.period += period;
-  const Frame& leaf = stack_.front();
-  const NameId command =
-      intern(spaces_.command(sample.tid).empty() ? ":" + std::to_string(sample.tid) : spaces_.command(sample.tid));
-  const EntryKey key{command, leaf.dso, leaf.symbol, leaf.kernel};
-  auto [found, added] = states_[event].entry_of.try_emplace(key, static_cast<std::uint32_t>(profile.entries.size()));
-  if (added) profile.entries.push_back({command, leaf.dso, leaf.symbol, leaf.kernel, 0, 0});
-  ProfileEntry& entry = profile.entries[found->second];
+  ProfileEntry& entry = profile.entries[seen_[at].entry];
   entry.samples += 1;
   entry.period += period;
-
-  std::uint32_t node = child(event, 0, command, false);
-  auto charge = [&](std::uint32_t at) {
-    profile.stacks[at].samples += 1;
-    profile.stacks[at].period += period;
-  };
-  charge(0);
-  charge(node);
-  for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) {
-    node = child(event, node, it->label, it->kernel);
-    charge(node);
+  const std::uint32_t leaf = seen_[at].leaf;
+  profile.stacks[leaf].self_samples += 1;
+  profile.stacks[leaf].self_period += period;
+  for (std::uint32_t node = leaf;; node = profile.stacks[node].parent) {
+    profile.stacks[node].samples += 1;
+    profile.stacks[node].period += period;
+    if (node == 0) break;
   }
-  profile.stacks[node].self_samples += 1;
-  profile.stacks[node].self_period += period;
-  profile.stacks[node].entry = found->second;
 }
 
 }  // namespace perfmon

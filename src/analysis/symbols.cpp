@@ -1,7 +1,7 @@
 #include "perfmon/symbols.hpp"
 
 #include "analysis/symbol_table.hpp"
-#include "kernel/text_file.hpp"
+#include "kernel/file_mapping.hpp"
 
 #include <elf.h>
 
@@ -79,7 +79,7 @@ void read_elf_symbols(std::string_view bytes, SymbolTables::Table& table) {
         const char* name = bytes.data() + names.sh_offset + symbol.st_name;
         found.push_back({{symbol.st_value, symbol.st_size,
                           demangled(std::string(name, strnlen(name, names.sh_size - symbol.st_name)))},
-                         ELF64_ST_BIND(symbol.st_info)});
+                         static_cast<unsigned>(ELF64_ST_BIND(symbol.st_info))});
       }
     }
     if (!found.empty()) break;  // .symtab holds all of .dynsym's
@@ -112,7 +112,9 @@ const std::string* SymbolTables::function_in_file(const std::string& path, std::
   std::unique_ptr<Table>& table = files_[path];
   if (!table) {
     table = std::make_unique<Table>();
-    read_elf_symbols(kernel::read_whole_file(path).value_or(std::string()), *table);
+    // Regular files only, mapped rather than copied: a recording may name /dev/zero or a FIFO.
+    if (const std::optional<kernel::FileMapping> file = kernel::FileMapping::map(path))
+      read_elf_symbols(file->bytes(), *table);
   }
   for (const Table::Segment& segment : table->segments) {
     if (file_offset < segment.file_offset || file_offset - segment.file_offset >= segment.file_size) continue;

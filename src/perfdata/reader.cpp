@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 
+#include "kernel/file_mapping.hpp"
 #include "kernel/sample_layout.hpp"
 #include "kernel/text_file.hpp"
 #include "perfdata/file_layout.hpp"
@@ -26,20 +27,35 @@ std::string hex(std::uint64_t value) {
 
 }  // namespace
 
-PerfDataReader::PerfDataReader(const std::string& path) : name_(path) {
-  std::optional<std::string> content = kernel::read_whole_file(path);
-  if (!content) {
-    const int err = errno;
-    throw Error(ErrorKind::InvalidArgument,
-                "cannot read '" + path + "': " + std::strerror(err) + "; give a perf.data file (-i FILE).", err);
+struct PerfDataReader::Storage {
+  std::optional<kernel::FileMapping> mapping;
+  std::string bytes;
+};
+
+PerfDataReader::PerfDataReader(const std::string& path) : storage_(std::make_unique<Storage>()), name_(path) {
+  storage_->mapping = kernel::FileMapping::map(path);
+  if (storage_->mapping) {
+    bytes_ = storage_->mapping->bytes();
+  } else {
+    std::optional<std::string> content = kernel::read_whole_file(path);  // a pipe, a procfs file
+    if (!content) {
+      const int err = errno;
+      throw Error(ErrorKind::InvalidArgument,
+                  "cannot read '" + path + "': " + std::strerror(err) + "; give a perf.data file (-i FILE).", err);
+    }
+    storage_->bytes = std::move(*content);
+    bytes_ = storage_->bytes;
   }
-  bytes_ = std::move(*content);
   parse();
 }
 
-PerfDataReader::PerfDataReader(std::string bytes, std::string name) : bytes_(std::move(bytes)), name_(std::move(name)) {
+PerfDataReader::PerfDataReader(std::string bytes, std::string name)
+    : storage_(std::make_unique<Storage>(Storage{std::nullopt, std::move(bytes)})), name_(std::move(name)) {
+  bytes_ = storage_->bytes;
   parse();
 }
+
+PerfDataReader::~PerfDataReader() = default;
 
 void PerfDataReader::corrupt(std::uint64_t offset, const std::string& what) const {
   throw Error(ErrorKind::InvalidArgument,
@@ -170,6 +186,7 @@ void PerfDataReader::read(SampleHandler& handler) const {
   // Records are copied out one at a time: the file's bytes need not be 8-byte aligned for the decoder.
   std::vector<std::uint64_t> aligned(65536 / 8);
   Sample sample;
+  std::uint64_t released = 0;
   for (std::uint64_t at = data_offset_; at < data_offset_ + data_size_;) {
     perf_event_header header;
     if (data_offset_ + data_size_ - at < sizeof header) corrupt(at, "the data section ends inside a record's header");
@@ -195,6 +212,12 @@ void PerfDataReader::read(SampleHandler& handler) const {
       handler.record(record);
     }
     at += header.size;
+    // What is read is given back in windows of 32 MiB: a file of any size costs one window.
+    constexpr std::uint64_t kWindow = 32 << 20;
+    if (storage_->mapping && at - released >= kWindow) {
+      storage_->mapping->release(released, at - released);
+      released = at;
+    }
   }
 }
 

@@ -1,31 +1,33 @@
 // perf.data files, whole: the header, attrs and ids, feature sections (EVENT_DESC, HOSTNAME) and
-// every record of the data section decoded by its event, as perfmon script reads them.
+// every record of the data section decoded by its event, summed up as perfmon report does and
+// shown in each of its shapes.
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "perfmon/error.hpp"
 #include "perfmon/perf_data.hpp"
-#include "perfmon/sampler.hpp"
+#include "perfmon/profile.hpp"
+#include "perfmon/report_output.hpp"
 
 namespace {
-
-volatile std::uint64_t sink;
-
-struct Touch : perfmon::SampleHandler {
-  void sample(std::size_t event, const perfmon::Sample& sample) override {
-    sink = event + sample.ip + sample.raw.size();
-  }
-  void record(const perf_event_header& record) override { sink = record.type; }
-};
-
+volatile std::size_t sink;
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
     const perfmon::PerfDataReader file(std::string(reinterpret_cast<const char*>(data), size), "input");
-    Touch touch;
-    file.read(touch);
+    std::vector<std::string> names;
+    for (const perfmon::PerfDataEvent& event : file.events()) names.push_back(event.name);
+    perfmon::Profile profile(names);
+    file.read(profile);
+    perfmon::ReportOptions options;
+    options.callchains = true;
+    sink = perfmon::format_report_table(profile, options).size() + perfmon::format_report_json(profile, options).size();
+    for (std::size_t event = 0; event < names.size(); ++event)
+      sink = perfmon::format_folded_stacks(profile, event).size() +
+             perfmon::format_flame_graph(profile, event, "fuzz").size();
   } catch (const perfmon::Error&) {
   }
   return 0;

@@ -1,0 +1,52 @@
+#include "kernel/file_mapping.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <utility>
+
+#include "kernel/fd.hpp"
+
+namespace perfmon::kernel {
+
+std::optional<FileMapping> FileMapping::map(const std::string& path) {
+  const FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat status;
+  if (!file || ::fstat(file.get(), &status) != 0) return std::nullopt;
+  if (!S_ISREG(status.st_mode) || status.st_size == 0) {
+    errno = S_ISDIR(status.st_mode) ? EISDIR : EINVAL;
+    return std::nullopt;
+  }
+  const auto size = static_cast<std::size_t>(status.st_size);
+  void* base = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.get(), 0);
+  if (base == MAP_FAILED) return std::nullopt;
+  return FileMapping(base, size);
+}
+
+FileMapping::FileMapping(FileMapping&& other) noexcept
+    : base_(std::exchange(other.base_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+FileMapping& FileMapping::operator=(FileMapping&& other) noexcept {
+  if (this != &other) {
+    if (base_ != nullptr) ::munmap(base_, size_);
+    base_ = std::exchange(other.base_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+FileMapping::~FileMapping() {
+  if (base_ != nullptr) ::munmap(base_, size_);
+}
+
+void FileMapping::release(std::size_t offset, std::size_t length) const noexcept {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t first = (offset + page - 1) / page * page;
+  const std::size_t end = std::min(offset + length, size_) / page * page;
+  if (base_ != nullptr && first < end) ::madvise(static_cast<char*>(base_) + first, end - first, MADV_DONTNEED);
+}
+
+}  // namespace perfmon::kernel
