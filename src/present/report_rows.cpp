@@ -58,8 +58,8 @@ std::vector<ReportRow> report_rows(const Profile& profile, const EventProfile& e
     }
   }
 
-  auto names = [&](const ReportRow& row) {
-    return std::make_tuple(profile.name(row.key.command), profile.name(row.key.dso), profile.name(row.key.symbol));
+  auto names = [&](const ReportRow& row) {  // references: no copy per comparison
+    return std::tie(profile.name(row.key.command), profile.name(row.key.dso), profile.name(row.key.symbol));
   };
   std::sort(rows.begin(), rows.end(), [&](const ReportRow& a, const ReportRow& b) {
     if (a.period != b.period) return a.period > b.period;

@@ -35,7 +35,8 @@ class HardwarePmu : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string why = probe_event(catalog_.resolve("instructions:u").attr);
-    if (!why.empty()) GTEST_SKIP() << "needs a hardware PMU: " << why;
+    if (!why.empty())
+      GTEST_SKIP() << "needs a hardware PMU: " << why << " These tests run in the emulated-PMU rig (tests/rig/run).";
   }
 
   static SessionOptions this_thread() {
