@@ -7,6 +7,7 @@
 #include "perfmon/encoding.hpp"       // an event's hardware encodings, and back from a PERFEVTSEL value
 #include "perfmon/error.hpp"          // Error: kind, errno, one sentence
 #include "perfmon/event.hpp"          // Event: the exact perf_event_attr; EventGroup
+#include "perfmon/notification_queue.hpp"  // NotificationQueue: perfmon2's overflow and end messages
 #include "perfmon/perf_data.hpp"      // perf.data files: PerfDataWriter, PerfDataReader
 #include "perfmon/perfevtsel.hpp"     // PerfEvtSel: x86's event-select register
 #include "perfmon/printable.hpp"      // printable: outside text made safe for a terminal
@@ -16,6 +17,7 @@
 #include "perfmon/report_output.hpp"  // perf report's shapes: table, JSON, folded stacks, flame graph
 #include "perfmon/sample.hpp"         // Sample: one PERF_RECORD_SAMPLE, decoded
 #include "perfmon/sampler.hpp"        // Sampler: sample events into ring buffers; SampleHandler
+#include "perfmon/sampling_format.hpp"  // SamplingFormat; DefaultSamplingFormat: perfmon2's buffer layout
 #include "perfmon/scope.hpp"          // ScopedMeasurement: measure one scope
 #include "perfmon/session.hpp"        // CounterSession: open, start, stop, read
 #include "perfmon/stat.hpp"           // perf stat's figures: rows, metrics, statistics over runs

@@ -51,6 +51,9 @@ struct SamplingOptions {
   std::uint64_t sample_type = kDefaultSampleType;
   // Data pages of each location's ring buffer, a power of two (64: 256 KiB with 4 KiB pages).
   std::size_t ring_pages = 64;
+  // wait() (and a NotificationQueue) wakes after this many samples of an event; 0: when a ring is
+  // half full. 1 hears of every overflow at once, at the cost of a wake-up each.
+  std::uint32_t wakeup_events = 0;
   // Sample threads and processes the target creates after the events are opened.
   bool inherit = true;
   // Also record the target's COMM, MMAP2, FORK and EXIT records (on the first event, as perf
@@ -81,7 +84,8 @@ class SampleHandler {
  public:
   virtual ~SampleHandler() = default;
   // A sample of event `event` (an index into the sampler's events). The sample's spans are valid
-  // until this returns.
+  // until this returns. Its period is the one that just ran out, whether or not the sample carries
+  // PERF_SAMPLE_PERIOD (perfmon2's last_reset_val).
   virtual void sample(std::size_t event, const Sample& sample) = 0;
   // Every other record the kernel wrote (PERF_RECORD_COMM, MMAP2, FORK, EXIT, LOST, THROTTLE, ...),
   // as include/uapi/linux/perf_event.h lays it out; valid until this returns.
@@ -126,8 +130,12 @@ class Sampler {
   // The period last set for the event at fd (perfmon2's last_reset_val); 0 for an unknown fd.
   std::uint64_t last_period(int fd) const noexcept;
 
-  // Waits until a ring is half full, every target has gone, or `timeout_ms` passed (-1: no limit).
-  // Returns false on timeout. Throws perfmon::Error when poll(2) fails.
+  // Every event fd, for a poll(2) or epoll of the caller's: each says POLLIN when wait() would
+  // wake for its ring, POLLHUP once its thread has gone.
+  std::vector<int> event_fds() const;
+
+  // Waits until a ring is half full (or wakeup_events samples came), every target has gone, or `timeout_ms` passed (-1:
+  // no limit). Returns false on timeout. Throws perfmon::Error when poll(2) fails.
   bool wait(int timeout_ms);
   // True once every location's events are gone (their threads exited): what the rings hold is all.
   bool finished() const noexcept;
@@ -136,6 +144,9 @@ class Sampler {
   // and gives the space back to the kernel. Returns how many records it handed out. Allocates
   // nothing; throws only what the handler throws.
   std::size_t drain(SampleHandler& handler);
+  // Called by a handler during drain(): drain() returns after the record being handled, and the
+  // records after it stay in the rings for the next drain() (a format that is full, for example).
+  void interrupt_drain() noexcept;
   const SamplerStats& stats() const noexcept;
   // The group values a sample carries (PERF_SAMPLE_READ), member by member into `out`. Returns how
   // many were written: 0 without PERF_SAMPLE_READ, or when `out` is too small or the words are not

@@ -18,6 +18,7 @@ perf_event_attr complete_attr(const Event& event, bool leader, const OpenSetting
   if (settings.sample_type != 0) {
     attr.sample_type = settings.sample_type | PERF_SAMPLE_IDENTIFIER;
     attr.sample_id_all = 1;
+    attr.wakeup_events = settings.wakeup_events;
     // As in perf, an event's own period= or freq= term wins over the measurement's.
     if (attr.sample_period == 0) {
       if (settings.sample_frequency != 0) {

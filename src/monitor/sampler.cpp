@@ -31,6 +31,7 @@ monitor::OpenSettings settings_for(const Target& target, const SamplingOptions& 
   settings.sample_type = options.sample_type;
   settings.sample_period = options.period;
   settings.sample_frequency = options.frequency;
+  settings.wakeup_events = options.wakeup_events;
   settings.threads_per_cpu = options.inherit;  // the kernel maps an inherited event only on a CPU
   // A sample's reading of its group: every member, named by its id, with the times for scaling.
   if (options.sample_type & PERF_SAMPLE_READ)
@@ -110,6 +111,7 @@ struct Sampler::State {
   std::vector<pollfd> polled;               // every event fd; -1 once it hung up
   std::size_t open_fds = 0;                 // not hung up yet
   int stop_after = 0;
+  bool drain_interrupted = false;
   SamplerStats stats;
   std::vector<std::string> notes;
 
@@ -220,6 +222,12 @@ std::uint64_t Sampler::last_period(int fd) const noexcept {
   return o == nullptr ? 0 : o->period;
 }
 
+std::vector<int> Sampler::event_fds() const {
+  std::vector<int> fds;
+  for (const State::Opened& o : state_->opened) fds.push_back(o.fd);
+  return fds;
+}
+
 bool Sampler::wait(int timeout_ms) {
   State& s = *state_;
   if (finished()) return true;
@@ -246,10 +254,13 @@ std::size_t Sampler::drain(SampleHandler& handler) {
   State& s = *state_;
   std::size_t handed = 0;
   Sample sample;
+  s.drain_interrupted = false;
   for (kernel::RingReader& reader : s.readers) {
     if (reader.corrupt()) continue;
     reader.begin();
-    while (const perf_event_header* record = reader.next()) {
+    while (!s.drain_interrupted) {
+      const perf_event_header* record = reader.next();
+      if (record == nullptr) break;
       ++handed;
       if (record->type == PERF_RECORD_SAMPLE) {
         State::Opened* o = s.find_id(kernel::record_identifier(*record));
@@ -258,6 +269,7 @@ std::size_t Sampler::drain(SampleHandler& handler) {
           continue;
         }
         ++s.stats.samples;
+        if (!(s.attrs[o->event].sample_type & PERF_SAMPLE_PERIOD)) sample.period = o->period;
         // Without stop_after nobody re-arms the event: the next random period is set here.
         if (!s.random.empty() && s.stop_after == 0) {
           const std::uint64_t next = s.random[o->event].next();
@@ -272,9 +284,14 @@ std::size_t Sampler::drain(SampleHandler& handler) {
       handler.record(*record);
     }
     if (reader.corrupt()) ++s.stats.corrupt_rings;
-    reader.consume();
+    reader.consume();  // what was handed out; an interrupted drain leaves the rest for the next
+    if (s.drain_interrupted) break;
   }
   return handed;
+}
+
+void Sampler::interrupt_drain() noexcept {
+  state_->drain_interrupted = true;
 }
 
 perf_event_attr Sampler::opened_attr(std::size_t index) const noexcept {

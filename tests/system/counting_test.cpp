@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "../helpers/system_calls.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/scope.hpp"
@@ -65,20 +66,14 @@ void operator delete[](void* p, const std::nothrow_t&) noexcept {
 namespace perfmon {
 namespace {
 
-constexpr long kCalls = 1000;
+using testing::call_getppid;
+using testing::catalog;
 
-void call_getppid(long n) {
-  for (long i = 0; i < n; ++i) syscall(SYS_getppid);
-}
+constexpr long kCalls = 1000;
 
 [[gnu::noinline]] void counted_function(volatile int* sink) {
   asm volatile("");
   *sink = *sink + 1;
-}
-
-const EventCatalog& catalog() {
-  static const EventCatalog instance;
-  return instance;
 }
 
 SessionOptions no_inherit() {

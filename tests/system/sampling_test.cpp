@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../helpers/system_calls.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/random_period.hpp"
@@ -20,14 +21,8 @@
 namespace perfmon {
 namespace {
 
-const EventCatalog& catalog() {
-  static const EventCatalog instance;
-  return instance;
-}
-
-void call_getppid(long n) {
-  for (long i = 0; i < n; ++i) syscall(SYS_getppid);
-}
+using testing::call_getppid;
+using testing::catalog;
 
 // Keeps what the tests check of each sample.
 struct Kept : SampleHandler {
@@ -82,7 +77,9 @@ Kept sample_getppid_calls(const SamplingOptions& options, long calls) {
 TEST(Sampling, TracepointAtPeriodNSamplesEveryNthCall) {
   SamplingOptions options = every_event();
   options.period = 100;
-  EXPECT_EQ(sample_getppid_calls(options, 1050).per_event[0], 10u);
+  const Kept kept = sample_getppid_calls(options, 1050);
+  EXPECT_EQ(kept.per_event[0], 10u);
+  EXPECT_EQ(kept.periods, std::set<std::uint64_t>{100}) << "each sample says the period that ran out";
 }
 
 // The kernel's rule for software events, tracepoints and breakpoints, pinned here because it would
