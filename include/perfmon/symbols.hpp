@@ -1,6 +1,7 @@
-// perfmon: function names for addresses — from an ELF file's symbol table (.symtab, else .dynsym)
-// and the kernel's /proc/kallsyms — each file read once and kept, so that a report's memory grows
-// with the files it touches, not with its samples.
+// perfmon: function names for addresses — from an ELF file's symbol table (.symtab; for a stripped
+// file, the .symtab of its separate debug file where one is installed, else .dynsym) and the
+// kernel's /proc/kallsyms — each file read once and kept, so that a report's memory grows with the
+// files it touches, not with its samples.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,9 @@ namespace perfmon {
 
 class SymbolTables {
  public:
-  SymbolTables();
+  // Separate debug files are looked for under `debug_root` (by build id, then by .gnu_debuglink
+  // name) and next to the file, as gdb and perf look.
+  explicit SymbolTables(std::string debug_root = "/usr/lib/debug");
   ~SymbolTables();
 
   // The function at `file_offset` of an ELF file (as a mapping's offset gives it), or nullptr;
@@ -24,6 +27,7 @@ class SymbolTables {
   struct Table;  // defined in the library only
 
  private:
+  std::string debug_root_;
   std::map<std::string, std::unique_ptr<Table>> files_;
   std::unique_ptr<Table> kernel_;
 };

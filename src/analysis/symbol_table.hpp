@@ -36,8 +36,17 @@ struct SymbolTables::Table {
 };
 
 // Reads what it needs of a 64-bit ELF file in this machine's byte order: the PT_LOAD segments and
-// the functions of .symtab (else .dynsym). Every offset is checked against the size, so a damaged
-// file yields fewer names, never a read outside it.
+// the functions of .symtab (else .dynsym, hidden versions named "f@VERSION"). Every offset is
+// checked against the size, so a damaged file yields fewer names, never a read outside it.
 void read_elf_symbols(std::string_view bytes, SymbolTables::Table& table);
+
+// Where the separate debug file of the ELF file `path` (whose bytes are `elf`) may be, in the order
+// gdb and perf look: <root>/.build-id/xx/yyyy.debug by its build id, then by its .gnu_debuglink
+// name next to it, in .debug/ beside it, and under <root> at its directory.
+std::vector<std::string> debug_file_candidates(const std::string& path, std::string_view elf,
+                                               const std::string& debug_root);
+// The functions of a debug file's .symtab replace those of `table` (the segments stay the file's),
+// unless the two files' build ids differ or the debug file names none.
+void read_debug_symbols(std::string_view file, std::string_view debug, SymbolTables::Table& table);
 
 }  // namespace perfmon

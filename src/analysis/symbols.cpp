@@ -1,6 +1,7 @@
 #include "perfmon/symbols.hpp"
 
 #include "analysis/symbol_table.hpp"
+#include "kernel/build_id.hpp"
 #include "kernel/file_mapping.hpp"
 
 #include <elf.h>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <sstream>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace perfmon {
@@ -39,6 +41,9 @@ std::string demangled(std::string name) {
   return readable;
 }
 
+// Bits of a .gnu.version entry (binutils' VERSYM_HIDDEN and VERSYM_VERSION; <elf.h> lacks them).
+constexpr Elf64_Half kVersionHidden = 0x8000, kVersionIndex = 0x7fff;
+
 struct Found {
   SymbolTables::Table::Function function;
   unsigned binding;
@@ -46,65 +51,180 @@ struct Found {
 
 }  // namespace
 
-void read_elf_symbols(std::string_view bytes, SymbolTables::Table& table) {
-  std::vector<Found> found;
-  auto fits = [&](std::uint64_t offset, std::uint64_t size) {
+namespace {
+
+// The parts of a 64-bit ELF file of this machine's byte order that names need, every offset
+// checked against the size.
+struct ElfView {
+  std::string_view bytes;
+  Elf64_Ehdr header{};
+  std::vector<Elf64_Shdr> sections;
+
+  bool fits(std::uint64_t offset, std::uint64_t size) const {
     return offset <= bytes.size() && size <= bytes.size() - offset;
-  };
-  Elf64_Ehdr header;
-  if (!fits(0, sizeof header)) return;
-  std::memcpy(&header, bytes.data(), sizeof header);
-  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64) return;
-  for (unsigned i = 0; i < header.e_phnum; ++i) {
-    Elf64_Phdr segment;
-    if (!fits(header.e_phoff + i * sizeof segment, sizeof segment)) break;
-    std::memcpy(&segment, bytes.data() + header.e_phoff + i * sizeof segment, sizeof segment);
-    if (segment.p_type == PT_LOAD) table.segments.push_back({segment.p_offset, segment.p_filesz, segment.p_vaddr});
   }
-  std::vector<Elf64_Shdr> sections(header.e_shnum);
-  if (header.e_shentsize != sizeof(Elf64_Shdr) || !fits(header.e_shoff, sections.size() * sizeof(Elf64_Shdr))) return;
-  if (!sections.empty())
-    std::memcpy(sections.data(), bytes.data() + header.e_shoff, sections.size() * sizeof(Elf64_Shdr));
+  explicit ElfView(std::string_view elf) : bytes(elf) {
+    if (!fits(0, sizeof header)) return;
+    std::memcpy(&header, bytes.data(), sizeof header);
+    if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64) {
+      header = {};
+      return;
+    }
+    if (header.e_shentsize != sizeof(Elf64_Shdr) || !fits(header.e_shoff, header.e_shnum * sizeof(Elf64_Shdr))) return;
+    sections.resize(header.e_shnum);
+    if (!sections.empty())
+      std::memcpy(sections.data(), bytes.data() + header.e_shoff, sections.size() * sizeof(Elf64_Shdr));
+  }
+  bool has(Elf64_Word type) const {
+    return std::any_of(sections.begin(), sections.end(), [&](const Elf64_Shdr& s) { return s.sh_type == type; });
+  }
+  // A section's bytes, or empty when it lies outside the file (or takes no room: SHT_NOBITS).
+  std::string_view contents(const Elf64_Shdr& section) const {
+    if (section.sh_type == SHT_NOBITS || !fits(section.sh_offset, section.sh_size)) return {};
+    return bytes.substr(section.sh_offset, section.sh_size);
+  }
+  // The section called `name`, or nullptr.
+  const Elf64_Shdr* named(std::string_view name) const {
+    if (header.e_shstrndx >= sections.size()) return nullptr;
+    const std::string_view names = contents(sections[header.e_shstrndx]);
+    for (const Elf64_Shdr& section : sections)
+      if (section.sh_name < names.size() &&
+          names.substr(section.sh_name).substr(0, name.size() + 1) == std::string(name) + '\0')
+        return &section;
+    return nullptr;
+  }
+};
+
+// The name of version `index` in a .gnu.version_d section, or empty.
+std::string_view version_name(const ElfView& elf, const Elf64_Shdr& definitions, unsigned index) {
+  const std::string_view defs = elf.contents(definitions);
+  if (definitions.sh_link >= elf.sections.size()) return {};
+  const std::string_view names = elf.contents(elf.sections[definitions.sh_link]);
+  std::size_t at = 0;
+  for (unsigned n = 0; n < definitions.sh_info && at + sizeof(Elf64_Verdef) <= defs.size(); ++n) {
+    Elf64_Verdef def;
+    std::memcpy(&def, defs.data() + at, sizeof def);
+    if (def.vd_ndx == index && def.vd_cnt > 0 && def.vd_aux <= defs.size() - at &&
+        sizeof(Elf64_Verdaux) <= defs.size() - at - def.vd_aux) {
+      Elf64_Verdaux aux;
+      std::memcpy(&aux, defs.data() + at + def.vd_aux, sizeof aux);
+      if (aux.vda_name < names.size())
+        return names.substr(aux.vda_name).substr(0, names.substr(aux.vda_name).find('\0'));
+    }
+    if (def.vd_next == 0) break;
+    at += def.vd_next;
+  }
+  return {};
+}
+
+void read_functions(const ElfView& elf, SymbolTables::Table& table) {
+  std::vector<Found> found;
   for (Elf64_Word wanted : {SHT_SYMTAB, SHT_DYNSYM}) {
-    for (const Elf64_Shdr& symbols : sections) {
-      if (symbols.sh_type != wanted || symbols.sh_link >= sections.size()) continue;
-      const Elf64_Shdr& names = sections[symbols.sh_link];
-      if (!fits(symbols.sh_offset, symbols.sh_size) || !fits(names.sh_offset, names.sh_size)) continue;
-      for (std::uint64_t at = 0; at + sizeof(Elf64_Sym) <= symbols.sh_size; at += sizeof(Elf64_Sym)) {
+    for (std::size_t index = 0; index < elf.sections.size(); ++index) {
+      const Elf64_Shdr& symbols = elf.sections[index];
+      if (symbols.sh_type != wanted || symbols.sh_link >= elf.sections.size()) continue;
+      const std::string_view entries = elf.contents(symbols), names = elf.contents(elf.sections[symbols.sh_link]);
+      // .dynsym's hidden versions are named as nm -D and perf name them: "__acos_finite@GLIBC_2.15".
+      std::string_view versions;
+      const Elf64_Shdr* definitions = nullptr;
+      for (const Elf64_Shdr& section : elf.sections) {
+        if (section.sh_type == SHT_GNU_versym && section.sh_link == index) versions = elf.contents(section);
+        if (section.sh_type == SHT_GNU_verdef) definitions = &section;
+      }
+      for (std::uint64_t at = 0; at + sizeof(Elf64_Sym) <= entries.size(); at += sizeof(Elf64_Sym)) {
         Elf64_Sym symbol;
-        std::memcpy(&symbol, bytes.data() + symbols.sh_offset + at, sizeof symbol);
+        std::memcpy(&symbol, entries.data() + at, sizeof symbol);
         const unsigned type = ELF64_ST_TYPE(symbol.st_info);
-        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || symbol.st_value == 0 || symbol.st_name >= names.sh_size)
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || symbol.st_value == 0 || symbol.st_name >= names.size())
           continue;
-        const char* name = bytes.data() + names.sh_offset + symbol.st_name;
-        found.push_back({{symbol.st_value, symbol.st_size,
-                          demangled(std::string(name, strnlen(name, names.sh_size - symbol.st_name)))},
-                         static_cast<unsigned>(ELF64_ST_BIND(symbol.st_info))});
+        const std::string_view tail = names.substr(symbol.st_name);
+        std::string name = demangled(std::string(tail.substr(0, tail.find('\0'))));
+        const std::uint64_t nth = at / sizeof(Elf64_Sym);
+        if (definitions != nullptr && (nth + 1) * sizeof(Elf64_Half) <= versions.size()) {
+          Elf64_Half version;
+          std::memcpy(&version, versions.data() + nth * sizeof version, sizeof version);
+          if ((version & kVersionHidden) && (version & kVersionIndex) > VER_NDX_GLOBAL)
+            if (std::string_view v = version_name(elf, *definitions, version & kVersionIndex); !v.empty())
+              name.append("@").append(v);
+        }
+        found.push_back(
+            {{symbol.st_value, symbol.st_size, std::move(name)}, static_cast<unsigned>(ELF64_ST_BIND(symbol.st_info))});
       }
     }
     if (!found.empty()) break;  // .symtab holds all of .dynsym's
   }
   // Of the names of one address (aliases such as btowc and __btowc), the one perf shows (its
-  // choose_best_symbol): one with a size, then global before weak before local, then the fewest
-  // leading underscores, then the longest.
+  // choose_best_symbol): one with a size, then global before local before weak (a weak name is
+  // the one to avoid: readdir64 loses to __GI___readdir64), then the fewest leading underscores,
+  // then the longest.
   auto rank = [](const Found& f) {
     const std::size_t underscores = f.function.name.find_first_not_of('_');
     return std::make_tuple(f.function.size != 0,
                            f.binding == STB_GLOBAL ? 2
-                           : f.binding == STB_WEAK ? 1
-                                                   : 0,
+                           : f.binding == STB_WEAK ? 0
+                                                   : 1,
                            -static_cast<long>(underscores == std::string::npos ? 0 : underscores),
                            f.function.name.size());
   };
   std::sort(found.begin(), found.end(), [&](const Found& a, const Found& b) {
     return a.function.start != b.function.start ? a.function.start < b.function.start : rank(a) > rank(b);
   });
+  table.functions.clear();
   for (Found& f : found)
     if (table.functions.empty() || table.functions.back().start != f.function.start)
       table.functions.push_back(std::move(f.function));
 }
 
-SymbolTables::SymbolTables() = default;
+// The file name a .gnu_debuglink section names (the CRC after it is not checked: the build id is,
+// where both files have one).
+std::string debug_link(const ElfView& elf) {
+  const Elf64_Shdr* link = elf.named(".gnu_debuglink");
+  if (link == nullptr) return {};
+  const std::string_view contents = elf.contents(*link);
+  const std::string name(contents.substr(0, contents.find('\0')));
+  return name.find('/') == std::string::npos ? name : std::string();
+}
+
+}  // namespace
+
+void read_elf_symbols(std::string_view bytes, SymbolTables::Table& table) {
+  const ElfView elf(bytes);
+  for (unsigned i = 0; i < elf.header.e_phnum; ++i) {
+    Elf64_Phdr segment;
+    if (!elf.fits(elf.header.e_phoff + i * sizeof segment, sizeof segment)) break;
+    std::memcpy(&segment, bytes.data() + elf.header.e_phoff + i * sizeof segment, sizeof segment);
+    if (segment.p_type == PT_LOAD) table.segments.push_back({segment.p_offset, segment.p_filesz, segment.p_vaddr});
+  }
+  read_functions(elf, table);
+}
+
+std::vector<std::string> debug_file_candidates(const std::string& path, std::string_view elf,
+                                               const std::string& debug_root) {
+  std::vector<std::string> candidates;
+  if (const std::optional<std::string> id = kernel::build_id_in_elf(elf); id && id->size() > 1) {
+    const std::string hex = kernel::build_id_hex(*id);
+    candidates.push_back(debug_root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug");
+  }
+  if (const std::string link = debug_link(ElfView(elf)); !link.empty()) {
+    const std::string dir = path.substr(0, path.rfind('/') + 1);  // with its slash; empty for a bare name
+    candidates.push_back(dir + link);
+    candidates.push_back(dir + ".debug/" + link);
+    if (dir.starts_with('/')) candidates.push_back(debug_root + dir + link);
+  }
+  return candidates;
+}
+
+void read_debug_symbols(std::string_view file, std::string_view debug, SymbolTables::Table& table) {
+  const ElfView elf(debug);
+  if (!elf.has(SHT_SYMTAB)) return;
+  const std::optional<std::string> file_id = kernel::build_id_in_elf(file), debug_id = kernel::build_id_in_elf(debug);
+  if (file_id && debug_id && file_id != debug_id) return;  // another build's: its addresses would lie
+  SymbolTables::Table named;
+  read_functions(elf, named);
+  if (!named.functions.empty()) table.functions = std::move(named.functions);
+}
+
+SymbolTables::SymbolTables(std::string debug_root) : debug_root_(std::move(debug_root)) {}
 SymbolTables::~SymbolTables() = default;
 
 const std::string* SymbolTables::function_in_file(const std::string& path, std::uint64_t file_offset,
@@ -113,8 +233,19 @@ const std::string* SymbolTables::function_in_file(const std::string& path, std::
   if (!table) {
     table = std::make_unique<Table>();
     // Regular files only, mapped rather than copied: a recording may name /dev/zero or a FIFO.
-    if (const std::optional<kernel::FileMapping> file = kernel::FileMapping::map(path))
+    if (const std::optional<kernel::FileMapping> file = kernel::FileMapping::map(path)) {
       read_elf_symbols(file->bytes(), *table);
+      // Stripped of .symtab, its local functions are named by a separate debug file, if installed.
+      if (!ElfView(file->bytes()).has(SHT_SYMTAB)) {
+        for (const std::string& candidate : debug_file_candidates(path, file->bytes(), debug_root_)) {
+          if (candidate == path) continue;
+          if (const std::optional<kernel::FileMapping> debug = kernel::FileMapping::map(candidate)) {
+            read_debug_symbols(file->bytes(), debug->bytes(), *table);
+            break;
+          }
+        }
+      }
+    }
   }
   for (const Table::Segment& segment : table->segments) {
     if (file_offset < segment.file_offset || file_offset - segment.file_offset >= segment.file_size) continue;

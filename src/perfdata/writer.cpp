@@ -13,9 +13,9 @@
 #include <optional>
 #include <string>
 
+#include "kernel/build_id.hpp"
 #include "kernel/records.hpp"
 #include "kernel/text_file.hpp"
-#include "perfdata/build_id.hpp"
 #include "perfdata/file_layout.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/perf_data.hpp"
@@ -119,10 +119,10 @@ void put_build_id(std::string& out, std::uint16_t misc, std::int32_t pid, const 
 template <typename Files>
 std::string build_id_section(const Files& mapped) {
   std::string out;
-  if (std::optional<std::string> id = perfdata::kernel_build_id())
+  if (std::optional<std::string> id = kernel::kernel_build_id())
     put_build_id(out, PERF_RECORD_MISC_KERNEL, -1, *id, "[kernel.kallsyms]");
   for (const auto& file : mapped)
-    if (std::optional<std::string> id = perfdata::elf_build_id(file.path))
+    if (std::optional<std::string> id = kernel::elf_build_id(file.path))
       put_build_id(out, PERF_RECORD_MISC_USER, file.pid, *id, file.path);
   return out;
 }

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "perfdata/build_id.hpp"
+#include "kernel/build_id.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  (void)perfmon::perfdata::build_id_in_notes(std::string_view(reinterpret_cast<const char*>(data), size));
+  (void)perfmon::kernel::build_id_in_notes(std::string_view(reinterpret_cast<const char*>(data), size));
   return 0;
 }

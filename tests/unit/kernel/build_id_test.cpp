@@ -1,11 +1,12 @@
 // GNU build-id notes, as the kernel and ELF files hold them, and notes that lie about their sizes.
-#include "perfdata/build_id.hpp"
+#include "kernel/build_id.hpp"
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
-namespace perfmon::perfdata {
+namespace perfmon::kernel {
 namespace {
 
 // A note: namesz, descsz, type, the name and the description, each padded to 4 bytes.
@@ -44,5 +45,21 @@ TEST(BuildId, OfAFileThatIsNotElf) {
   EXPECT_TRUE(elf_build_id("/proc/self/exe").has_value());  // this test, linked with a build id
 }
 
+TEST(BuildId, FromTheBytesOfAnElfFileAndAnyPrefixOfThem) {
+  const std::optional<std::string> id = elf_build_id("/proc/self/exe");
+  ASSERT_TRUE(id.has_value());
+  std::ifstream file("/proc/self/exe", std::ios::binary);
+  std::string bytes(64 * 1024, '\0');  // the headers and notes come first
+  file.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  bytes.resize(static_cast<std::size_t>(file.gcount()));
+  EXPECT_EQ(build_id_in_elf(bytes), id);
+  std::size_t found_in = 0;
+  for (std::size_t size = 0; size < 4096 && size < bytes.size(); ++size)
+    found_in += build_id_in_elf(std::string_view(bytes).substr(0, size)).has_value();
+  EXPECT_LT(found_in, 4096u) << "a prefix that cuts the notes cannot hold the id";
+  EXPECT_EQ(build_id_hex(std::string("\x01\xab\xff", 3)), "01abff");
+  EXPECT_EQ(build_id_hex(*id).size(), 2 * id->size());
+}
+
 }  // namespace
-}  // namespace perfmon::perfdata
+}  // namespace perfmon::kernel
