@@ -7,6 +7,7 @@
 #include <linux/perf_event.h>
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -18,6 +19,10 @@
 #include "perfmon/symbols.hpp"
 
 namespace perfmon {
+
+namespace analysis {
+class DwarfUnwinder;
+}
 
 // The name perf shows for a mapped file: its last component ("[kernel.kallsyms]" and "[vdso]" whole).
 std::string dso_short_name(const std::string& path);
@@ -53,6 +58,16 @@ struct EventProfile {
 class Profile : public SampleHandler {
  public:
   explicit Profile(const std::vector<std::string>& event_names);
+  ~Profile() override;
+  Profile(const Profile&) = delete;
+  Profile& operator=(const Profile&) = delete;
+
+  // Samples of `event` carry user registers and a copy of the user stack (perf record
+  // --call-graph dwarf; `sample_regs_user` is the event's attr field): their user frames are
+  // unwound from them by the files' CFI, with libdw. Returns false where this build cannot unwind
+  // (built without libdw, or another architecture): those samples then show their kernel frames
+  // and sampled address only.
+  bool unwind_user_stacks(std::size_t event, std::uint64_t sample_regs_user);
 
   // A sample's period is sample.period (a reader fills it in from the attr when the sample has no
   // PERF_SAMPLE_PERIOD), or 1 where that is 0.
@@ -112,8 +127,12 @@ class Profile : public SampleHandler {
   NameId intern(const std::string& text);
   NameId command_of(std::uint32_t tid);
   // Resolves a sample's frames into the tree: its leaf node and its entry.
-  std::pair<std::uint32_t, std::uint32_t> place_stack(std::size_t event, const Sample& sample, NameId command,
+  std::pair<std::uint32_t, std::uint32_t> place_stack(std::size_t event, const Sample& sample,
+                                                      std::span<const std::uint64_t> callchain, NameId command,
                                                       bool kernel_leaf, std::uint64_t generation);
+  // The sample's callchain with its user part unwound from its registers and stack, in unwound_;
+  // or its callchain as it is.
+  std::span<const std::uint64_t> callchain_of(std::size_t event, const Sample& sample);
   const Frame& frame(std::uint32_t pid, std::uint64_t address, bool kernel, std::uint64_t generation);
   Frame resolve(std::uint32_t pid, std::uint64_t address, bool kernel);
   std::uint32_t child(std::size_t event, std::uint32_t parent, NameId name, bool kernel);
@@ -134,6 +153,9 @@ class Profile : public SampleHandler {
   std::unordered_map<std::uint64_t, std::uint32_t> first_seen_;  // a hash of a stack's words -> seen_
   std::uint64_t lost_ = 0;
   std::vector<Frame> stack_;  // the sample at hand's frames, leaf first
+  std::unique_ptr<analysis::DwarfUnwinder> unwinder_;
+  std::vector<std::uint64_t> unwind_masks_;  // by event: sample_regs_user, 0 for none
+  std::vector<std::uint64_t> unwound_;       // the sample at hand's callchain, unwound
 };
 
 }  // namespace perfmon

@@ -54,6 +54,12 @@ struct SamplingOptions {
   // wait() (and a NotificationQueue) wakes after this many samples of an event; 0: when a ring is
   // half full. 1 hears of every overflow at once, at the cost of a wake-up each.
   std::uint32_t wakeup_events = 0;
+  // Copy this many bytes of the user stack, and the registers unwinding starts from, into each
+  // sample (perf record --call-graph dwarf): its user call stack is unwound later from them, by the
+  // files' CFI (Profile::unwind_user_stacks). A multiple of 8, at most 65528; perf's default is
+  // 8192, which costs about 8 KiB a sample. The kernel part of the call stack comes as a callchain.
+  // 0: none.
+  std::uint32_t user_stack_bytes = 0;
   // Sample threads and processes the target creates after the events are opened.
   bool inherit = true;
   // Also record the target's COMM, MMAP2, FORK and EXIT records (on the first event, as perf

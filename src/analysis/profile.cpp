@@ -1,5 +1,7 @@
 #include "perfmon/profile.hpp"
 
+#include "analysis/dwarf_unwinder.hpp"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -47,6 +49,38 @@ Profile::Profile(const std::vector<std::string>& event_names) : states_(event_na
     event.stacks.emplace_back();
     events_.push_back(std::move(event));
   }
+}
+
+Profile::~Profile() = default;
+
+bool Profile::unwind_user_stacks(std::size_t event, std::uint64_t sample_regs_user) {
+  if (event >= events_.size() || !analysis::DwarfUnwinder::available()) return false;
+  if (!unwinder_) unwinder_ = std::make_unique<analysis::DwarfUnwinder>();
+  unwind_masks_.resize(events_.size());
+  unwind_masks_[event] = sample_regs_user;
+  return true;
+}
+
+std::span<const std::uint64_t> Profile::callchain_of(std::size_t event, const Sample& sample) {
+  if (event >= unwind_masks_.size() || unwind_masks_[event] == 0 || sample.user_stack.empty()) return sample.callchain;
+  // The kernel's part as recorded (with exclude_callchain_user it has no user part), then the user
+  // frames unwound.
+  unwound_.clear();
+  for (std::uint64_t word : sample.callchain) {
+    if (word == PERF_CONTEXT_USER) break;
+    unwound_.push_back(word);
+  }
+  unwound_.push_back(PERF_CONTEXT_USER);
+  const analysis::DwarfUnwinder::Locate locate = [this](std::uint32_t pid, std::uint64_t address, std::string& path,
+                                                        std::uint64_t& base) {
+    const PlacedAddress placed = spaces_.place(pid, address);
+    if (placed.file.empty() || placed.file.front() != '/') return false;
+    path = placed.file;
+    base = address - placed.offset;
+    return true;
+  };
+  if (unwinder_->unwind(sample, unwind_masks_[event], locate, unwound_) == 0) return sample.callchain;
+  return unwound_;
 }
 
 NameId Profile::intern(const std::string& text) {
@@ -133,17 +167,18 @@ NameId Profile::command_of(std::uint32_t tid) {
   return cached->second;
 }
 
-std::pair<std::uint32_t, std::uint32_t> Profile::place_stack(std::size_t event, const Sample& sample, NameId command,
+std::pair<std::uint32_t, std::uint32_t> Profile::place_stack(std::size_t event, const Sample& sample,
+                                                             std::span<const std::uint64_t> callchain, NameId command,
                                                              bool kernel_leaf, std::uint64_t generation) {
   // The frames, leaf first: the callchain where there is one (its PERF_CONTEXT_* words say whose
   // addresses follow), else the sampled address alone. A caller's address is a return address:
   // one byte back lies inside the call, so a call that ends its function is not charged to the next.
   stack_.clear();
-  if (sample.callchain.empty()) {
+  if (callchain.empty()) {
     stack_.push_back(frame(sample.pid, sample.ip, kernel_leaf, generation));
   } else {
     bool kernel = kernel_leaf;
-    for (std::uint64_t address : sample.callchain) {
+    for (std::uint64_t address : callchain) {
       if (address >= PERF_CONTEXT_MAX) {
         kernel = address == PERF_CONTEXT_KERNEL || address == PERF_CONTEXT_HV;
         continue;
@@ -174,8 +209,9 @@ void Profile::sample(std::size_t event, const Sample& sample) {
 
   // A stack seen before (the same words, process, command and event) ends at the same node: most
   // samples are found here, with one hash of their words and no frame resolved again.
+  const std::span<const std::uint64_t> callchain = callchain_of(event, sample);
   const std::span<const std::uint64_t> words =
-      sample.callchain.empty() ? std::span<const std::uint64_t>(&sample.ip, 1) : sample.callchain;
+      callchain.empty() ? std::span<const std::uint64_t>(&sample.ip, 1) : callchain;
   std::uint64_t hash =
       mix(event, static_cast<std::uint64_t>(sample.pid) << 33 | std::uint64_t{command} << 1 | kernel_leaf);
   for (std::uint64_t word : words) hash = mix(hash, word);
@@ -195,7 +231,7 @@ void Profile::sample(std::size_t event, const Sample& sample) {
     first->second = at;
   }
   if (seen_[at].generation != generation) {
-    std::tie(seen_[at].leaf, seen_[at].entry) = place_stack(event, sample, command, kernel_leaf, generation);
+    std::tie(seen_[at].leaf, seen_[at].entry) = place_stack(event, sample, callchain, command, kernel_leaf, generation);
     seen_[at].generation = generation;
   }
 

@@ -1,6 +1,7 @@
 #include "monitor/attr.hpp"
 
 #include "arch/counter_read.hpp"
+#include "arch/user_registers.hpp"
 #include "events/sources/sysfs_pmu.hpp"
 
 namespace perfmon::monitor {
@@ -19,6 +20,12 @@ perf_event_attr complete_attr(const Event& event, bool leader, const OpenSetting
     attr.sample_type = settings.sample_type | PERF_SAMPLE_IDENTIFIER;
     attr.sample_id_all = 1;
     attr.wakeup_events = settings.wakeup_events;
+    if (settings.user_stack_bytes != 0) {  // as perf --call-graph dwarf asks: the kernel's frames as a chain
+      attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN;
+      attr.sample_regs_user = arch::kUnwindingRegisters;
+      attr.sample_stack_user = settings.user_stack_bytes;
+      attr.exclude_callchain_user = 1;
+    }
     // As in perf, an event's own period= or freq= term wins over the measurement's.
     if (attr.sample_period == 0) {
       if (settings.sample_frequency != 0) {

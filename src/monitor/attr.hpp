@@ -22,6 +22,7 @@ struct OpenSettings {
   std::uint64_t sample_period = 0;     // a sample every N events, unless the event has its own period= or freq=
   std::uint64_t sample_frequency = 0;  // or about N samples a second (the kernel adjusts the period)
   std::uint32_t wakeup_events = 0;     // wake pollers after this many samples; 0: at the ring's watermark
+  std::uint32_t user_stack_bytes = 0;  // copy the user stack and registers for unwinding (--call-graph dwarf)
   // Open a thread target once per online CPU (what inherited sampling events need to be mapped).
   bool threads_per_cpu = false;
 };

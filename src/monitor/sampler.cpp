@@ -11,6 +11,7 @@
 #include <cstring>
 #include <utility>
 
+#include "arch/user_registers.hpp"
 #include "kernel/perf_event.hpp"
 #include "kernel/read_format.hpp"
 #include "kernel/records.hpp"
@@ -32,6 +33,7 @@ monitor::OpenSettings settings_for(const Target& target, const SamplingOptions& 
   settings.sample_period = options.period;
   settings.sample_frequency = options.frequency;
   settings.wakeup_events = options.wakeup_events;
+  settings.user_stack_bytes = options.user_stack_bytes;
   settings.threads_per_cpu = options.inherit;  // the kernel maps an inherited event only on a CPU
   // A sample's reading of its group: every member, named by its id, with the times for scaling.
   if (options.sample_type & PERF_SAMPLE_READ)
@@ -65,6 +67,13 @@ void check_options(const std::vector<EventGroup>& groups, const Target& target, 
                 "PERF_SAMPLE_READ needs inherit off: with inherit, kernels before 6.12 refuse it and later ones read "
                 "only the sampled thread's share of the group.",
                 EINVAL);
+  if (options.user_stack_bytes % 8 != 0 || options.user_stack_bytes > 65528)
+    throw Error(ErrorKind::InvalidArgument,
+                "a user stack copy is a multiple of 8 bytes, at most 65528, not " +
+                    std::to_string(options.user_stack_bytes) + ".",
+                EINVAL);
+  if (options.user_stack_bytes != 0 && arch::kUnwindingRegisters == 0)
+    throw Error(ErrorKind::Unsupported, "perfmon cannot unwind user stacks on this architecture.", ENOTSUP);
   if (options.random_bits != 0 && options.frequency != 0)
     throw Error(ErrorKind::InvalidArgument,
                 "random periods vary a fixed period: give a period, not a frequency, with random_bits.", EINVAL);
@@ -84,6 +93,8 @@ std::vector<EventGroup> with_side_band(std::vector<EventGroup> groups, const Sam
   if (options.task_records && !groups.empty() && !groups.front().events.empty()) {
     perf_event_attr& attr = groups.front().events.front().attr;
     attr.mmap = attr.mmap2 = attr.comm = attr.comm_exec = attr.task = 1;
+    // Unwinders read CFI tables (.eh_frame_hdr) through the read-only mappings too, as perf records them.
+    if (options.user_stack_bytes != 0) attr.mmap_data = 1;
   }
   return groups;
 }

@@ -105,6 +105,41 @@ TEST_F(Report, SharesOfACallTreeAreExact) {
   EXPECT_NE(table.find(" --25.00%--syscall"), std::string::npos) << table;
 }
 
+// --call-graph dwarf on a program built without frame pointers: each sample copies the user stack
+// and registers, and the report unwinds them by CFI (libdw) to the exact 300/100 split under
+// main; perf report reads the same file to the same split.
+TEST_F(Report, DwarfCallGraphsUnwindCodeWithoutFramePointers) {
+  Result r = run({PERFMON, "record", "-q", "-m", "1024", "--call-graph", "dwarf", "-e", "syscalls:sys_enter_getppid",
+                  "-c", "1", "-o", file_, "--", WORKER_WITHOUT_FRAME_POINTERS, "tree-getppid", "100"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::uint64_t under_a = 0, under_b = 0;
+  const std::string folded = report({"--folded"});
+  std::istringstream lines(folded);
+  for (std::string line; std::getline(lines, line);) {
+    const std::uint64_t samples = std::stoull(line.substr(line.rfind(' ') + 1));
+    if (line.find(";main;perfmon_branch_a;perfmon_getppid_leaf;syscall ") != std::string::npos) under_a += samples;
+    if (line.find(";main;perfmon_branch_b;perfmon_getppid_leaf;syscall ") != std::string::npos) under_b += samples;
+  }
+  EXPECT_EQ(under_a, 300u) << folded;
+  EXPECT_EQ(under_b, 100u) << folded;
+
+  if (access("/usr/bin/perf", X_OK) != 0) GTEST_SKIP() << "Debian's linux-perf is not installed (/usr/bin/perf)";
+  const Result perf = run({"/usr/bin/perf", "report", "-i", file_, "--stdio", "--no-children"});
+  ASSERT_EQ(perf.exit_code, 0) << perf.err;
+  EXPECT_NE(perf.out.find("|--75.00%--perfmon_branch_a"), std::string::npos) << perf.out;
+  EXPECT_NE(perf.out.find(" --25.00%--perfmon_branch_b"), std::string::npos) << perf.out;
+}
+
+// Frame pointers cannot walk the same program: its chains lose callers (what dwarf is for).
+TEST_F(Report, FramePointerChainsOfTheSameProgramAreIncomplete) {
+  Result r = run({PERFMON, "record", "-q", "-g", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file_, "--",
+                  WORKER_WITHOUT_FRAME_POINTERS, "tree-getppid", "100"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string folded = report({"--folded"});
+  EXPECT_NE(folded.find("syscall"), std::string::npos) << folded;
+  EXPECT_EQ(folded.find(";main;perfmon_branch_a;perfmon_getppid_leaf;syscall "), std::string::npos) << folded;
+}
+
 TEST_F(Report, SpinningFunctionHasNearlyAllSamples) {
   ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "cpu-clock", "-o", file_, "--", WORKER, "loop", "400000000"}).exit_code,
             0);

@@ -315,6 +315,11 @@ TEST(Sampling, OptionsThatCannotSampleAreRefused) {
   inherited_signal.inherit = true;
   inherited_signal.stop_after = 1;
   EXPECT_THROW(Sampler(catalog().parse("task-clock"), Target::self(), inherited_signal), Error);
+  SamplingOptions odd_stack = every_event();
+  odd_stack.user_stack_bytes = 12;  // not a multiple of 8
+  EXPECT_THROW(Sampler(catalog().parse("task-clock"), Target::self(), odd_stack), Error);
+  odd_stack.user_stack_bytes = 65536;  // beyond what the kernel copies
+  EXPECT_THROW(Sampler(catalog().parse("task-clock"), Target::self(), odd_stack), Error);
   // The event's own period is enough.
   EXPECT_NO_THROW(Sampler(catalog().parse("software/config=1,period=1000/"), Target::self(), none));
 }

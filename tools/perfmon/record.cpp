@@ -39,10 +39,27 @@ struct RecordOptions {
   bool quiet = false;
   bool verbose = false;
   bool callchains = false;
+  std::uint32_t user_stack_bytes = 0;  // --call-graph dwarf
+  std::size_t ring_pages = 0;          // 0: the sampler's default
   unsigned random_bits = 0;
   std::uint32_t random_seed = 1;
   std::vector<std::string> command;
 };
+
+// --call-graph fp | dwarf[,SIZE], as perf takes it.
+void parse_call_graph(std::string_view text, RecordOptions& o) {
+  const std::size_t comma = text.find(',');
+  const std::string_view mode = text.substr(0, comma);
+  o.callchains = true;
+  o.user_stack_bytes = 0;
+  if (mode == "fp" && comma == std::string_view::npos) return;
+  if (mode != "dwarf") throw UsageError("--call-graph takes fp or dwarf[,SIZE], not '" + std::string(text) + "'");
+  const long size = comma == std::string_view::npos
+                        ? 8192
+                        : parse_long(text.substr(comma + 1), "--call-graph's stack size", 8, 65528);
+  if (size % 8 != 0) throw UsageError("--call-graph dwarf's stack size is a multiple of 8");
+  o.user_stack_bytes = static_cast<std::uint32_t>(size);
+}
 
 // --random-period BITS[,SEED]
 void parse_random_period(std::string_view text, RecordOptions& o) {
@@ -66,9 +83,18 @@ std::vector<Option> record_options(RecordOptions& o) {
       {'o', "output", "file", "the perf.data file to write (default perf.data), replaced only when complete",
        [&](std::string_view v) { o.output = std::string(v); }},
       {'g', "", "", "record callchains (frame pointers)", [&](std::string_view) { o.callchains = true; }},
+      {0, "call-graph", "fp|dwarf[,size]",
+       "callchains by frame pointers, or by copying size bytes of user stack (default 8192) to unwind with "
+       "DWARF CFI at report time: about 8 KiB a sample",
+       [&](std::string_view v) { parse_call_graph(v, o); }},
       {0, "random-period", "bits[,seed]",
        "with -c: vary each period by a random amount of up to bits bits (perfmon2), reproducible from the seed",
        [&](std::string_view v) { parse_random_period(v, o); }},
+      {'m', "mmap-pages", "pages",
+       "data pages of each CPU's ring buffer, a power of two (default 64; --call-graph dwarf wants more)",
+       [&](std::string_view v) {
+         o.ring_pages = static_cast<std::size_t>(parse_long(v, "--mmap-pages", 1, 1L << 20));
+       }},
       {'i', "no-inherit", "", "do not sample threads and processes the command creates",
        [&](std::string_view) { o.inherit = false; }},
       {'q', "quiet", "", "print nothing but errors", [&](std::string_view) { o.quiet = true; }},
@@ -139,6 +165,8 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   options.random_bits = o.random_bits;
   options.random_seed = o.random_seed;
   if (o.callchains) options.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  options.user_stack_bytes = o.user_stack_bytes;
+  if (o.ring_pages != 0) options.ring_pages = o.ring_pages;
   // A tracepoint's fields, as perf records them, for perf script to print.
   for (const EventGroup& group : groups)
     for (const Event& event : group.events)

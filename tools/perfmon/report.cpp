@@ -1,6 +1,7 @@
 // perfmon report: where a perf.data file's samples landed, per command, file and function, as perf
 // report --stdio shows it; or as JSON, collapsed stacks, or a flame graph picture.
 #include <charconv>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "output.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/perf_data.hpp"
+#include "perfmon/printable.hpp"
 #include "perfmon/profile.hpp"
 #include "perfmon/report_output.hpp"
 
@@ -97,6 +99,15 @@ int run_report(std::span<char* const> args) {
     std::vector<std::string> names;
     for (const PerfDataEvent& event : file.events()) names.push_back(event.name);
     Profile profile(names);
+    for (std::size_t e = 0; e < file.events().size(); ++e) {
+      const perf_event_attr& attr = file.events()[e].attr;
+      const std::uint64_t copied = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+      if ((attr.sample_type & copied) == copied && !profile.unwind_user_stacks(e, attr.sample_regs_user))
+        std::fprintf(stderr,
+                     "perfmon report: '%s' was recorded with --call-graph dwarf, but this build cannot unwind its "
+                     "stacks (it was built without libdw): its user frames show as the sampled address alone.\n",
+                     printable(file.events()[e].name).c_str());
+    }
     file.read(profile);
     std::string text;
     if (o.shape == Shape::Table) text = format_report_table(profile, o.report);
