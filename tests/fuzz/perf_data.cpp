@@ -1,6 +1,6 @@
 // perf.data files, whole: the header, attrs and ids, feature sections (EVENT_DESC, HOSTNAME) and
-// every record of the data section decoded by its event, summed up as perfmon report does and
-// shown in each of its shapes.
+// every record of the data section decoded by its event, summed up as perfmon report does (user
+// stack copies unwound) and shown in each of its shapes.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -21,6 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<std::string> names;
     for (const perfmon::PerfDataEvent& event : file.events()) names.push_back(event.name);
     perfmon::Profile profile(names);
+    for (std::size_t event = 0; event < names.size(); ++event)  // stack copies unwound, as perfmon report does
+      if (file.events()[event].attr.sample_type & PERF_SAMPLE_STACK_USER)
+        profile.unwind_user_stacks(event, file.events()[event].attr.sample_regs_user);
     file.read(profile);
     perfmon::ReportOptions options;
     options.callchains = true;
