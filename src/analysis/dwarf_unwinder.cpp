@@ -4,8 +4,7 @@
 
 #include <bit>
 #include <cstring>
-#include <set>
-#include <utility>
+#include <string>
 
 #if PERFMON_HAVE_LIBDW
 #include <elfutils/libdwfl.h>
@@ -36,13 +35,12 @@ constexpr unsigned kPcRegister = PERF_REG_ARM64_PC, kSpRegister = PERF_REG_ARM64
 
 }  // namespace
 
-// One process: libdwfl's session, the files reported to it, and the sample being unwound (the
-// callbacks read its registers and stack).
+// One process: libdwfl's session (with the files reported to it) and the sample being unwound
+// (the callbacks read its registers and stack).
 struct DwarfUnwinder::Process {
   Dwfl* dwfl = nullptr;
   bool attached = false;
-  std::set<std::pair<std::string, std::uint64_t>> reported;  // (path, base)
-  const Locate* locate = nullptr;                            // the call's
+  const Locate* locate = nullptr;  // the call's
   std::uint32_t pid = 0, tid = 0;
   UserRegisters regs;
   std::span<const std::byte> stack;  // the copied bytes that hold stack, from the stack pointer up
@@ -53,12 +51,13 @@ struct DwarfUnwinder::Process {
     if (dwfl != nullptr) dwfl_end(dwfl);
   }
 
-  // Reports the file mapped at `address` to libdwfl, once; false where nothing is mapped.
+  // Reports the file mapped at `address` to libdwfl unless a reported file covers it already
+  // (most frames: looked up without placing the address again); false where nothing is mapped.
   bool report(std::uint64_t address) {
+    if (dwfl_addrmodule(dwfl, address) != nullptr) return true;
     std::string path;
     std::uint64_t base = 0;
     if (!(*locate)(pid, address, path, base) || path.empty() || path.front() != '/') return false;
-    if (!reported.emplace(path, base).second) return true;
     dwfl_report_begin_add(dwfl);
     const bool added = dwfl_report_elf(dwfl, path.c_str(), path.c_str(), -1, base, false) != nullptr;
     dwfl_report_end(dwfl, nullptr, nullptr);

@@ -23,6 +23,7 @@ struct SymbolTables::Table {
   };
   std::vector<Function> functions;
   std::vector<Segment> segments;
+  bool names_from_symtab = false;  // else from .dynsym, or none: a separate debug file may name more
 
   const Function* at(std::uint64_t address) const {
     auto after = std::upper_bound(functions.begin(), functions.end(), address,
@@ -39,14 +40,5 @@ struct SymbolTables::Table {
 // the functions of .symtab (else .dynsym, hidden versions named "f@VERSION"). Every offset is
 // checked against the size, so a damaged file yields fewer names, never a read outside it.
 void read_elf_symbols(std::string_view bytes, SymbolTables::Table& table);
-
-// Where the separate debug file of the ELF file `path` (whose bytes are `elf`) may be, in the order
-// gdb and perf look: <root>/.build-id/xx/yyyy.debug by its build id, then by its .gnu_debuglink
-// name next to it, in .debug/ beside it, and under <root> at its directory.
-std::vector<std::string> debug_file_candidates(const std::string& path, std::string_view elf,
-                                               const std::string& debug_root);
-// The functions of a debug file's .symtab replace those of `table` (the segments stay the file's),
-// unless the two files' build ids differ or the debug file names none.
-void read_debug_symbols(std::string_view file, std::string_view debug, SymbolTables::Table& table);
 
 }  // namespace perfmon

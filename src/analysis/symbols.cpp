@@ -49,10 +49,6 @@ struct Found {
   unsigned binding;
 };
 
-}  // namespace
-
-namespace {
-
 // The parts of a 64-bit ELF file of this machine's byte order that names need, every offset
 // checked against the size.
 struct ElfView {
@@ -75,9 +71,6 @@ struct ElfView {
     if (!sections.empty())
       std::memcpy(sections.data(), bytes.data() + header.e_shoff, sections.size() * sizeof(Elf64_Shdr));
   }
-  bool has(Elf64_Word type) const {
-    return std::any_of(sections.begin(), sections.end(), [&](const Elf64_Shdr& s) { return s.sh_type == type; });
-  }
   // A section's bytes, or empty when it lies outside the file (or takes no room: SHT_NOBITS).
   std::string_view contents(const Elf64_Shdr& section) const {
     if (section.sh_type == SHT_NOBITS || !fits(section.sh_offset, section.sh_size)) return {};
@@ -87,10 +80,11 @@ struct ElfView {
   const Elf64_Shdr* named(std::string_view name) const {
     if (header.e_shstrndx >= sections.size()) return nullptr;
     const std::string_view names = contents(sections[header.e_shstrndx]);
-    for (const Elf64_Shdr& section : sections)
-      if (section.sh_name < names.size() &&
-          names.substr(section.sh_name).substr(0, name.size() + 1) == std::string(name) + '\0')
-        return &section;
+    for (const Elf64_Shdr& section : sections) {
+      if (section.sh_name >= names.size()) continue;
+      const std::string_view tail = names.substr(section.sh_name);
+      if (tail.substr(0, tail.find('\0')) == name) return &section;
+    }
     return nullptr;
   }
 };
@@ -151,7 +145,10 @@ void read_functions(const ElfView& elf, SymbolTables::Table& table) {
             {{symbol.st_value, symbol.st_size, std::move(name)}, static_cast<unsigned>(ELF64_ST_BIND(symbol.st_info))});
       }
     }
-    if (!found.empty()) break;  // .symtab holds all of .dynsym's
+    if (!found.empty()) {  // .symtab holds all of .dynsym's
+      table.names_from_symtab = wanted == SHT_SYMTAB;
+      break;
+    }
   }
   // Of the names of one address (aliases such as btowc and __btowc), the one perf shows (its
   // choose_best_symbol): one with a size, then global before local before weak (a weak name is
@@ -185,6 +182,38 @@ std::string debug_link(const ElfView& elf) {
   return name.find('/') == std::string::npos ? name : std::string();
 }
 
+// Names a stripped file (`file`, at `path`) by the .symtab of its separate debug file: the first
+// that exists of <root>/.build-id/xx/yyyy.debug by its build id, then its .gnu_debuglink name
+// beside it, in .debug/ beside it and under <root> at its directory, as gdb and perf look. Its
+// functions replace the table's (the segments stay the file's) unless the two files' build ids
+// differ or it names none.
+void read_debug_file(const std::string& path, std::string_view file, const std::string& debug_root,
+                     SymbolTables::Table& table) {
+  const std::optional<std::string> file_id = kernel::build_id_in_elf(file);
+  std::vector<std::string> candidates;
+  if (file_id && file_id->size() > 1) {
+    const std::string hex = kernel::build_id_hex(*file_id);
+    candidates.push_back(debug_root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug");
+  }
+  if (const std::string link = debug_link(ElfView(file)); !link.empty()) {
+    const std::string dir = path.substr(0, path.rfind('/') + 1);  // with its slash; empty for a bare name
+    candidates.push_back(dir + link);
+    candidates.push_back(dir + ".debug/" + link);
+    if (dir.starts_with('/')) candidates.push_back(debug_root + dir + link);
+  }
+  for (const std::string& candidate : candidates) {
+    if (candidate == path) continue;
+    const std::optional<kernel::FileMapping> debug = kernel::FileMapping::map(candidate);
+    if (!debug) continue;
+    const std::optional<std::string> debug_id = kernel::build_id_in_elf(debug->bytes());
+    if (file_id && debug_id && file_id != debug_id) return;  // another build's: its addresses would lie
+    SymbolTables::Table named;
+    read_functions(ElfView(debug->bytes()), named);
+    if (named.names_from_symtab) table.functions = std::move(named.functions);
+    return;
+  }
+}
+
 }  // namespace
 
 void read_elf_symbols(std::string_view bytes, SymbolTables::Table& table) {
@@ -196,32 +225,6 @@ void read_elf_symbols(std::string_view bytes, SymbolTables::Table& table) {
     if (segment.p_type == PT_LOAD) table.segments.push_back({segment.p_offset, segment.p_filesz, segment.p_vaddr});
   }
   read_functions(elf, table);
-}
-
-std::vector<std::string> debug_file_candidates(const std::string& path, std::string_view elf,
-                                               const std::string& debug_root) {
-  std::vector<std::string> candidates;
-  if (const std::optional<std::string> id = kernel::build_id_in_elf(elf); id && id->size() > 1) {
-    const std::string hex = kernel::build_id_hex(*id);
-    candidates.push_back(debug_root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug");
-  }
-  if (const std::string link = debug_link(ElfView(elf)); !link.empty()) {
-    const std::string dir = path.substr(0, path.rfind('/') + 1);  // with its slash; empty for a bare name
-    candidates.push_back(dir + link);
-    candidates.push_back(dir + ".debug/" + link);
-    if (dir.starts_with('/')) candidates.push_back(debug_root + dir + link);
-  }
-  return candidates;
-}
-
-void read_debug_symbols(std::string_view file, std::string_view debug, SymbolTables::Table& table) {
-  const ElfView elf(debug);
-  if (!elf.has(SHT_SYMTAB)) return;
-  const std::optional<std::string> file_id = kernel::build_id_in_elf(file), debug_id = kernel::build_id_in_elf(debug);
-  if (file_id && debug_id && file_id != debug_id) return;  // another build's: its addresses would lie
-  SymbolTables::Table named;
-  read_functions(elf, named);
-  if (!named.functions.empty()) table.functions = std::move(named.functions);
 }
 
 SymbolTables::SymbolTables(std::string debug_root) : debug_root_(std::move(debug_root)) {}
@@ -236,15 +239,7 @@ const std::string* SymbolTables::function_in_file(const std::string& path, std::
     if (const std::optional<kernel::FileMapping> file = kernel::FileMapping::map(path)) {
       read_elf_symbols(file->bytes(), *table);
       // Stripped of .symtab, its local functions are named by a separate debug file, if installed.
-      if (!ElfView(file->bytes()).has(SHT_SYMTAB)) {
-        for (const std::string& candidate : debug_file_candidates(path, file->bytes(), debug_root_)) {
-          if (candidate == path) continue;
-          if (const std::optional<kernel::FileMapping> debug = kernel::FileMapping::map(candidate)) {
-            read_debug_symbols(file->bytes(), debug->bytes(), *table);
-            break;
-          }
-        }
-      }
+      if (!table->names_from_symtab) read_debug_file(path, file->bytes(), debug_root_, *table);
     }
   }
   for (const Table::Segment& segment : table->segments) {

@@ -93,15 +93,13 @@ struct NotificationQueue::State final : SampleHandler {
     sync_pending();
   }
 
-  // Waits on the epoll set; false when nothing came within `timeout_ms`.
-  bool wait(int timeout_ms) {
+  // Waits on the epoll set until something is ready, a signal comes, or `timeout_ms` passed.
+  void wait(int timeout_ms) {
     epoll_event ready[16];
     const int n = ::epoll_wait(epoll.get(), ready, 16, timeout_ms);
-    if (n < 0 && errno == EINTR) return true;
-    if (n < 0) fail("cannot wait for notifications");
+    if (n < 0 && errno != EINTR) fail("cannot wait for notifications");
     for (int k = 0; k < n; ++k)  // a hung-up fd stays ready forever: leave it to sampler.wait()
       if (ready[k].events & (EPOLLHUP | EPOLLERR)) ::epoll_ctl(epoll.get(), EPOLL_CTL_DEL, ready[k].data.fd, nullptr);
-    return n > 0;
   }
 };
 

@@ -17,7 +17,7 @@ struct DefaultSamplingFormat::State {
   std::vector<SampledValue> readings;  // a sample's group values, reused
   std::size_t head_bytes;              // of each sample before its body
   std::size_t largest_sample;          // bytes: the post check's margin
-  std::size_t fixed_body_words = 0;    // kDefaultFormatNoHeader: the first sample's body size
+  std::size_t fixed_body_words = 0;    // with a short header: the first sample's body size
   bool filled_now = false;             // the last sample filled the buffer
   bool full = false;
   std::uint64_t dropped = 0;
