@@ -18,6 +18,9 @@ struct PlacedAddress {
   std::uint64_t offset = 0;  // from the start of the file's mapping, plus its file offset
 };
 
+// The name perf shows for a mapped file: its last component ("[kernel.kallsyms]" and "[vdso]" whole).
+std::string dso_short_name(const std::string& path);
+
 class AddressSpaces {
  public:
   // Takes in a non-sample record (COMM, MMAP, MMAP2, FORK); ignores the others.

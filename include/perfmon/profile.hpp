@@ -14,18 +14,10 @@
 #include <utility>
 #include <vector>
 
-#include "perfmon/address_space.hpp"
 #include "perfmon/sampler.hpp"
-#include "perfmon/symbols.hpp"
+#include "perfmon/symbolizer.hpp"
 
 namespace perfmon {
-
-namespace analysis {
-class DwarfUnwinder;
-}
-
-// The name perf shows for a mapped file: its last component ("[kernel.kallsyms]" and "[vdso]" whole).
-std::string dso_short_name(const std::string& path);
 
 // Names are kept once and referred to by index (Profile::name).
 using NameId = std::uint32_t;
@@ -33,6 +25,7 @@ using NameId = std::uint32_t;
 // Where samples landed: a command, a file and a function, with what they weigh.
 struct ProfileEntry {
   NameId command = 0, dso = 0, symbol = 0;  // symbol: the function, or its address as perf prints it
+  NameId source = 0;                        // "file.c:12" (perf's srcline), with ProfileOptions::source_lines
   bool kernel = false;                      // perf's [k] (else [.])
   std::uint64_t samples = 0, period = 0;
 };
@@ -40,7 +33,7 @@ struct ProfileEntry {
 // One frame of the merged call stacks. Node 0 is the root; its children are commands, theirs the
 // outermost frames, down to the leaves.
 struct StackNode {
-  NameId name = 0;  // the function, or "[file]" where it has no name
+  NameId name = 0;  // the function, "f (inlined)" for one inlined there, or "[file]" where it has no name
   std::uint32_t parent = 0;
   bool kernel = false;
   std::uint64_t samples = 0, period = 0;            // of the stacks through this frame
@@ -55,9 +48,16 @@ struct EventProfile {
   std::vector<StackNode> stacks;      // [0] is the root; a parent comes before its children
 };
 
+// What a profile looks up beyond the functions of the symbol tables, in each file's DWARF (libdw):
+// both cost the time to read the debug information of the files that samples touch.
+struct ProfileOptions {
+  bool inlined_frames = false;  // the functions inlined at each frame join the stacks, as "f (inlined)"
+  bool source_lines = false;    // each entry is split by the source line of its sampled address
+};
+
 class Profile : public SampleHandler {
  public:
-  explicit Profile(const std::vector<std::string>& event_names);
+  explicit Profile(const std::vector<std::string>& event_names, ProfileOptions options = {});
   ~Profile() override;
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
@@ -82,8 +82,9 @@ class Profile : public SampleHandler {
 
  private:
   struct Frame {
-    NameId dso = 0, symbol = 0, label = 0;
+    NameId dso = 0, symbol = 0, label = 0, source = 0;
     bool kernel = false;
+    std::uint32_t inlined_at = 0, inlined_count = 0;  // labels in inlined_labels_, innermost first
   };
   struct Place {
     std::uint32_t pid;
@@ -99,7 +100,7 @@ class Profile : public SampleHandler {
     Frame frame;
   };
   struct EntryKey {
-    NameId command, dso, symbol;
+    NameId command, dso, symbol, source;
     bool kernel;
     bool operator==(const EntryKey&) const = default;
   };
@@ -130,19 +131,17 @@ class Profile : public SampleHandler {
   std::pair<std::uint32_t, std::uint32_t> place_stack(std::size_t event, const Sample& sample,
                                                       std::span<const std::uint64_t> callchain, NameId command,
                                                       bool kernel_leaf, std::uint64_t generation);
-  // The sample's callchain with its user part unwound from its registers and stack, in unwound_;
-  // or its callchain as it is.
-  std::span<const std::uint64_t> callchain_of(std::size_t event, const Sample& sample);
   const Frame& frame(std::uint32_t pid, std::uint64_t address, bool kernel, std::uint64_t generation);
   Frame resolve(std::uint32_t pid, std::uint64_t address, bool kernel);
   std::uint32_t child(std::size_t event, std::uint32_t parent, NameId name, bool kernel);
 
+  ProfileOptions options_;
   std::vector<EventProfile> events_;
   std::vector<EventState> states_;
   std::vector<std::string> names_;
   std::unordered_map<std::string, NameId> name_ids_;
-  AddressSpaces spaces_;
-  SymbolTables symbols_;
+  Symbolizer symbolizer_;
+  std::vector<NameId> inlined_labels_;  // of the frames resolved so far
   // Resolved addresses, valid while their process's mappings (and the kernel's) stay as they were.
   std::unordered_map<Place, CachedFrame, PlaceHash> frames_;
   std::unordered_map<std::uint32_t, std::uint64_t> generation_;  // by pid; bumped by its MMAP, exec, FORK
@@ -153,9 +152,7 @@ class Profile : public SampleHandler {
   std::unordered_map<std::uint64_t, std::uint32_t> first_seen_;  // a hash of a stack's words -> seen_
   std::uint64_t lost_ = 0;
   std::vector<Frame> stack_;  // the sample at hand's frames, leaf first
-  std::unique_ptr<analysis::DwarfUnwinder> unwinder_;
-  std::vector<std::uint64_t> unwind_masks_;  // by event: sample_regs_user, 0 for none
-  std::vector<std::uint64_t> unwound_;       // the sample at hand's callchain, unwound
+  SourcePlace source_;        // scratch of resolve()
 };
 
 }  // namespace perfmon

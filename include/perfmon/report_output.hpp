@@ -12,8 +12,9 @@
 
 namespace perfmon {
 
-// The columns rows are merged by, in perf report's --sort names: comm, dso, sym.
-enum class ReportKey { Command, Dso, Symbol };
+// The columns rows are merged by, in perf report's --sort names: comm, dso, sym, srcline. A profile
+// shows source lines only where it was made with ProfileOptions::source_lines.
+enum class ReportKey { Command, Dso, Symbol, SourceLine };
 
 struct ReportOptions {
   std::vector<ReportKey> sort = {ReportKey::Command, ReportKey::Dso, ReportKey::Symbol};
@@ -22,7 +23,7 @@ struct ReportOptions {
   double chain_limit = 0.5;    // call chains below this share of the event are left out (perf's 0.5)
 };
 
-// "comm,dso,sym" into keys; throws perfmon::Error naming a key it does not know.
+// "comm,dso,sym" (or srcline) into keys; throws perfmon::Error naming a key it does not know.
 std::vector<ReportKey> parse_report_keys(const std::string& keys);
 
 // perf report --stdio's text: per event, its header (samples, event count) and its rows, largest

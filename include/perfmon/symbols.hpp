@@ -1,15 +1,28 @@
 // perfmon: function names for addresses — from an ELF file's symbol table (.symtab; for a stripped
-// file, the .symtab of its separate debug file where one is installed, else .dynsym) and the
-// kernel's /proc/kallsyms — each file read once and kept, so that a report's memory grows with the
-// files it touches, not with its samples.
+// file, the .symtab of its separate debug file where one is installed, else .dynsym; the PLT's
+// stubs named "f@plt") and the kernel's /proc/kallsyms — and, from a file's DWARF through libdw,
+// the functions inlined at an address and its source line. Each file is read once and kept, so
+// that a report's memory grows with the files it touches, not with its samples.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace perfmon {
+
+namespace analysis {
+class DebugInfo;
+}
+
+// What a file's DWARF says of the code at an address.
+struct SourcePlace {
+  std::vector<std::string> inlined;  // the functions inlined there, innermost first
+  std::string file;                  // the source file, as the compiler named it ("" unknown)
+  unsigned line = 0;                 // its line (0 unknown)
+};
 
 class SymbolTables {
  public:
@@ -21,14 +34,21 @@ class SymbolTables {
   // The function at `file_offset` of an ELF file (as a mapping's offset gives it), or nullptr;
   // `into` is then the address's offset into it.
   const std::string* function_in_file(const std::string& path, std::uint64_t file_offset, std::uint64_t& into);
+  // What the DWARF of the file (or of its separate debug file) says of the code at `file_offset`:
+  // false where it has none there, or this build has no libdw. The function that the symbol
+  // table names for the address encloses the inlined ones.
+  bool source_in_file(const std::string& path, std::uint64_t file_offset, SourcePlace& place);
   // The kernel function at a kernel address, or nullptr (kallsyms hidden or no such address).
   const std::string* function_in_kernel(std::uint64_t address, std::uint64_t& into);
 
   struct Table;  // defined in the library only
 
  private:
+  Table& table_of(const std::string& path);
+
   std::string debug_root_;
   std::map<std::string, std::unique_ptr<Table>> files_;
+  std::map<std::string, std::unique_ptr<analysis::DebugInfo>> dwarf_;  // null: the file has none
   std::unique_ptr<Table> kernel_;
 };
 

@@ -4,6 +4,11 @@
 
 namespace perfmon {
 
+std::string dso_short_name(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos || path.starts_with('[') ? path : path.substr(slash + 1);
+}
+
 void AddressSpaces::record(const perf_event_header& header) {
   using namespace kernel;
   switch (header.type) {

@@ -1,7 +1,5 @@
 #include "perfmon/profile.hpp"
 
-#include "analysis/dwarf_unwinder.hpp"
-
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -27,21 +25,17 @@ std::size_t mix(std::uint64_t a, std::uint64_t b) noexcept {
 
 }  // namespace
 
-std::string dso_short_name(const std::string& path) {
-  const std::size_t slash = path.rfind('/');
-  return slash == std::string::npos || path.starts_with('[') ? path : path.substr(slash + 1);
-}
-
 std::size_t Profile::PlaceHash::operator()(const Place& place) const noexcept {
   return mix(place.address, static_cast<std::uint64_t>(place.pid) << 1 | place.kernel);
 }
 
 std::size_t Profile::EntryKeyHash::operator()(const EntryKey& key) const noexcept {
   return mix(static_cast<std::uint64_t>(key.command) << 32 | key.dso,
-             static_cast<std::uint64_t>(key.symbol) << 1 | key.kernel);
+             (static_cast<std::uint64_t>(key.symbol) << 32 | key.source) << 1 | key.kernel);
 }
 
-Profile::Profile(const std::vector<std::string>& event_names) : states_(event_names.size()) {
+Profile::Profile(const std::vector<std::string>& event_names, ProfileOptions options)
+    : options_(options), states_(event_names.size()) {
   intern("");  // NameId 0: the root, and nothing
   for (const std::string& name : event_names) {
     EventProfile event;
@@ -54,33 +48,7 @@ Profile::Profile(const std::vector<std::string>& event_names) : states_(event_na
 Profile::~Profile() = default;
 
 bool Profile::unwind_user_stacks(std::size_t event, std::uint64_t sample_regs_user) {
-  if (event >= events_.size() || !analysis::DwarfUnwinder::available()) return false;
-  if (!unwinder_) unwinder_ = std::make_unique<analysis::DwarfUnwinder>();
-  unwind_masks_.resize(events_.size());
-  unwind_masks_[event] = sample_regs_user;
-  return true;
-}
-
-std::span<const std::uint64_t> Profile::callchain_of(std::size_t event, const Sample& sample) {
-  if (event >= unwind_masks_.size() || unwind_masks_[event] == 0 || sample.user_stack.empty()) return sample.callchain;
-  // The kernel's part as recorded (with exclude_callchain_user it has no user part), then the user
-  // frames unwound.
-  unwound_.clear();
-  for (std::uint64_t word : sample.callchain) {
-    if (word == PERF_CONTEXT_USER) break;
-    unwound_.push_back(word);
-  }
-  unwound_.push_back(PERF_CONTEXT_USER);
-  const analysis::DwarfUnwinder::Locate locate = [this](std::uint32_t pid, std::uint64_t address, std::string& path,
-                                                        std::uint64_t& base) {
-    const PlacedAddress placed = spaces_.place(pid, address);
-    if (placed.file.empty() || placed.file.front() != '/') return false;
-    path = placed.file;
-    base = address - placed.offset;
-    return true;
-  };
-  if (unwinder_->unwind(sample, unwind_masks_[event], locate, unwound_) == 0) return sample.callchain;
-  return unwound_;
+  return event < events_.size() && symbolizer_.unwind_user_stacks(event, sample_regs_user);
 }
 
 NameId Profile::intern(const std::string& text) {
@@ -116,24 +84,28 @@ void Profile::record(const perf_event_header& header) {
     default:
       break;
   }
-  spaces_.record(header);
+  symbolizer_.record(header);
 }
 
 Profile::Frame Profile::resolve(std::uint32_t pid, std::uint64_t address, bool kernel) {
-  const PlacedAddress where = spaces_.place(pid, address);
+  const NamedAddress named = symbolizer_.name(pid, address, kernel);
   Frame frame;
-  frame.kernel = kernel || where.file == "[kernel.kallsyms]";
-  frame.dso = intern(where.file);
-  std::uint64_t into = 0;
-  const std::string* function = where.file == "[kernel.kallsyms]" ? symbols_.function_in_kernel(address, into)
-                                : where.file.front() == '/' ? symbols_.function_in_file(where.file, where.offset, into)
-                                                            : nullptr;
-  if (function != nullptr) {
-    frame.symbol = frame.label = intern(*function);
+  frame.kernel = named.kernel;
+  frame.dso = intern(named.place.file);
+  if (named.function != nullptr) {
+    frame.symbol = frame.label = intern(*named.function);
   } else {
-    frame.symbol = intern(hex_address(where.offset));
-    const std::string file = dso_short_name(where.file);
+    frame.symbol = intern(hex_address(named.place.offset));
+    const std::string file = dso_short_name(named.place.file);
     frame.label = intern(file.starts_with('[') ? file : "[" + file + "]");
+  }
+  if (!options_.inlined_frames && !options_.source_lines) return frame;
+  const bool described = symbolizer_.source(named, source_);
+  if (options_.source_lines) frame.source = intern(source_line_text(named, described ? &source_ : nullptr));
+  if (options_.inlined_frames && described) {
+    frame.inlined_at = static_cast<std::uint32_t>(inlined_labels_.size());
+    frame.inlined_count = static_cast<std::uint32_t>(source_.inlined.size());
+    for (const std::string& inlined : source_.inlined) inlined_labels_.push_back(intern(inlined + " (inlined)"));
   }
   return frame;
 }
@@ -161,7 +133,7 @@ std::uint32_t Profile::child(std::size_t event, std::uint32_t parent, NameId nam
 NameId Profile::command_of(std::uint32_t tid) {
   auto [cached, added] = command_ids_.try_emplace(tid, 0);
   if (added) {
-    const std::string& name = spaces_.command(tid);
+    const std::string& name = symbolizer_.spaces().command(tid);
     cached->second = intern(name.empty() ? ":" + std::to_string(tid) : name);
   }
   return cached->second;
@@ -174,27 +146,23 @@ std::pair<std::uint32_t, std::uint32_t> Profile::place_stack(std::size_t event, 
   // addresses follow), else the sampled address alone. A caller's address is a return address:
   // one byte back lies inside the call, so a call that ends its function is not charged to the next.
   stack_.clear();
-  if (callchain.empty()) {
-    stack_.push_back(frame(sample.pid, sample.ip, kernel_leaf, generation));
-  } else {
-    bool kernel = kernel_leaf;
-    for (std::uint64_t address : callchain) {
-      if (address >= PERF_CONTEXT_MAX) {
-        kernel = address == PERF_CONTEXT_KERNEL || address == PERF_CONTEXT_HV;
-        continue;
-      }
-      stack_.push_back(frame(sample.pid, stack_.empty() ? address : address - 1, kernel, generation));
-    }
-    if (stack_.empty()) stack_.push_back(frame(sample.pid, sample.ip, kernel_leaf, generation));
-  }
+  Symbolizer::for_each_frame(callchain, kernel_leaf, [&](std::uint64_t address, bool kernel) {
+    stack_.push_back(frame(sample.pid, stack_.empty() ? address : address - 1, kernel, generation));
+  });
+  if (stack_.empty()) stack_.push_back(frame(sample.pid, sample.ip, kernel_leaf, generation));
 
   EventProfile& profile = events_[event];
   const Frame& leaf = stack_.front();
-  const EntryKey key{command, leaf.dso, leaf.symbol, leaf.kernel};
+  const EntryKey key{command, leaf.dso, leaf.symbol, leaf.source, leaf.kernel};
   auto [found, added] = states_[event].entry_of.try_emplace(key, static_cast<std::uint32_t>(profile.entries.size()));
-  if (added) profile.entries.push_back({command, leaf.dso, leaf.symbol, leaf.kernel, 0, 0});
+  if (added) profile.entries.push_back({command, leaf.dso, leaf.symbol, leaf.source, leaf.kernel, 0, 0});
+  // Root first: each function, then what is inlined in it from the outermost in.
   std::uint32_t node = child(event, 0, command, false);
-  for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) node = child(event, node, it->label, it->kernel);
+  for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) {
+    node = child(event, node, it->label, it->kernel);
+    for (std::uint32_t k = it->inlined_count; k-- > 0;)
+      node = child(event, node, inlined_labels_[it->inlined_at + k], it->kernel);
+  }
   profile.stacks[node].entry = found->second;
   return {node, found->second};
 }
@@ -209,7 +177,7 @@ void Profile::sample(std::size_t event, const Sample& sample) {
 
   // A stack seen before (the same words, process, command and event) ends at the same node: most
   // samples are found here, with one hash of their words and no frame resolved again.
-  const std::span<const std::uint64_t> callchain = callchain_of(event, sample);
+  const std::span<const std::uint64_t> callchain = symbolizer_.callchain(event, sample);
   const std::span<const std::uint64_t> words =
       callchain.empty() ? std::span<const std::uint64_t>(&sample.ip, 1) : callchain;
   std::uint64_t hash =

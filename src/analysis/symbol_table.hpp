@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,23 +23,44 @@ struct SymbolTables::Table {
     std::uint64_t file_offset, file_size, address;
   };
   std::vector<Function> functions;
+  std::vector<Function> plt_stubs;  // "f@plt", synthesized from the relocations as perf names them
   std::vector<Segment> segments;
   bool names_from_symtab = false;  // else from .dynsym, or none: a separate debug file may name more
 
   const Function* at(std::uint64_t address) const {
-    auto after = std::upper_bound(functions.begin(), functions.end(), address,
+    // A stub is looked for first: a symbol before the PLT without a size (_init) would reach over it.
+    if (const Function* stub = in(plt_stubs, address)) return stub;
+    return in(functions, address);
+  }
+
+ private:
+  static const Function* in(const std::vector<Function>& sorted, std::uint64_t address) {
+    auto after = std::upper_bound(sorted.begin(), sorted.end(), address,
                                   [](std::uint64_t a, const Function& f) { return a < f.start; });
-    if (after == functions.begin()) return nullptr;
+    if (after == sorted.begin()) return nullptr;
     const Function& candidate = *std::prev(after);
     // A symbol without a size (kallsyms gives none) reaches to the next one.
     if (candidate.size != 0 && address - candidate.start >= candidate.size) return nullptr;
     return &candidate;
   }
+
+ public:
+  // The address that a file offset of an executable segment holds, or nullopt.
+  std::optional<std::uint64_t> address_of(std::uint64_t file_offset) const {
+    for (const Segment& segment : segments)
+      if (file_offset >= segment.file_offset && file_offset - segment.file_offset < segment.file_size)
+        return file_offset - segment.file_offset + segment.address;
+    return std::nullopt;
+  }
 };
 
-// Reads what it needs of a 64-bit ELF file in this machine's byte order: the PT_LOAD segments and
-// the functions of .symtab (else .dynsym, hidden versions named "f@VERSION"). Every offset is
+// Reads what it needs of a 64-bit ELF file in this machine's byte order: the PT_LOAD segments, the
+// functions of .symtab (else .dynsym, hidden versions named "f@VERSION") and the PLT's stubs. Every offset is
 // checked against the size, so a damaged file yields fewer names, never a read outside it.
 void read_elf_symbols(std::string_view bytes, SymbolTables::Table& table);
+
+// A C++ name as perf shows it: demangled, without its parameter list ("ns::f", not "ns::f(int)");
+// any other name as it is.
+std::string demangled_function_name(std::string name);
 
 }  // namespace perfmon

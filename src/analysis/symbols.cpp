@@ -1,5 +1,6 @@
 #include "perfmon/symbols.hpp"
 
+#include "analysis/debug_info.hpp"
 #include "analysis/symbol_table.hpp"
 #include "kernel/build_id.hpp"
 #include "kernel/file_mapping.hpp"
@@ -11,19 +12,18 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 namespace perfmon {
 
-namespace {
-
-// A C++ name as perf shows it: demangled, without its parameter list ("ns::f", not "ns::f(int)").
-std::string demangled(std::string name) {
+std::string demangled_function_name(std::string name) {
   if (!name.starts_with("_Z")) return name;
   int status = 0;
   std::unique_ptr<char, decltype(&std::free)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
@@ -41,12 +41,15 @@ std::string demangled(std::string name) {
   return readable;
 }
 
+namespace {
+
 // Bits of a .gnu.version entry (binutils' VERSYM_HIDDEN and VERSYM_VERSION; <elf.h> lacks them).
 constexpr Elf64_Half kVersionHidden = 0x8000, kVersionIndex = 0x7fff;
 
 struct Found {
   SymbolTables::Table::Function function;
   unsigned binding;
+  std::size_t version_at = std::string::npos;  // where "@VERSION" begins in the name, if appended
 };
 
 // The parts of a 64-bit ELF file of this machine's byte order that names need, every offset
@@ -111,6 +114,17 @@ std::string_view version_name(const ElfView& elf, const Elf64_Shdr& definitions,
   return {};
 }
 
+// An assembly label in code (STT_NOTYPE in an executable section, visible), such as ld.so's
+// _dl_start_user: perf names code by these too (its elf_sym__is_label).
+bool is_code_label(const ElfView& elf, const Elf64_Sym& symbol) {
+  if (ELF64_ST_TYPE(symbol.st_info) != STT_NOTYPE || symbol.st_name == 0 || symbol.st_shndx == SHN_UNDEF ||
+      symbol.st_shndx >= elf.sections.size())
+    return false;
+  const unsigned visibility = ELF64_ST_VISIBILITY(symbol.st_other);
+  return visibility != STV_HIDDEN && visibility != STV_INTERNAL &&
+         (elf.sections[symbol.st_shndx].sh_flags & SHF_EXECINSTR) != 0;
+}
+
 void read_functions(const ElfView& elf, SymbolTables::Table& table) {
   std::vector<Found> found;
   for (Elf64_Word wanted : {SHT_SYMTAB, SHT_DYNSYM}) {
@@ -118,7 +132,8 @@ void read_functions(const ElfView& elf, SymbolTables::Table& table) {
       const Elf64_Shdr& symbols = elf.sections[index];
       if (symbols.sh_type != wanted || symbols.sh_link >= elf.sections.size()) continue;
       const std::string_view entries = elf.contents(symbols), names = elf.contents(elf.sections[symbols.sh_link]);
-      // .dynsym's hidden versions are named as nm -D and perf name them: "__acos_finite@GLIBC_2.15".
+      // .dynsym's hidden versions are named as nm -D names them, "versioned_function@PERFMON_1", where
+      // another version of the name needs telling apart (below); else plainly, as perf names them.
       std::string_view versions;
       const Elf64_Shdr* definitions = nullptr;
       for (const Elf64_Shdr& section : elf.sections) {
@@ -129,11 +144,18 @@ void read_functions(const ElfView& elf, SymbolTables::Table& table) {
         Elf64_Sym symbol;
         std::memcpy(&symbol, entries.data() + at, sizeof symbol);
         const unsigned type = ELF64_ST_TYPE(symbol.st_info);
-        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || symbol.st_value == 0 || symbol.st_name >= names.size())
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC && !is_code_label(elf, symbol)) || symbol.st_value == 0 ||
+            symbol.st_name >= names.size())
           continue;
         const std::string_view tail = names.substr(symbol.st_name);
-        std::string name = demangled(std::string(tail.substr(0, tail.find('\0'))));
+        // Arm's mapping symbols ($x, $d, $x.42) mark code and data, they name nothing.
+        if (is_code_label(elf, symbol) && tail.size() >= 2 && tail[0] == '$' &&
+            std::string_view("adtx").find(tail[1]) != std::string_view::npos &&
+            (tail.size() == 2 || tail[2] == '\0' || tail[2] == '.'))
+          continue;
+        std::string name = demangled_function_name(std::string(tail.substr(0, tail.find('\0'))));
         const std::uint64_t nth = at / sizeof(Elf64_Sym);
+        const std::size_t plain_size = name.size();
         if (definitions != nullptr && (nth + 1) * sizeof(Elf64_Half) <= versions.size()) {
           Elf64_Half version;
           std::memcpy(&version, versions.data() + nth * sizeof version, sizeof version);
@@ -141,8 +163,9 @@ void read_functions(const ElfView& elf, SymbolTables::Table& table) {
             if (std::string_view v = version_name(elf, *definitions, version & kVersionIndex); !v.empty())
               name.append("@").append(v);
         }
-        found.push_back(
-            {{symbol.st_value, symbol.st_size, std::move(name)}, static_cast<unsigned>(ELF64_ST_BIND(symbol.st_info))});
+        found.push_back({{symbol.st_value, symbol.st_size, std::move(name)},
+                         static_cast<unsigned>(ELF64_ST_BIND(symbol.st_info)),
+                         plain_size < name.size() ? plain_size : std::string::npos});
       }
     }
     if (!found.empty()) {  // .symtab holds all of .dynsym's
@@ -150,6 +173,12 @@ void read_functions(const ElfView& elf, SymbolTables::Table& table) {
       break;
     }
   }
+  std::unordered_map<std::string_view, unsigned> versions_of;  // by plain name
+  for (const Found& f : found) ++versions_of[std::string_view(f.function.name).substr(0, f.version_at)];
+  for (Found& f : found)
+    if (f.version_at != std::string::npos &&
+        versions_of[std::string_view(f.function.name).substr(0, f.version_at)] == 1)
+      f.function.name.resize(f.version_at);
   // Of the names of one address (aliases such as btowc and __btowc), the one perf shows (its
   // choose_best_symbol): one with a size, then global before local before weak (a weak name is
   // the one to avoid: readdir64 loses to __GI___readdir64), then the fewest leading underscores,
@@ -170,6 +199,97 @@ void read_functions(const ElfView& elf, SymbolTables::Table& table) {
   for (Found& f : found)
     if (table.functions.empty() || table.functions.back().start != f.function.start)
       table.functions.push_back(std::move(f.function));
+}
+
+// The symbol `index` of a symbol table section, named (demangled), or empty.
+std::string symbol_name(const ElfView& elf, const Elf64_Shdr& symbols, std::uint64_t index) {
+  const std::string_view entries = elf.contents(symbols);
+  if (symbols.sh_link >= elf.sections.size() || index >= entries.size() / sizeof(Elf64_Sym)) return {};
+  const std::string_view names = elf.contents(elf.sections[symbols.sh_link]);
+  Elf64_Sym symbol;
+  std::memcpy(&symbol, entries.data() + index * sizeof symbol, sizeof symbol);
+  if (symbol.st_name >= names.size()) return {};
+  const std::string_view tail = names.substr(symbol.st_name);
+  return demangled_function_name(std::string(tail.substr(0, tail.find('\0'))));
+}
+
+// A relocation section's entries (Elf64_Rela), sorted by the address they relocate.
+std::vector<Elf64_Rela> relocations(const ElfView& elf, const Elf64_Shdr* section) {
+  std::vector<Elf64_Rela> entries;
+  if (section == nullptr || section->sh_type != SHT_RELA) return entries;
+  const std::string_view bytes = elf.contents(*section);
+  entries.resize(bytes.size() / sizeof(Elf64_Rela));
+  if (!entries.empty()) std::memcpy(entries.data(), bytes.data(), entries.size() * sizeof(Elf64_Rela));
+  std::sort(entries.begin(), entries.end(),
+            [](const Elf64_Rela& a, const Elf64_Rela& b) { return a.r_offset < b.r_offset; });
+  return entries;
+}
+
+// The PLT's stubs, named as perf names them (its dso__synthesize_plt_symbols): the n-th entry of
+// .plt (after its header, where the lazy PLT has one) or of .plt.sec (x86's IBT PLT) calls the
+// function of the n-th relocation of .rela.plt, in address order: "getppid@plt". On x86-64 the
+// entries of .plt.got jump through a GOT slot that .rela.dyn names.
+void read_plt_stubs(const ElfView& elf, SymbolTables::Table& table) {
+  const Elf64_Shdr* plt = elf.named(".plt");
+  const Elf64_Shdr* plt_relocations = elf.named(".rela.plt");
+  if (plt == nullptr || plt->sh_type != SHT_PROGBITS) return;
+  const bool x86 = elf.header.e_machine == EM_X86_64;
+  if (!x86 && elf.header.e_machine != EM_AARCH64) return;
+  const std::uint64_t header_size = x86 ? 16 : 32, entry_size = 16;
+  auto add = [&](std::uint64_t start, std::uint64_t size, std::string name) {
+    table.plt_stubs.push_back({start, size, std::move(name)});
+  };
+  if (plt_relocations != nullptr && plt_relocations->sh_link < elf.sections.size()) {
+    const Elf64_Shdr& symbols = elf.sections[plt_relocations->sh_link];
+    const std::vector<Elf64_Rela> slots = relocations(elf, plt_relocations);
+    std::uint64_t at = plt->sh_addr;
+    if (const Elf64_Shdr* secure = x86 ? elf.named(".plt.sec") : nullptr) {
+      at = secure->sh_addr;  // the IBT PLT: its entries call; .plt's are the lazy binder's
+      add(plt->sh_addr, plt->sh_size, ".plt");
+    } else if (slots.size() * entry_size != plt->sh_size) {
+      add(at, header_size, ".plt");  // a lazy PLT begins with the header that calls the dynamic linker
+      at += header_size;
+    }
+    for (const Elf64_Rela& slot : slots) {
+      std::string name = symbol_name(elf, symbols, ELF64_R_SYM(slot.r_info));
+      if (name.empty()) {
+        // An IFUNC bound in place (R_*_IRELATIVE) has no symbol: its resolver's address is the
+        // addend, and the resolver is named as the function it resolves.
+        const SymbolTables::Table::Function* resolver =
+            slot.r_addend > 0 ? table.at(static_cast<std::uint64_t>(slot.r_addend)) : nullptr;
+        if (resolver != nullptr && resolver->start == static_cast<std::uint64_t>(slot.r_addend)) {
+          name = resolver->name;
+        } else {
+          char offset[40];
+          std::snprintf(offset, sizeof offset, "offset_%#llx", static_cast<unsigned long long>(at));
+          name = offset;
+        }
+      }
+      add(at, entry_size, name + "@plt");
+      at += entry_size;
+    }
+  }
+  const Elf64_Shdr* got_plt = x86 ? elf.named(".plt.got") : nullptr;
+  const Elf64_Shdr* dynamic_relocations = elf.named(".rela.dyn");
+  if (got_plt == nullptr || got_plt->sh_entsize == 0 || dynamic_relocations == nullptr ||
+      dynamic_relocations->sh_link >= elf.sections.size())
+    return;
+  const std::vector<Elf64_Rela> slots = relocations(elf, dynamic_relocations);
+  const std::string_view code = elf.contents(*got_plt);
+  for (std::uint64_t at = 0; at + got_plt->sh_entsize <= code.size(); at += got_plt->sh_entsize) {
+    // [endbr64] [bnd] jmp *disp32(%rip): the slot is at the end of the jump plus disp32.
+    std::size_t n = code.substr(at).starts_with("\xf3\x0f\x1e\xfa") ? 4 : 0;
+    if (at + n < code.size() && code[at + n] == '\xf2') ++n;
+    if (at + n + 6 > code.size() || code[at + n] != '\xff' || code[at + n + 1] != '\x25') continue;
+    std::int32_t displacement;
+    std::memcpy(&displacement, code.data() + at + n + 2, sizeof displacement);
+    const std::uint64_t target = got_plt->sh_addr + at + n + 6 + static_cast<std::int64_t>(displacement);
+    auto slot = std::lower_bound(slots.begin(), slots.end(), target,
+                                 [](const Elf64_Rela& r, std::uint64_t address) { return r.r_offset < address; });
+    if (slot == slots.end() || slot->r_offset != target) continue;
+    const std::string name = symbol_name(elf, elf.sections[dynamic_relocations->sh_link], ELF64_R_SYM(slot->r_info));
+    if (!name.empty()) add(got_plt->sh_addr + at, got_plt->sh_entsize, name + "@plt");
+  }
 }
 
 // The file name a .gnu_debuglink section names (the CRC after it is not checked: the build id is,
@@ -225,13 +345,15 @@ void read_elf_symbols(std::string_view bytes, SymbolTables::Table& table) {
     if (segment.p_type == PT_LOAD) table.segments.push_back({segment.p_offset, segment.p_filesz, segment.p_vaddr});
   }
   read_functions(elf, table);
+  read_plt_stubs(elf, table);
+  std::sort(table.plt_stubs.begin(), table.plt_stubs.end(),
+            [](const auto& a, const auto& b) { return a.start < b.start; });
 }
 
 SymbolTables::SymbolTables(std::string debug_root) : debug_root_(std::move(debug_root)) {}
 SymbolTables::~SymbolTables() = default;
 
-const std::string* SymbolTables::function_in_file(const std::string& path, std::uint64_t file_offset,
-                                                  std::uint64_t& into) {
+SymbolTables::Table& SymbolTables::table_of(const std::string& path) {
   std::unique_ptr<Table>& table = files_[path];
   if (!table) {
     table = std::make_unique<Table>();
@@ -242,15 +364,25 @@ const std::string* SymbolTables::function_in_file(const std::string& path, std::
       if (!table->names_from_symtab) read_debug_file(path, file->bytes(), debug_root_, *table);
     }
   }
-  for (const Table::Segment& segment : table->segments) {
-    if (file_offset < segment.file_offset || file_offset - segment.file_offset >= segment.file_size) continue;
-    const std::uint64_t address = file_offset - segment.file_offset + segment.address;
-    if (const Table::Function* function = table->at(address)) {
-      into = address - function->start;
-      return &function->name;
-    }
-  }
-  return nullptr;
+  return *table;
+}
+
+const std::string* SymbolTables::function_in_file(const std::string& path, std::uint64_t file_offset,
+                                                  std::uint64_t& into) {
+  const Table& table = table_of(path);
+  const std::optional<std::uint64_t> address = table.address_of(file_offset);
+  const Table::Function* function = address ? table.at(*address) : nullptr;
+  if (function == nullptr) return nullptr;
+  into = *address - function->start;
+  return &function->name;
+}
+
+bool SymbolTables::source_in_file(const std::string& path, std::uint64_t file_offset, SourcePlace& place) {
+  const std::optional<std::uint64_t> address = table_of(path).address_of(file_offset);
+  if (!address) return false;
+  auto [session, added] = dwarf_.try_emplace(path);
+  if (added) session->second = analysis::DebugInfo::open(path, debug_root_);
+  return session->second && session->second->describe(*address, place);
 }
 
 const std::string* SymbolTables::function_in_kernel(std::uint64_t address, std::uint64_t& into) {

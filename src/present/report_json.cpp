@@ -22,6 +22,7 @@ std::string format_report_json(const Profile& profile, const ReportOptions& opti
           line["sym"] = profile.name(row.key.symbol);
           line["kernel"] = row.key.kernel;
         }
+        if (key == ReportKey::SourceLine) line["srcline"] = profile.name(row.key.source);
       }
       if (options.callchains) {
         nlohmann::ordered_json chains = nlohmann::ordered_json::array();

@@ -11,7 +11,7 @@ std::vector<ReportRow> report_rows(const Profile& profile, const EventProfile& e
     return std::find(options.sort.begin(), options.sort.end(), key) != options.sort.end();
   };
   const bool by_command = wanted(ReportKey::Command), by_dso = wanted(ReportKey::Dso),
-             by_symbol = wanted(ReportKey::Symbol);
+             by_symbol = wanted(ReportKey::Symbol), by_source = wanted(ReportKey::SourceLine);
   auto row_key = [&](const ProfileEntry& entry) {
     ProfileEntry key;
     if (by_command) key.command = entry.command;
@@ -20,10 +20,11 @@ std::vector<ReportRow> report_rows(const Profile& profile, const EventProfile& e
       key.symbol = entry.symbol;
       key.kernel = entry.kernel;
     }
-    return std::make_tuple(key.command, key.dso, key.symbol, key.kernel);
+    if (by_source) key.source = entry.source;
+    return std::make_tuple(key.command, key.dso, key.symbol, key.source, key.kernel);
   };
 
-  std::map<std::tuple<NameId, NameId, NameId, bool>, std::size_t> row_of;
+  std::map<std::tuple<NameId, NameId, NameId, NameId, bool>, std::size_t> row_of;
   std::vector<ReportRow> rows;
   std::vector<std::size_t> row_of_entry(event.entries.size());
   for (std::size_t e = 0; e < event.entries.size(); ++e) {
@@ -32,7 +33,7 @@ std::vector<ReportRow> report_rows(const Profile& profile, const EventProfile& e
     auto [found, added] = row_of.try_emplace(key, rows.size());
     if (added) {
       ReportRow row;
-      std::tie(row.key.command, row.key.dso, row.key.symbol, row.key.kernel) = key;
+      std::tie(row.key.command, row.key.dso, row.key.symbol, row.key.source, row.key.kernel) = key;
       rows.push_back(row);
     }
     rows[found->second].samples += entry.samples;
@@ -59,7 +60,8 @@ std::vector<ReportRow> report_rows(const Profile& profile, const EventProfile& e
   }
 
   auto names = [&](const ReportRow& row) {  // references: no copy per comparison
-    return std::tie(profile.name(row.key.command), profile.name(row.key.dso), profile.name(row.key.symbol));
+    return std::tie(profile.name(row.key.command), profile.name(row.key.dso), profile.name(row.key.symbol),
+                    profile.name(row.key.source));
   };
   std::sort(rows.begin(), rows.end(), [&](const ReportRow& a, const ReportRow& b) {
     if (a.period != b.period) return a.period > b.period;

@@ -75,9 +75,12 @@ std::vector<ReportKey> parse_report_keys(const std::string& keys) {
       parsed.push_back(ReportKey::Dso);
     else if (key == "sym" || key == "symbol")
       parsed.push_back(ReportKey::Symbol);
+    else if (key == "srcline")
+      parsed.push_back(ReportKey::SourceLine);
     else
-      throw Error(ErrorKind::InvalidArgument,
-                  "unknown sort key '" + key + "'; give a list of comm, dso and sym, such as --sort comm,dso,sym.");
+      throw Error(ErrorKind::InvalidArgument, "unknown sort key '" + key +
+                                                  "'; give a list of comm, dso, sym and srcline, such as --sort "
+                                                  "comm,dso,sym.");
     if (comma == std::string::npos) break;
     at = comma + 1;
   }
@@ -94,11 +97,16 @@ std::string format_report_table(const Profile& profile, const ReportOptions& opt
 
     std::vector<Column> columns;
     for (ReportKey key : options.sort) {
-      Column column{key == ReportKey::Command ? "Command" : key == ReportKey::Dso ? "Shared Object" : "Symbol", {}};
+      Column column{key == ReportKey::Command  ? "Command"
+                    : key == ReportKey::Dso    ? "Shared Object"
+                    : key == ReportKey::Symbol ? "Symbol"
+                                               : "Source:Line",
+                    {}};
       for (const present::ReportRow& row : rows)
-        column.cells.push_back(key == ReportKey::Command ? printable(profile.name(row.key.command))
-                               : key == ReportKey::Dso   ? printable(dso_short_name(profile.name(row.key.dso)))
-                                                         : symbol_cell(profile, row.key));
+        column.cells.push_back(key == ReportKey::Command  ? printable(profile.name(row.key.command))
+                               : key == ReportKey::Dso    ? printable(dso_short_name(profile.name(row.key.dso)))
+                               : key == ReportKey::Symbol ? symbol_cell(profile, row.key)
+                                                          : printable(profile.name(row.key.source)));
       column.width = std::string_view(column.title).size();
       for (const std::string& cell : column.cells) column.width = std::max(column.width, cell.size());
       columns.push_back(std::move(column));

@@ -5,11 +5,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -51,6 +53,21 @@ class Report : public ::testing::Test {
     EXPECT_EQ(r.err, "");
     return r.out;
   }
+
+  // Debian's perf records the worker's call tree of `iterations` on cpu-clock into file_, then
+  // runs `perf COMMAND -i file_ OPTIONS...` on it.
+  Result perf_on_recorded_tree(const std::string& iterations, const std::string& command,
+                               const std::vector<std::string>& options) const {
+    Result recorded =
+        run({"/usr/bin/perf", "record", "-q", "-e", "cpu-clock", "-o", file_, "--", WORKER, "tree", iterations});
+    EXPECT_EQ(recorded.exit_code, 0) << recorded.err;
+    std::vector<std::string> args = {"/usr/bin/perf", command, "-i", file_};
+    args.insert(args.end(), options.begin(), options.end());
+    Result perf = run(args);
+    EXPECT_EQ(perf.exit_code, 0) << perf.err;
+    return perf;
+  }
+  static bool have_perf() { return access("/usr/bin/perf", X_OK) == 0; }
 
   fs::path dir_;
   std::string file_;
@@ -140,6 +157,108 @@ TEST_F(Report, FramePointerChainsOfTheSameProgramAreIncomplete) {
   EXPECT_EQ(folded.find(";main;perfmon_branch_a;perfmon_getppid_leaf;syscall "), std::string::npos) << folded;
 }
 
+// A function inlined into its caller joins the stacks under it as "f (inlined)", read from the
+// worker's DWARF; --no-inline leaves it out.
+TEST_F(Report, InlinedFunctionsJoinTheStacks) {
+  Result r = run({PERFMON, "record", "-q", "-m", "1024", "--call-graph", "dwarf", "-e", "syscalls:sys_enter_getppid",
+                  "-c", "1", "-o", file_, "--", WORKER_WITHOUT_FRAME_POINTERS, "inline-getppid", "50"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string folded = report({"--folded"});
+  EXPECT_NE(folded.find(";main;perfmon_inline_caller;perfmon_inlined_getppid (inlined);syscall 50\n"),
+            std::string::npos)
+      << folded;
+  const std::string plain = report({"--folded", "--no-inline"});
+  EXPECT_NE(plain.find(";main;perfmon_inline_caller;syscall 50\n"), std::string::npos) << plain;
+  const std::string table = report({"-g"});
+  EXPECT_NE(table.find("perfmon_inlined_getppid (inlined)\n               perfmon_inline_caller\n"), std::string::npos)
+      << table;
+}
+
+// The rows of a sample table's lines ("    95.95%  worker.cpp:48"), at or above 1%, as a set: the
+// order of rows of equal share is not perf's concern, nor ours.
+std::multiset<std::string> rows_above_one_percent(const std::string& table) {
+  std::multiset<std::string> rows;
+  std::istringstream lines(table);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty() && line[0] != '#' && line.find('%') != std::string::npos && std::stod(line) >= 1.0)
+      rows.insert(line);
+  return rows;
+}
+
+// --sort srcline on a file perf recorded: the same rows as perf report's (which asks addr2line;
+// perfmon reads DWARF with libdw in process).
+TEST_F(Report, SourceLinesAreThoseOfPerfReport) {
+  if (!have_perf()) GTEST_SKIP() << "Debian's linux-perf is not installed (/usr/bin/perf)";
+  const Result perf = perf_on_recorded_tree("30000000", "report", {"--stdio", "--sort", "sym,srcline"});
+  const std::multiset<std::string> theirs = rows_above_one_percent(perf.out);
+  EXPECT_EQ(rows_above_one_percent(report({"--sort", "sym,srcline"})), theirs) << perf.out;
+  bool named_a_line = false;
+  for (const std::string& row : theirs)
+    named_a_line |= row.find("perfmon_leaf") != std::string::npos && row.find("worker.cpp:") != std::string::npos;
+  EXPECT_TRUE(named_a_line) << perf.out;
+}
+
+// The lines of a text but those of samples in the vDSO, which perf names from a copy it takes of
+// the running process's and perfmon does not.
+std::string without_vdso(const std::string& text) {
+  std::string kept;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("([vdso])") == std::string::npos) kept += line + "\n";
+  return kept;
+}
+
+// perfmon script prints what perf script prints, line for line, for a file perf recorded.
+TEST_F(Report, ScriptPrintsSamplesAsPerfScript) {
+  if (!have_perf()) GTEST_SKIP() << "Debian's linux-perf is not installed (/usr/bin/perf)";
+  const Result perf = perf_on_recorded_tree("10000000", "script", {});
+  Result ours = run({PERFMON, "script", "-i", file_});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  EXPECT_EQ(without_vdso(ours.out), without_vdso(perf.out));
+  EXPECT_NE(ours.out.find(" perfmon_leaf+0x"), std::string::npos) << ours.out;
+}
+
+// perfmon script unwinds --call-graph dwarf stacks and prints each sample's chain under it, leaf
+// first, the inlined function before the function it is inlined in; -G prints one line a sample.
+TEST_F(Report, ScriptPrintsUnwoundCallChains) {
+  Result r = run({PERFMON, "record", "-q", "-m", "1024", "--call-graph", "dwarf", "-e", "syscalls:sys_enter_getppid",
+                  "-c", "1", "-o", file_, "--", WORKER_WITHOUT_FRAME_POINTERS, "inline-getppid", "20"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Result script = run({PERFMON, "script", "-i", file_});
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  std::istringstream lines(script.out);
+  std::vector<std::string> order;
+  unsigned samples = 0, complete = 0;
+  const std::vector<std::string> expected = {" syscall+0x", " perfmon_inlined_getppid (inlined)",
+                                             " perfmon_inline_caller+0x", " main+0x"};
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("syscalls:sys_enter_getppid:") != std::string::npos) {
+      ++samples;
+      order.clear();
+    } else if (line.starts_with("\t")) {
+      for (const std::string& frame : expected)
+        if (line.find(frame) != std::string::npos) order.push_back(frame);
+      if (order == expected) ++complete, order.clear();
+    }
+  }
+  EXPECT_EQ(samples, 20u) << script.out;
+  EXPECT_EQ(complete, 20u) << script.out;
+
+  Result flat = run({PERFMON, "script", "-G", "-i", file_});
+  ASSERT_EQ(flat.exit_code, 0) << flat.err;
+  EXPECT_EQ(std::count(flat.out.begin(), flat.out.end(), '\n'), 20) << flat.out;
+  EXPECT_EQ(flat.out.find('\t'), std::string::npos) << flat.out;
+
+  Result json = run({PERFMON, "script", "--json", "-i", file_});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json first = nlohmann::json::parse(json.out.substr(0, json.out.find('\n')));
+  ASSERT_TRUE(first.contains("callchain")) << first.dump();
+  ASSERT_GE(first["callchain"].size(), 3u);
+  EXPECT_EQ(first["callchain"][1]["sym"], "perfmon_inlined_getppid");
+  EXPECT_EQ(first["callchain"][1]["inlined"], true);
+  EXPECT_EQ(first["callchain"][2]["sym"], "perfmon_inline_caller");
+}
+
 TEST_F(Report, SpinningFunctionHasNearlyAllSamples) {
   ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "cpu-clock", "-o", file_, "--", WORKER, "loop", "400000000"}).exit_code,
             0);
@@ -151,12 +270,8 @@ TEST_F(Report, SpinningFunctionHasNearlyAllSamples) {
 // A file perf recorded: perfmon report finds the same functions above 1% as perf report, each
 // within a point of perf's share.
 TEST_F(Report, AgreesWithPerfReportOnAFilePerfRecorded) {
-  if (access("/usr/bin/perf", X_OK) != 0) GTEST_SKIP() << "Debian's linux-perf is not installed (/usr/bin/perf)";
-  Result recorded =
-      run({"/usr/bin/perf", "record", "-q", "-e", "cpu-clock", "-o", file_, "--", WORKER, "tree", "100000000"});
-  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
-  Result perf = run({"/usr/bin/perf", "report", "-i", file_, "--stdio", "--sort", "sym"});
-  ASSERT_EQ(perf.exit_code, 0) << perf.err;
+  if (!have_perf()) GTEST_SKIP() << "Debian's linux-perf is not installed (/usr/bin/perf)";
+  const Result perf = perf_on_recorded_tree("100000000", "report", {"--stdio", "--sort", "sym"});
   const std::map<std::string, double> theirs = top_symbols(perf.out), ours = top_symbols(report({"--sort", "sym"}));
   ASSERT_TRUE(theirs.contains("perfmon_leaf")) << perf.out;
   for (const auto& [symbol, share] : theirs) {

@@ -1,5 +1,5 @@
-// ELF files as perfmon script reads every file a recording mapped: segments and function symbols,
-// then addresses looked up in them.
+// ELF files as perfmon script reads every file a recording mapped: segments, function symbols and
+// PLT stubs, then addresses looked up in them.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -17,5 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (const auto* function = table.at(segment.address + segment.file_size / 2)) sink = function->name.size();
   for (const auto& function : table.functions)
     if (const auto* found = table.at(function.start)) sink = found->start;
+  for (const auto& stub : table.plt_stubs)
+    if (const auto* found = table.at(stub.start + stub.size / 2)) sink = found->name.size();
   return 0;
 }

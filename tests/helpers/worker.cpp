@@ -10,6 +10,8 @@
 //   tree N       main -> perfmon_branch_a -> perfmon_leaf(3N), then main -> perfmon_branch_b ->
 //                perfmon_leaf(N): a call tree whose leaf spends 3/4 of its time under branch a
 //   tree-getppid N   the same tree, its leaf calling getppid: exactly 3N calls under branch a, N under b
+//   inline-getppid N main -> perfmon_inline_caller, into which perfmon_inlined_getppid is inlined
+//                and calls getppid N times: DWARF (not the symbol table) knows the inner function
 //   sleep MS     sleeps
 //   spin MS      burns CPU
 //   churn MS     for MS milliseconds, keeps starting threads that live a moment (prints "ready" first)
@@ -51,6 +53,13 @@ extern "C" [[gnu::noinline]] void perfmon_getppid_leaf(unsigned long n) {
   for (unsigned long i = 0; i < n; ++i) syscall(SYS_getppid);
   asm volatile("");
 }
+extern "C" [[gnu::always_inline]] inline void perfmon_inlined_getppid(unsigned long n) {
+  for (unsigned long i = 0; i < n; ++i) syscall(SYS_getppid);
+}
+extern "C" [[gnu::noinline]] void perfmon_inline_caller(unsigned long n) {
+  perfmon_inlined_getppid(n);
+  asm volatile("");
+}
 using Leaf = void (*)(unsigned long);
 extern "C" [[gnu::noinline]] void perfmon_branch_a(Leaf leaf, unsigned long n) {
   leaf(3 * n);
@@ -64,7 +73,8 @@ extern "C" [[gnu::noinline]] void perfmon_branch_b(Leaf leaf, unsigned long n) {
 int usage() {
   std::fprintf(stderr,
                "usage: perfmon-test-worker getppid N [--threads T] [--fork-child M] [--wait-stdin] | "
-               "touch K | call N | loop N | tree N | tree-getppid N | sleep MS | spin MS | churn MS | exit CODE\n");
+               "touch K | call N | loop N | tree N | tree-getppid N | inline-getppid N | sleep MS | spin MS | churn MS "
+               "| exit CODE\n");
   return 2;
 }
 
@@ -126,6 +136,10 @@ int main(int argc, char** argv) {
   }
   if (mode == "loop") {
     perfmon_spin(static_cast<unsigned long>(n));
+    return 0;
+  }
+  if (mode == "inline-getppid") {
+    perfmon_inline_caller(static_cast<unsigned long>(n));
     return 0;
   }
   if (mode == "tree" || mode == "tree-getppid") {

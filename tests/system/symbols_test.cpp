@@ -1,7 +1,9 @@
 // Function names of stripped files: from a separate debug file found by build id or by
-// .gnu_debuglink, never from a debug file of another build; and the hidden symbol versions of
-// .dynsym named as nm -D and perf name them. Files are made with binutils' objcopy and strip from
-// the test worker and a versioned test library.
+// .gnu_debuglink, never from a debug file of another build; a hidden symbol version of .dynsym
+// named as nm -D names it where another version of the name needs telling apart; the PLT's stubs
+// named as objdump names them; and, from DWARF, the function inlined at an address and its source
+// line. Files are made with binutils' objcopy and strip from the test worker and a versioned test
+// library.
 #include <elf.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -61,6 +63,14 @@ std::uint64_t file_offset_of(const std::string& path, const std::string& symbol)
       return address - segment.p_vaddr + segment.p_offset;
   }
   return 0;
+}
+
+// The text of the source line a place names.
+std::string source_line(const SourcePlace& place) {
+  std::istringstream lines(read_file(place.file));
+  std::string line;
+  for (unsigned n = 0; n < place.line && std::getline(lines, line);) ++n;
+  return line;
 }
 
 class StrippedFiles : public ::testing::Test {
@@ -141,6 +151,79 @@ TEST_F(StrippedFiles, HiddenSymbolVersionsAreNamedWithTheirVersion) {
   const std::string* default_version = symbols.function_in_file(library, v2, into);
   ASSERT_NE(default_version, nullptr);
   EXPECT_EQ(*default_version, "versioned_function");
+}
+
+// Where SymbolTables finds DWARF for perfmon_leaf: its line lies in the worker's source, on the
+// line that adds to the sink.
+TEST_F(StrippedFiles, SourceLinesComeFromTheDebugFile) {
+  const fs::path root = dir_ / "debug";
+  run("strip --strip-all '" + program_ + "'");
+  const std::string hex = kernel::build_id_hex(kernel::elf_build_id(program_).value_or(""));
+  fs::create_directories(root / ".build-id" / hex.substr(0, 2));
+  fs::rename(program_ + ".debug", root / ".build-id" / hex.substr(0, 2) / (hex.substr(2) + ".debug"));
+  SymbolTables symbols(root.string());
+  SourcePlace place;
+  bool in_loop = false;
+  for (std::uint64_t offset = leaf_; offset < leaf_ + 256 && !in_loop; ++offset)
+    if (symbols.source_in_file(program_, offset, place) && place.line != 0)
+      in_loop = source_line(place).find("sink = sink + i") != std::string::npos;
+  EXPECT_TRUE(in_loop) << place.file << ":" << place.line;
+  EXPECT_TRUE(place.file.ends_with("tests/helpers/worker.cpp")) << place.file;
+}
+
+// The worker's perfmon_inlined_getppid is inlined into perfmon_inline_caller: the symbol table
+// knows only the caller; DWARF says which of its instructions are the inlined function's, and
+// their line is the inlined function's system call.
+TEST(Dwarf, NamesTheFunctionInlinedAtAnAddressAndItsLine) {
+  const std::uint64_t caller = file_offset_of(WORKER, "perfmon_inline_caller");
+  ASSERT_NE(caller, 0u);
+  SymbolTables symbols;
+  SourcePlace place;
+  unsigned inlined = 0, outside = 0;
+  for (std::uint64_t offset = caller; offset < caller + 512; ++offset) {
+    std::uint64_t into = 0;
+    const std::string* function = symbols.function_in_file(WORKER, offset, into);
+    if (function == nullptr || *function != "perfmon_inline_caller") break;  // past its end
+    ASSERT_TRUE(symbols.source_in_file(WORKER, offset, place)) << "the worker is built with -g";
+    if (place.inlined.empty()) {
+      ++outside;
+      continue;
+    }
+    ++inlined;
+    EXPECT_EQ(place.inlined, std::vector<std::string>{"perfmon_inlined_getppid"});
+    if (place.line != 0 && source_line(place).find("syscall(SYS_getppid)") != std::string::npos) inlined += 100;
+  }
+  EXPECT_GT(inlined, 100u) << "some instruction is the inlined function's system call";
+  EXPECT_GT(outside, 0u) << "the caller's own instructions are no inlined function's";
+
+  // perfmon_leaf inlines nothing.
+  ASSERT_TRUE(symbols.source_in_file(WORKER, file_offset_of(WORKER, "perfmon_leaf"), place));
+  EXPECT_TRUE(place.inlined.empty());
+}
+
+// Every stub objdump names "f@plt" in .plt, .plt.sec and .plt.got is named so (the PLT's header
+// ".plt", as perf names it); C++ names demangled, as all names are.
+TEST(PltStubs, AreNamedAsObjdumpNamesThem) {
+  for (const std::string& file : {std::string(WORKER), std::string("/usr/lib/x86_64-linux-gnu/libstdc++.so.6")}) {
+    if (!fs::exists(file)) continue;
+    std::istringstream lines(output_of("objdump -d -F -j .plt -j .plt.sec -j .plt.got '" + file + "' 2>/dev/null"));
+    SymbolTables symbols;
+    unsigned checked = 0;
+    for (std::string line; std::getline(lines, line);) {
+      // "0000000000002030 <getppid@plt> (File Offset: 0x2030):"
+      const std::size_t open = line.find(" <"), close = line.find(">", open), at = line.find("(File Offset: 0x");
+      if (open == std::string::npos || close == std::string::npos || at == std::string::npos) continue;
+      const std::string label = line.substr(open + 2, close - open - 2);
+      if (!label.ends_with("@plt") || label.find('+') != std::string::npos || label.starts_with("_Z")) continue;
+      std::uint64_t into = 1;
+      const std::string* name = symbols.function_in_file(file, std::stoull(line.substr(at + 16), nullptr, 16), into);
+      ASSERT_NE(name, nullptr) << line;
+      EXPECT_EQ(*name, label) << line;
+      EXPECT_EQ(into, 0u) << line;
+      ++checked;
+    }
+    EXPECT_GT(checked, 5u) << file;
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -54,10 +55,11 @@ void parse_call_graph(std::string_view text, RecordOptions& o) {
   o.user_stack_bytes = 0;
   if (mode == "fp" && comma == std::string_view::npos) return;
   if (mode != "dwarf") throw UsageError("--call-graph takes fp or dwarf[,SIZE], not '" + std::string(text) + "'");
-  const long size = comma == std::string_view::npos
-                        ? 8192
-                        : parse_long(text.substr(comma + 1), "--call-graph's stack size", 8, 65528);
-  if (size % 8 != 0) throw UsageError("--call-graph dwarf's stack size is a multiple of 8");
+  const long size =
+      comma == std::string_view::npos ? 8192 : parse_long(text.substr(comma + 1), "--call-graph dwarf,SIZE", 8, 65528);
+  if (size % 8 != 0)
+    throw UsageError("--call-graph dwarf's stack size is a multiple of 8 bytes, such as 8192; not " +
+                     std::to_string(size));
   o.user_stack_bytes = static_cast<std::uint32_t>(size);
 }
 
@@ -94,6 +96,8 @@ std::vector<Option> record_options(RecordOptions& o) {
        "data pages of each CPU's ring buffer, a power of two (default 64; --call-graph dwarf wants more)",
        [&](std::string_view v) {
          o.ring_pages = static_cast<std::size_t>(parse_long(v, "--mmap-pages", 1, 1L << 20));
+         if (!std::has_single_bit(o.ring_pages))
+           throw UsageError("--mmap-pages takes a power of two, such as 128; not " + std::string(v));
        }},
       {'i', "no-inherit", "", "do not sample threads and processes the command creates",
        [&](std::string_view) { o.inherit = false; }},

@@ -1,5 +1,6 @@
 // perfmon report: where a perf.data file's samples landed, per command, file and function, as perf
 // report --stdio shows it; or as JSON, collapsed stacks, or a flame graph picture.
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <string>
@@ -20,8 +21,8 @@ namespace perfmon::cli {
 namespace {
 
 constexpr const char* kSynopsis =
-    "perfmon report [-i FILE] [--sort comm,dso,sym] [-g] [--percent-limit PCT] [-e EVENT]\n"
-    "                      [--stdio | --json | --folded | --svg FILE]";
+    "perfmon report [-i FILE] [--sort comm,dso,sym,srcline] [-g] [--no-inline] [--percent-limit PCT]\n"
+    "                      [-e EVENT] [--stdio | --json | --folded | --svg FILE]";
 
 enum class Shape { Table, Json, Folded, Svg };
 
@@ -31,6 +32,7 @@ struct ReportCommand {
   Shape shape = Shape::Table;
   std::string svg_path;
   std::string event;  // --folded and --svg draw one event: this one, or the first with samples
+  bool inlined_frames = true;
 };
 
 double parse_percent(std::string_view text) {
@@ -65,7 +67,9 @@ int run_report(std::span<char* const> args) {
   std::vector<Option> options = {
       {'i', "input", "file", "the perf.data file to read (default perf.data)",
        [&](std::string_view v) { o.input = std::string(v); }},
-      {'s', "sort", "keys", "the columns that rows are merged by: comm, dso, sym (default comm,dso,sym)",
+      {'s', "sort", "keys",
+       "the columns that rows are merged by: comm, dso, sym, srcline (source file:line, from DWARF; default "
+       "comm,dso,sym)",
        [&](std::string_view v) {
          try {
            o.report.sort = parse_report_keys(std::string(v));
@@ -75,6 +79,8 @@ int run_report(std::span<char* const> args) {
        }},
       {'g', "call-graph", "", "show the call chains that end in each row",
        [&](std::string_view) { o.report.callchains = true; }},
+      {0, "no-inline", "", "leave out the functions inlined at each frame (named from DWARF) in call chains",
+       [&](std::string_view) { o.inlined_frames = false; }},
       {0, "percent-limit", "pct", "leave out rows below this share",
        [&](std::string_view v) { o.report.percent_limit = parse_percent(v); }},
       {'e', "event", "name", "the event --folded and --svg draw (default the first with samples)",
@@ -98,7 +104,13 @@ int run_report(std::span<char* const> args) {
     const PerfDataReader file(o.input);
     std::vector<std::string> names;
     for (const PerfDataEvent& event : file.events()) names.push_back(event.name);
-    Profile profile(names);
+    ProfileOptions looked_up;
+    // DWARF is read only for what will be shown: inlined functions in stacks, lines in a column.
+    looked_up.inlined_frames =
+        o.inlined_frames && (o.report.callchains || o.shape == Shape::Folded || o.shape == Shape::Svg);
+    looked_up.source_lines =
+        std::find(o.report.sort.begin(), o.report.sort.end(), ReportKey::SourceLine) != o.report.sort.end();
+    Profile profile(names, looked_up);
     for (std::size_t e = 0; e < file.events().size(); ++e) {
       const perf_event_attr& attr = file.events()[e].attr;
       const std::uint64_t copied = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;

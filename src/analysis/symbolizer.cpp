@@ -1,0 +1,71 @@
+#include "perfmon/symbolizer.hpp"
+
+#include "analysis/dwarf_unwinder.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "perfmon/profile.hpp"
+
+namespace perfmon {
+
+Symbolizer::Symbolizer(std::string debug_root) : symbols_(std::move(debug_root)) {}
+Symbolizer::~Symbolizer() = default;
+
+bool Symbolizer::unwind_user_stacks(std::size_t event, std::uint64_t sample_regs_user) {
+  if (!analysis::DwarfUnwinder::available()) return false;
+  if (!unwinder_) unwinder_ = std::make_unique<analysis::DwarfUnwinder>();
+  if (unwind_masks_.size() <= event) unwind_masks_.resize(event + 1);
+  unwind_masks_[event] = sample_regs_user;
+  return true;
+}
+
+std::span<const std::uint64_t> Symbolizer::callchain(std::size_t event, const Sample& sample) {
+  if (event >= unwind_masks_.size() || unwind_masks_[event] == 0 || sample.user_stack.empty()) return sample.callchain;
+  // The kernel's part as recorded (with exclude_callchain_user it has no user part), then the user
+  // frames unwound.
+  unwound_.clear();
+  for (std::uint64_t word : sample.callchain) {
+    if (word == PERF_CONTEXT_USER) break;
+    unwound_.push_back(word);
+  }
+  unwound_.push_back(PERF_CONTEXT_USER);
+  const analysis::DwarfUnwinder::Locate locate = [this](std::uint32_t pid, std::uint64_t address, std::string& path,
+                                                        std::uint64_t& base) {
+    const PlacedAddress placed = spaces_.place(pid, address);
+    if (placed.file.empty() || placed.file.front() != '/') return false;
+    path = placed.file;
+    base = address - placed.offset;
+    return true;
+  };
+  if (unwinder_->unwind(sample, unwind_masks_[event], locate, unwound_) == 0) return sample.callchain;
+  return unwound_;
+}
+
+NamedAddress Symbolizer::name(std::uint32_t pid, std::uint64_t address, bool kernel) {
+  NamedAddress named;
+  named.place = spaces_.place(pid, address);
+  const bool in_kernel = named.place.file == "[kernel.kallsyms]";
+  named.kernel = kernel || in_kernel;
+  if (in_kernel)
+    named.function = symbols_.function_in_kernel(address, named.into);
+  else if (!named.place.file.empty() && named.place.file.front() == '/')
+    named.function = symbols_.function_in_file(named.place.file, named.place.offset, named.into);
+  return named;
+}
+
+bool Symbolizer::source(const NamedAddress& named, SourcePlace& place) {
+  return !named.place.file.empty() && named.place.file.front() == '/' &&
+         symbols_.source_in_file(named.place.file, named.place.offset, place);
+}
+
+std::string source_line_text(const NamedAddress& named, const SourcePlace* place) {
+  if (place != nullptr && place->line != 0)
+    return place->file.substr(place->file.rfind('/') + 1) + ":" + std::to_string(place->line);
+  if (named.function != nullptr) return *named.function + "+" + std::to_string(named.into);
+  char offset[24];
+  std::snprintf(offset, sizeof offset, "[%" PRIx64 "]", named.place.offset);
+  return dso_short_name(named.place.file) + offset;
+}
+
+}  // namespace perfmon
