@@ -4,6 +4,7 @@
 # The file: SAMPLES samples (default 1,000,000) of a tracepoint with call chains, recorded from the
 # test worker's call tree (main -> branch a/b -> leaf -> syscall), once by perfmon record and once
 # by perf record, so that each tool also reads the other's file.
+# Then --sort sym,srcline (source lines from DWARF) on a smaller file of perfmon's.
 #   bench/report_vs_perf.sh [build-dir] [runs] [samples]
 set -euo pipefail
 build=${1:-build}
@@ -27,3 +28,9 @@ for file in perfmon.data perf.data; do
   "$compare" "$runs" "$perfmon" report -i "$dir/$file" --sort comm,dso,sym -g ::: \
     perf report -i "$dir/$file" --stdio --sort comm,dso,sym --no-children
 done
+# Source lines: perf runs addr2line, about half a second per thousand samples here, so this part
+# reads a file of 100,000 samples, once per tool.
+"$perfmon" record -q -g -e "$event" -c 1 -o "$dir/srcline.data" -- "$worker" tree-getppid 25000
+echo "== srcline.data: $(du -m "$dir/srcline.data" | cut -f1) MB, 100000 samples; --sort sym,srcline"
+"$compare" 1 "$perfmon" report -i "$dir/srcline.data" --sort sym,srcline ::: \
+  perf report -i "$dir/srcline.data" --stdio --no-children --sort sym,srcline -g none
