@@ -24,10 +24,10 @@ class DwarfUnwinder;
 
 // An address named: its file, the function there, and (where asked) what DWARF says of it.
 struct NamedAddress {
-  PlacedAddress place;                     // file and offset in it
-  const std::string* function = nullptr;   // nullptr where no symbol covers it; kept by the Symbolizer
-  std::uint64_t into = 0;                  // the address's offset into the function
-  bool kernel = false;                     // a kernel address (perf's [k])
+  PlacedAddress place;                    // file and offset in it
+  const std::string* function = nullptr;  // nullptr where no symbol covers it; kept by the Symbolizer
+  std::uint64_t into = 0;                 // the address's offset into the function
+  bool kernel = false;                    // a kernel address (perf's [k])
 };
 
 class Symbolizer {
@@ -38,7 +38,7 @@ class Symbolizer {
   Symbolizer& operator=(const Symbolizer&) = delete;
 
   // COMM, MMAP, MMAP2, FORK and EXIT records place the samples that follow them.
-  void record(const perf_event_header& record) { spaces_.record(record); }
+  void record(const perf_event_header& record);
   const AddressSpaces& spaces() const noexcept { return spaces_; }
 
   // Samples of `event` carry user registers (`sample_regs_user`, the attr's) and a copy of the

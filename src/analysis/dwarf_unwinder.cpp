@@ -176,4 +176,8 @@ std::size_t DwarfUnwinder::unwind(const Sample&, std::uint64_t, const Locate&, s
 DwarfUnwinder::DwarfUnwinder() = default;
 DwarfUnwinder::~DwarfUnwinder() = default;
 
+void DwarfUnwinder::forget(std::uint32_t pid) {
+  processes_.erase(pid);
+}
+
 }  // namespace perfmon::analysis

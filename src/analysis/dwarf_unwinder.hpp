@@ -36,6 +36,9 @@ class DwarfUnwinder {
   std::size_t unwind(const Sample& sample, std::uint64_t regs_mask, const Locate& locate,
                      std::vector<std::uint64_t>& frames, std::size_t max_frames = 127);
 
+  // Drops the session of a process whose files changed (it exec'd, or its pid is another's now).
+  void forget(std::uint32_t pid);
+
   struct Process;  // libdwfl's session of one process
 
  private:

@@ -1,6 +1,7 @@
 #include "perfmon/symbolizer.hpp"
 
 #include "analysis/dwarf_unwinder.hpp"
+#include "kernel/records.hpp"
 
 #include <cinttypes>
 #include <cstdio>
@@ -11,6 +12,18 @@ namespace perfmon {
 
 Symbolizer::Symbolizer(std::string debug_root) : symbols_(std::move(debug_root)) {}
 Symbolizer::~Symbolizer() = default;
+
+void Symbolizer::record(const perf_event_header& header) {
+  spaces_.record(header);
+  // A process that execs, or a new process that takes a pid, maps other files: the unwinder's
+  // session of that pid would place them where the old ones were.
+  if (!unwinder_) return;
+  if (header.type == PERF_RECORD_COMM && (header.misc & PERF_RECORD_MISC_COMM_EXEC))
+    if (const auto* comm = kernel::record_as<kernel::CommRecord>(&header)) unwinder_->forget(comm->pid);
+  if (header.type == PERF_RECORD_FORK)
+    if (const auto* fork = kernel::record_as<kernel::TaskRecord>(&header); fork && fork->pid != fork->ppid)
+      unwinder_->forget(fork->pid);
+}
 
 bool Symbolizer::unwind_user_stacks(std::size_t event, std::uint64_t sample_regs_user) {
   if (!analysis::DwarfUnwinder::available()) return false;

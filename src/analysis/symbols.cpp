@@ -32,13 +32,27 @@ std::string demangled_function_name(std::string name) {
   std::string readable(text.get());
   // The parameters are the parenthesis that closes last, taken back to the one that opens it.
   const std::size_t close = readable.rfind(')');
-  if (close == std::string::npos) return readable;
   int depth = 0;
-  for (std::size_t i = close + 1; i-- > 0;) {
+  for (std::size_t i = close + 1; close != std::string::npos && i-- > 0;) {
     depth += readable[i] == ')' ? 1 : readable[i] == '(' ? -1 : 0;
-    if (depth == 0) return i == 0 ? readable : readable.substr(0, i);
+    if (depth == 0) {
+      if (i > 0) readable.resize(i);
+      break;
+    }
   }
-  return readable;
+  // A function template's instance comes with its return type ("bool std::has_facet<...>"), which
+  // perf's demangling leaves out: what precedes the last space outside brackets, unless that
+  // space follows "operator".
+  if (!readable.ends_with('>')) return readable;
+  std::size_t name_at = 0;
+  depth = 0;
+  for (std::size_t i = 0; i < readable.size(); ++i) {
+    const char c = readable[i];
+    if (c == '<' || c == '(') ++depth;
+    if ((c == '>' || c == ')') && depth > 0) --depth;
+    if (c == ' ' && depth == 0 && !std::string_view(readable).substr(0, i).ends_with("operator")) name_at = i + 1;
+  }
+  return readable.substr(name_at);
 }
 
 namespace {

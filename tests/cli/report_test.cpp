@@ -73,6 +73,19 @@ class Report : public ::testing::Test {
   std::string file_;
 };
 
+// The samples of collapsed stacks that end in the worker's getppid under perfmon_branch_a and
+// under perfmon_branch_b, called from main.
+std::pair<std::uint64_t, std::uint64_t> samples_under_branches(const std::string& folded) {
+  std::uint64_t under_a = 0, under_b = 0;
+  std::istringstream lines(folded);
+  for (std::string line; std::getline(lines, line);) {
+    const std::uint64_t samples = std::stoull(line.substr(line.rfind(' ') + 1));
+    if (line.find(";main;perfmon_branch_a;perfmon_getppid_leaf;syscall ") != std::string::npos) under_a += samples;
+    if (line.find(";main;perfmon_branch_b;perfmon_getppid_leaf;syscall ") != std::string::npos) under_b += samples;
+  }
+  return {under_a, under_b};
+}
+
 // "    98.20%  perfmon-test-wo  ...  [.] perfmon_spin" -> {"perfmon_spin", 98.2}, for rows above 1%.
 std::map<std::string, double> top_symbols(const std::string& table) {
   std::map<std::string, double> shares;
@@ -129,14 +142,8 @@ TEST_F(Report, DwarfCallGraphsUnwindCodeWithoutFramePointers) {
   Result r = run({PERFMON, "record", "-q", "-m", "1024", "--call-graph", "dwarf", "-e", "syscalls:sys_enter_getppid",
                   "-c", "1", "-o", file_, "--", WORKER_WITHOUT_FRAME_POINTERS, "tree-getppid", "100"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::uint64_t under_a = 0, under_b = 0;
   const std::string folded = report({"--folded"});
-  std::istringstream lines(folded);
-  for (std::string line; std::getline(lines, line);) {
-    const std::uint64_t samples = std::stoull(line.substr(line.rfind(' ') + 1));
-    if (line.find(";main;perfmon_branch_a;perfmon_getppid_leaf;syscall ") != std::string::npos) under_a += samples;
-    if (line.find(";main;perfmon_branch_b;perfmon_getppid_leaf;syscall ") != std::string::npos) under_b += samples;
-  }
+  const auto [under_a, under_b] = samples_under_branches(folded);
   EXPECT_EQ(under_a, 300u) << folded;
   EXPECT_EQ(under_b, 100u) << folded;
 
@@ -145,6 +152,40 @@ TEST_F(Report, DwarfCallGraphsUnwindCodeWithoutFramePointers) {
   ASSERT_EQ(perf.exit_code, 0) << perf.err;
   EXPECT_NE(perf.out.find("|--75.00%--perfmon_branch_a"), std::string::npos) << perf.out;
   EXPECT_NE(perf.out.find(" --25.00%--perfmon_branch_b"), std::string::npos) << perf.out;
+}
+
+// A process that execs another program maps other files where the first one's were (setarch -R:
+// no address randomization, both programs at the same base): the samples after the exec are
+// unwound by the new program's CFI, not by what the first one's left behind.
+TEST_F(Report, DwarfStacksAfterAnExecAreUnwoundByTheNewProgram) {
+  if (access("/usr/bin/setarch", X_OK) != 0) GTEST_SKIP() << "setarch (util-linux) is not installed";
+  Result r = run({PERFMON,
+                  "record",
+                  "-q",
+                  "-m",
+                  "1024",
+                  "--call-graph",
+                  "dwarf",
+                  "-e",
+                  "syscalls:sys_enter_getppid",
+                  "-c",
+                  "1",
+                  "-o",
+                  file_,
+                  "--",
+                  "/usr/bin/setarch",
+                  "-R",
+                  WORKER,
+                  "exec-after",
+                  "100",
+                  WORKER_WITHOUT_FRAME_POINTERS,
+                  "tree-getppid",
+                  "100"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string folded = report({"--folded"});
+  const auto [under_a, under_b] = samples_under_branches(folded);
+  EXPECT_EQ(under_a, 600u) << folded;  // 300 before the exec, 300 after
+  EXPECT_EQ(under_b, 200u) << folded;
 }
 
 // Frame pointers cannot walk the same program: its chains lose callers (what dwarf is for).

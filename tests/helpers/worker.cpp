@@ -12,6 +12,8 @@
 //   tree-getppid N   the same tree, its leaf calling getppid: exactly 3N calls under branch a, N under b
 //   inline-getppid N main -> perfmon_inline_caller, into which perfmon_inlined_getppid is inlined
 //                and calls getppid N times: DWARF (not the symbol table) knows the inner function
+//   exec-after N PROGRAM [ARG...]   the call tree of tree-getppid N, then execs PROGRAM: the same
+//                process maps other files, perhaps where this one's were
 //   sleep MS     sleeps
 //   spin MS      burns CPU
 //   churn MS     for MS milliseconds, keeps starting threads that live a moment (prints "ready" first)
@@ -73,7 +75,8 @@ extern "C" [[gnu::noinline]] void perfmon_branch_b(Leaf leaf, unsigned long n) {
 int usage() {
   std::fprintf(stderr,
                "usage: perfmon-test-worker getppid N [--threads T] [--fork-child M] [--wait-stdin] | "
-               "touch K | call N | loop N | tree N | tree-getppid N | inline-getppid N | sleep MS | spin MS | churn MS "
+               "touch K | call N | loop N | tree N | tree-getppid N | inline-getppid N | exec-after N PROGRAM [ARG...] "
+               "| sleep MS | spin MS | churn MS "
                "| exit CODE\n");
   return 2;
 }
@@ -137,6 +140,13 @@ int main(int argc, char** argv) {
   if (mode == "loop") {
     perfmon_spin(static_cast<unsigned long>(n));
     return 0;
+  }
+  if (mode == "exec-after" && argc >= 4) {
+    perfmon_branch_a(perfmon_getppid_leaf, static_cast<unsigned long>(n));
+    perfmon_branch_b(perfmon_getppid_leaf, static_cast<unsigned long>(n));
+    execv(argv[3], argv + 3);
+    std::perror(argv[3]);
+    return 127;
   }
   if (mode == "inline-getppid") {
     perfmon_inline_caller(static_cast<unsigned long>(n));

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 
+#include "analysis/symbol_table.hpp"
 #include "kernel/build_id.hpp"
 #include "perfmon/symbols.hpp"
 
@@ -199,6 +200,19 @@ TEST(Dwarf, NamesTheFunctionInlinedAtAnAddressAndItsLine) {
   // perfmon_leaf inlines nothing.
   ASSERT_TRUE(symbols.source_in_file(WORKER, file_offset_of(WORKER, "perfmon_leaf"), place));
   EXPECT_TRUE(place.inlined.empty());
+}
+
+// C++ names as perf shows them (libiberty without DMGL_PARAMS, c++filt -p): without parameters,
+// and a function template's instance without its return type.
+TEST(Demangling, LeavesOutParametersAndTemplateReturnTypes) {
+  EXPECT_EQ(
+      demangled_function_name("_ZSt9has_facetISt7num_putIwSt19ostreambuf_iteratorIwSt11char_traitsIwEEEEbRKSt6locale"),
+      "std::has_facet<std::num_put<wchar_t, std::ostreambuf_iterator<wchar_t, std::char_traits<wchar_t> > > >");
+  EXPECT_EQ(demangled_function_name("_ZStlsISt11char_traitsIcEERSt13basic_ostreamIcT_ES5_PKc"),
+            "std::operator<< <std::char_traits<char> >");
+  EXPECT_EQ(demangled_function_name("_ZNSt6vectorIiSaIiEEixEm"), "std::vector<int, std::allocator<int> >::operator[]");
+  EXPECT_EQ(demangled_function_name("_ZN12_GLOBAL__N_11fEv"), "(anonymous namespace)::f");
+  EXPECT_EQ(demangled_function_name("perfmon_leaf"), "perfmon_leaf");
 }
 
 // Every stub objdump names "f@plt" in .plt, .plt.sec and .plt.got is named so (the PLT's header
