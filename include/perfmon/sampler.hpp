@@ -60,6 +60,11 @@ struct SamplingOptions {
   // 8192, which costs about 8 KiB a sample. The kernel part of the call stack comes as a callchain.
   // 0: none.
   std::uint32_t user_stack_bytes = 0;
+  // Record the last branches taken with each sample (Sample::branches): PERF_SAMPLE_BRANCH_* bits,
+  // such as PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER (perf record -b, -j). Only a PMU with
+  // a branch record has them (Intel LBR, AMD BRS, Arm BRBE); elsewhere opening fails, with the
+  // reason.
+  std::uint64_t branch_sample_type = 0;
   // Sample threads and processes the target creates after the events are opened.
   bool inherit = true;
   // Also record the target's COMM, MMAP2, FORK and EXIT records (on the first event, as perf

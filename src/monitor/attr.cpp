@@ -26,6 +26,10 @@ perf_event_attr complete_attr(const Event& event, bool leader, const OpenSetting
       attr.sample_stack_user = settings.user_stack_bytes;
       attr.exclude_callchain_user = 1;
     }
+    if (settings.branch_sample_type != 0) {
+      attr.sample_type |= PERF_SAMPLE_BRANCH_STACK;
+      attr.branch_sample_type = settings.branch_sample_type;
+    }
     // As in perf, an event's own period= or freq= term wins over the measurement's.
     if (attr.sample_period == 0) {
       if (settings.sample_frequency != 0) {

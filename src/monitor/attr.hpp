@@ -19,10 +19,11 @@ struct OpenSettings {
   // Sampling (sample_type 0: counting only). PERF_SAMPLE_IDENTIFIER is always added and
   // sample_id_all set, so that every record, in a ring shared by several events, names its event.
   std::uint64_t sample_type = 0;
-  std::uint64_t sample_period = 0;     // a sample every N events, unless the event has its own period= or freq=
-  std::uint64_t sample_frequency = 0;  // or about N samples a second (the kernel adjusts the period)
-  std::uint32_t wakeup_events = 0;     // wake pollers after this many samples; 0: at the ring's watermark
-  std::uint32_t user_stack_bytes = 0;  // copy the user stack and registers for unwinding (--call-graph dwarf)
+  std::uint64_t sample_period = 0;       // a sample every N events, unless the event has its own period= or freq=
+  std::uint64_t sample_frequency = 0;    // or about N samples a second (the kernel adjusts the period)
+  std::uint32_t wakeup_events = 0;       // wake pollers after this many samples; 0: at the ring's watermark
+  std::uint32_t user_stack_bytes = 0;    // copy the user stack and registers for unwinding (--call-graph dwarf)
+  std::uint64_t branch_sample_type = 0;  // PERF_SAMPLE_BRANCH_*: the last branches with each sample
   // Open a thread target once per online CPU (what inherited sampling events need to be mapped).
   bool threads_per_cpu = false;
 };

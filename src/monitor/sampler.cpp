@@ -34,6 +34,7 @@ monitor::OpenSettings settings_for(const Target& target, const SamplingOptions& 
   settings.sample_frequency = options.frequency;
   settings.wakeup_events = options.wakeup_events;
   settings.user_stack_bytes = options.user_stack_bytes;
+  settings.branch_sample_type = options.branch_sample_type;
   settings.threads_per_cpu = options.inherit;  // the kernel maps an inherited event only on a CPU
   // A sample's reading of its group: every member, named by its id, with the times for scaling.
   if (options.sample_type & PERF_SAMPLE_READ)

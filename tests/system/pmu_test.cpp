@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -188,6 +189,37 @@ TEST_F(HardwarePmu, SamplerTakesOneSamplePerPeriodInTheLoop) {
     EXPECT_GT(kept.samples, 0u);
   EXPECT_GE(static_cast<double>(kept.in_loop), 0.95 * static_cast<double>(kept.samples));
   EXPECT_EQ(sampler.stats().lost, 0u);
+}
+
+// Branch stacks, where the PMU keeps a branch record (Intel LBR, AMD BRS, Arm BRBE): samples of
+// the loop carry its backward branch, from inside perfmon_spin to inside it.
+TEST_F(HardwarePmu, BranchStacksHoldTheLoopsBranch) {
+  SamplingOptions options;
+  options.period = 100'000;
+  options.inherit = false;
+  options.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
+  std::optional<Sampler> sampler;
+  try {
+    sampler.emplace(catalog_.parse("cycles:u"), Target::self(), options);
+  } catch (const Error& error) {  // EOPNOTSUPP from the PMU drivers without a branch record
+    GTEST_SKIP() << "this PMU keeps no branch record (" << std::strerror(error.errnum()) << "): " << error.what();
+  }
+  struct Branches : SampleHandler {
+    std::uintptr_t loop = reinterpret_cast<std::uintptr_t>(&perfmon_spin);
+    std::size_t samples = 0, with_loop_branch = 0;
+    void sample(std::size_t, const Sample& sample) override {
+      ++samples;
+      with_loop_branch += std::any_of(sample.branches.begin(), sample.branches.end(), [&](const perf_branch_entry& b) {
+        return b.from >= loop && b.from < loop + 16 && b.to >= loop && b.to < loop + 16;
+      });
+    }
+  } kept;
+  sampler->start();
+  perfmon_spin(5'000'000);
+  sampler->stop();
+  sampler->drain(kept);
+  ASSERT_GT(kept.samples, 0u);
+  EXPECT_GE(static_cast<double>(kept.with_loop_branch), 0.9 * static_cast<double>(kept.samples));
 }
 
 class UserModeReads : public HardwarePmu {

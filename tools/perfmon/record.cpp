@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cctype>
 #include <cstdio>
@@ -40,8 +41,9 @@ struct RecordOptions {
   bool quiet = false;
   bool verbose = false;
   bool callchains = false;
-  std::uint32_t user_stack_bytes = 0;  // --call-graph dwarf
-  std::size_t ring_pages = 0;          // 0: the sampler's default
+  std::uint32_t user_stack_bytes = 0;    // --call-graph dwarf
+  std::size_t ring_pages = 0;            // 0: the sampler's default
+  std::uint64_t branch_sample_type = 0;  // -b, -j
   unsigned random_bits = 0;
   std::uint32_t random_seed = 1;
   std::vector<std::string> command;
@@ -61,6 +63,46 @@ void parse_call_graph(std::string_view text, RecordOptions& o) {
     throw UsageError("--call-graph dwarf's stack size is a multiple of 8 bytes, such as 8192; not " +
                      std::to_string(size));
   o.user_stack_bytes = static_cast<std::uint32_t>(size);
+}
+
+// -j/--branch-filter any,u,...: perf's names of PERF_SAMPLE_BRANCH_* bits. Without a privilege
+// level (u, k, hv) the kernel takes the event's own.
+std::uint64_t parse_branch_filter(std::string_view text) {
+  static constexpr std::pair<std::string_view, std::uint64_t> kNames[] = {
+      {"u", PERF_SAMPLE_BRANCH_USER},
+      {"k", PERF_SAMPLE_BRANCH_KERNEL},
+      {"hv", PERF_SAMPLE_BRANCH_HV},
+      {"any", PERF_SAMPLE_BRANCH_ANY},
+      {"any_call", PERF_SAMPLE_BRANCH_ANY_CALL},
+      {"any_ret", PERF_SAMPLE_BRANCH_ANY_RETURN},
+      {"ind_call", PERF_SAMPLE_BRANCH_IND_CALL},
+      {"abort_tx", PERF_SAMPLE_BRANCH_ABORT_TX},
+      {"in_tx", PERF_SAMPLE_BRANCH_IN_TX},
+      {"no_tx", PERF_SAMPLE_BRANCH_NO_TX},
+      {"cond", PERF_SAMPLE_BRANCH_COND},
+      {"call_stack", PERF_SAMPLE_BRANCH_CALL_STACK},
+      {"ind_jmp", PERF_SAMPLE_BRANCH_IND_JUMP},
+      {"call", PERF_SAMPLE_BRANCH_CALL},
+      {"save_type", PERF_SAMPLE_BRANCH_TYPE_SAVE},
+  };
+  std::uint64_t bits = 0;
+  for (std::size_t at = 0; at <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string_view name = text.substr(at, comma - at);
+    const auto* known =
+        std::find_if(std::begin(kNames), std::end(kNames), [&](const auto& n) { return n.first == name; });
+    if (known == std::end(kNames))
+      throw UsageError(
+          "-j takes branch types separated by commas (any, any_call, any_ret, ind_call, ind_jmp, call, "
+          "cond, call_stack, in_tx, no_tx, abort_tx, save_type) and privilege levels (u, k, hv), such as "
+          "-j any,u; not '" +
+          std::string(name) + "'");
+    bits |= known->second;
+    at = comma + 1;
+  }
+  if ((bits & ~(PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV)) == 0)
+    throw UsageError("-j needs a branch type besides the privilege levels, such as -j any,u");
+  return bits;
 }
 
 // --random-period BITS[,SEED]
@@ -89,6 +131,11 @@ std::vector<Option> record_options(RecordOptions& o) {
        "callchains by frame pointers, or by copying size bytes of user stack (default 8192) to unwind with "
        "DWARF CFI at report time: about 8 KiB a sample",
        [&](std::string_view v) { parse_call_graph(v, o); }},
+      {'b', "branch-any", "",
+       "record the last branches taken with each sample (a PMU with a branch record: LBR, BRS, BRBE)",
+       [&](std::string_view) { o.branch_sample_type = PERF_SAMPLE_BRANCH_ANY; }},
+      {'j', "branch-filter", "types", "record the last branches of these types with each sample (perf's -j: any,u)",
+       [&](std::string_view v) { o.branch_sample_type = parse_branch_filter(v); }},
       {0, "random-period", "bits[,seed]",
        "with -c: vary each period by a random amount of up to bits bits (perfmon2), reproducible from the seed",
        [&](std::string_view v) { parse_random_period(v, o); }},
@@ -170,6 +217,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   options.random_seed = o.random_seed;
   if (o.callchains) options.sample_type |= PERF_SAMPLE_CALLCHAIN;
   options.user_stack_bytes = o.user_stack_bytes;
+  options.branch_sample_type = o.branch_sample_type;
   if (o.ring_pages != 0) options.ring_pages = o.ring_pages;
   // A tracepoint's fields, as perf records them, for perf script to print.
   for (const EventGroup& group : groups)
