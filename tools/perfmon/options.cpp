@@ -125,6 +125,12 @@ std::optional<int> parse_command_line(std::span<char* const> args, std::string_v
   return std::nullopt;
 }
 
+std::function<void(const std::vector<std::string>&)> reads_a_file_only(std::string_view command) {
+  return [name = std::string(command)](const std::vector<std::string>& words) {
+    if (!words.empty()) throw UsageError(name + " takes no command; give the file with -i");
+  };
+}
+
 long parse_long(std::string_view text, std::string_view option, long min, long max) {
   long value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);

@@ -38,6 +38,9 @@ std::optional<int> parse_command_line(std::span<char* const> args, std::string_v
                                       std::vector<Option> options, std::vector<std::string>& rest,
                                       const std::function<void(const std::vector<std::string>&)>& check = nullptr);
 
+// A `check` for the commands that read a file (-i) and run nothing: words left over are a mistake.
+std::function<void(const std::vector<std::string>&)> reads_a_file_only(std::string_view command);
+
 // Helpers for option values; they throw UsageError naming the option.
 long parse_long(std::string_view text, std::string_view option, long min, long max);
 

@@ -95,10 +95,7 @@ int run_report(std::span<char* const> args) {
          o.svg_path = std::string(v);
        }},
   };
-  if (auto status =
-          parse_command_line(args, "report", kSynopsis, options, rest, [](const std::vector<std::string>& words) {
-            if (!words.empty()) throw UsageError("report takes no command; give the file with -i");
-          }))
+  if (auto status = parse_command_line(args, "report", kSynopsis, options, rest, reads_a_file_only("report")))
     return *status;
   try {
     const PerfDataReader file(o.input);

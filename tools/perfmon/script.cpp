@@ -153,10 +153,7 @@ int run_script(std::span<char* const> args) {
       {'G', "hide-call-graph", "", "print each sample's own address only, not its call chain",
        [&](std::string_view) { o.callchains = false; }},
   };
-  if (auto status =
-          parse_command_line(args, "script", kSynopsis, options, rest, [](const std::vector<std::string>& words) {
-            if (!words.empty()) throw UsageError("script takes no command; give the file with -i");
-          }))
+  if (auto status = parse_command_line(args, "script", kSynopsis, options, rest, reads_a_file_only("script")))
     return *status;
   try {
     const PerfDataReader file(o.input);
