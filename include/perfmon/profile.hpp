@@ -51,8 +51,9 @@ struct EventProfile {
 // What a profile looks up beyond the functions of the symbol tables, in each file's DWARF (libdw):
 // both cost the time to read the debug information of the files that samples touch.
 struct ProfileOptions {
-  bool inlined_frames = false;  // the functions inlined at each frame join the stacks, as "f (inlined)"
-  bool source_lines = false;    // each entry is split by the source line of its sampled address
+  bool inlined_frames = false;                // the functions inlined at each frame join the stacks, as "f (inlined)"
+  bool source_lines = false;                  // each entry is split by the source line of its sampled address
+  std::string debug_root = "/usr/lib/debug";  // where separate debug files are looked for
 };
 
 class Profile : public SampleHandler {

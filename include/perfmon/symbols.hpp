@@ -39,6 +39,8 @@ class SymbolTables {
   // table names for the address encloses the inlined ones.
   bool source_in_file(const std::string& path, std::uint64_t file_offset, SourcePlace& place);
   // The kernel function at a kernel address, or nullptr (kallsyms hidden or no such address).
+  // /proc/kallsyms is read once per process (about 200,000 lines), as perf reads it once per run:
+  // modules loaded after that are not named.
   const std::string* function_in_kernel(std::uint64_t address, std::uint64_t& into);
 
   struct Table;  // defined in the library only
@@ -49,7 +51,7 @@ class SymbolTables {
   std::string debug_root_;
   std::map<std::string, std::unique_ptr<Table>> files_;
   std::map<std::string, std::unique_ptr<analysis::DebugInfo>> dwarf_;  // null: the file has none
-  std::unique_ptr<Table> kernel_;
+  std::shared_ptr<const Table> kernel_;                                // the process's one reading of /proc/kallsyms
 };
 
 }  // namespace perfmon

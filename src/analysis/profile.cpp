@@ -35,7 +35,7 @@ std::size_t Profile::EntryKeyHash::operator()(const EntryKey& key) const noexcep
 }
 
 Profile::Profile(const std::vector<std::string>& event_names, ProfileOptions options)
-    : options_(options), states_(event_names.size()) {
+    : options_(options), states_(event_names.size()), symbolizer_(options_.debug_root) {
   intern("");  // NameId 0: the root, and nothing
   for (const std::string& name : event_names) {
     EventProfile event;

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -399,26 +400,38 @@ bool SymbolTables::source_in_file(const std::string& path, std::uint64_t file_of
   return session->second && session->second->describe(*address, place);
 }
 
+namespace {
+
+// The text symbols of /proc/kallsyms: "ffffffff81000000 T _stext [module]", parsed in place.
+std::shared_ptr<const SymbolTables::Table> read_kallsyms() {
+  auto table = std::make_shared<SymbolTables::Table>();
+  const std::string text = kernel::read_whole_file("/proc/kallsyms").value_or(std::string());
+  for (std::string_view rest(text); !rest.empty();) {
+    const std::size_t end = rest.find('\n');
+    const std::string_view line = rest.substr(0, end);
+    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+    std::uint64_t start = 0;
+    const auto [after, error] = std::from_chars(line.data(), line.data() + line.size(), start, 16);
+    const std::size_t at = static_cast<std::size_t>(after - line.data());
+    if (error != std::errc() || start == 0 || at + 3 >= line.size() || (line[at + 1] != 't' && line[at + 1] != 'T'))
+      continue;
+    const std::string_view name = line.substr(at + 3);
+    table->functions.push_back({start, 0, std::string(name.substr(0, name.find_first_of(" \t")))});
+  }
+  std::sort(table->functions.begin(), table->functions.end(),
+            [](const auto& a, const auto& b) { return a.start < b.start; });
+  return table;
+}
+
+}  // namespace
+
 const std::string* SymbolTables::function_in_kernel(std::uint64_t address, std::uint64_t& into) {
   if (!kernel_) {
-    kernel_ = std::make_unique<Table>();
-    // "ffffffff81000000 T _stext [module]": address, type, name; text symbols only. About 200,000
-    // lines: parsed in place, without a stream.
-    const std::string text = kernel::read_whole_file("/proc/kallsyms").value_or(std::string());
-    for (std::string_view rest(text); !rest.empty();) {
-      const std::size_t end = rest.find('\n');
-      const std::string_view line = rest.substr(0, end);
-      rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
-      std::uint64_t start = 0;
-      const auto [after, error] = std::from_chars(line.data(), line.data() + line.size(), start, 16);
-      const std::size_t at = static_cast<std::size_t>(after - line.data());
-      if (error != std::errc() || start == 0 || at + 3 >= line.size() || (line[at + 1] != 't' && line[at + 1] != 'T'))
-        continue;
-      const std::string_view name = line.substr(at + 3);
-      kernel_->functions.push_back({start, 0, std::string(name.substr(0, name.find_first_of(" \t")))});
-    }
-    std::sort(kernel_->functions.begin(), kernel_->functions.end(),
-              [](const auto& a, const auto& b) { return a.start < b.start; });
+    static std::mutex reading;
+    static std::weak_ptr<const Table> shared;
+    const std::lock_guard<std::mutex> lock(reading);
+    kernel_ = shared.lock();
+    if (!kernel_) shared = kernel_ = read_kallsyms();
   }
   const Table::Function* function = kernel_->at(address);
   if (function == nullptr) return nullptr;
