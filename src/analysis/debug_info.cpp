@@ -58,7 +58,7 @@ std::unique_ptr<DebugInfo> DebugInfo::open(const std::string& path, const std::s
   return std::make_unique<DebugInfo>(std::move(session));
 }
 
-bool DebugInfo::describe(std::uint64_t address, SourcePlace& place) {
+bool DebugInfo::look_up(std::uint64_t address, SourcePlace& place) {
   Dwarf_Addr bias = 0;
   Dwarf_Die* unit = dwfl_module_addrdie(session_->module, address, &bias);
   if (unit == nullptr) return false;
@@ -91,11 +91,22 @@ std::unique_ptr<DebugInfo> DebugInfo::open(const std::string&, const std::string
   return nullptr;
 }
 
-bool DebugInfo::describe(std::uint64_t, SourcePlace&) {
+bool DebugInfo::look_up(std::uint64_t, SourcePlace&) {
   return false;
 }
 
 #endif
+
+bool DebugInfo::describe(std::uint64_t address, SourcePlace& place) {
+  auto [known, added] = described_.try_emplace(address);
+  if (added) {
+    SourcePlace found;
+    if (look_up(address, found)) known->second = std::move(found);
+  }
+  if (!known->second) return false;
+  place = *known->second;
+  return true;
+}
 
 DebugInfo::DebugInfo(std::unique_ptr<Session> session) : session_(std::move(session)) {}
 DebugInfo::~DebugInfo() = default;

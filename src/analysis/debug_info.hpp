@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "perfmon/symbols.hpp"
 
@@ -22,14 +24,18 @@ class DebugInfo {
   DebugInfo& operator=(const DebugInfo&) = delete;
 
   // Fills `place` for the code at `address` (the file's own, as its symbol table gives them).
-  // False where its DWARF does not cover the address.
+  // False where its DWARF does not cover the address. Each address is looked up once and kept:
+  // a recording passes the same few thousand addresses millions of times.
   bool describe(std::uint64_t address, SourcePlace& place);
 
   struct Session;  // libdwfl's
   explicit DebugInfo(std::unique_ptr<Session> session);
 
  private:
+  bool look_up(std::uint64_t address, SourcePlace& place);
+
   std::unique_ptr<Session> session_;
+  std::unordered_map<std::uint64_t, std::optional<SourcePlace>> described_;  // nullopt: nothing there
 };
 
 }  // namespace perfmon::analysis
