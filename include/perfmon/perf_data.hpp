@@ -45,6 +45,10 @@ class PerfDataWriter {
 
   // Appends a kernel record to the data section. Throws perfmon::Error (a full disk says so).
   void write(const perf_event_header& record);
+  // Ends a round, as perf record does after each pass over its rings (PERF_RECORD_FINISHED_ROUND):
+  // the records of several rings interleave out of time order, and readers sort them by time a
+  // round at a time rather than the whole file at once. Nothing when no record came since the last.
+  void finish_round();
   // Writes the kernel's map record, as perf record synthesizes it ([kernel.kallsyms]_text at _text),
   // so that reports place kernel samples; nothing where /proc/kallsyms hides the addresses.
   void write_kernel_map();
@@ -65,6 +69,7 @@ class PerfDataWriter {
   void flush();
 
   int fd_;
+  bool round_open_ = false;  // records written since the last finish_round()
   std::vector<PerfDataEvent> events_;
   struct MappedFile {
     std::int32_t pid;

@@ -35,6 +35,9 @@ enum Feature : unsigned {
   kEventDescription = 12,
 };
 
+// perf's PERF_RECORD_FINISHED_ROUND, a record of the tool's own (no kernel writes type 68).
+inline constexpr std::uint32_t kFinishedRound = 68;
+
 inline constexpr char kMagic[8] = {'P', 'E', 'R', 'F', 'I', 'L', 'E', '2'};
 
 }  // namespace perfmon::perfdata

@@ -2,8 +2,10 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "kernel/file_mapping.hpp"
 #include "kernel/sample_layout.hpp"
@@ -185,40 +187,102 @@ void PerfDataReader::read(SampleHandler& handler) const {
   };
   // Records are copied out one at a time: the file's bytes need not be 8-byte aligned for the decoder.
   std::vector<std::uint64_t> aligned(65536 / 8);
+  auto copy_out = [&](std::uint64_t at) -> const perf_event_header& {
+    perf_event_header header;
+    std::memcpy(&header, bytes_.data() + at, sizeof header);
+    std::memcpy(aligned.data(), bytes_.data() + at, header.size);
+    return *reinterpret_cast<const perf_event_header*>(aligned.data());
+  };
   Sample sample;
-  std::uint64_t released = 0;
+  auto deliver = [&](std::uint64_t at) {
+    const perf_event_header& record = copy_out(at);
+    if (record.type != PERF_RECORD_SAMPLE) {
+      handler.record(record);
+      return;
+    }
+    long event = -1;
+    if (identified) {
+      event = event_of(kernel::record_identifier(record));
+    } else if (layouts.front().decode(record, sample)) {
+      event = event_of(sample.id);
+    }
+    if (event < 0 || !layouts[static_cast<std::size_t>(event)].decode(record, sample))
+      corrupt(at, "a sample does not match the fields of its event");
+    // A fixed period is the attr's, as perf reads it, when the samples do not carry it.
+    const perf_event_attr& attr = events_[static_cast<std::size_t>(event)].attr;
+    if (!(attr.sample_type & PERF_SAMPLE_PERIOD) && !attr.freq) sample.period = attr.sample_period;
+    handler.sample(static_cast<std::size_t>(event), sample);
+  };
+  // When a record happened: a sample's PERF_SAMPLE_TIME (after IDENTIFIER, IP and TID where the
+  // event has them), another record's sample_id trailer; `before` (the previous record's) where
+  // it says nothing, so that it keeps its place after that one.
+  auto time_of = [&](const perf_event_header& record, std::uint64_t before) {
+    const long event = identified ? event_of(kernel::record_identifier(record)) : 0;
+    if (event < 0) return before;
+    const std::uint64_t type = events_[static_cast<std::size_t>(event)].attr.sample_type;
+    if (!(type & PERF_SAMPLE_TIME)) return before;
+    if (record.type == PERF_RECORD_SAMPLE) {
+      const std::size_t at = sizeof record + 8 * (((type & PERF_SAMPLE_IDENTIFIER) != 0) +
+                                                  ((type & PERF_SAMPLE_IP) != 0) + ((type & PERF_SAMPLE_TID) != 0));
+      if (at + 8 > record.size) return before;
+      std::uint64_t time;
+      std::memcpy(&time, reinterpret_cast<const char*>(&record) + at, sizeof time);
+      return time;
+    }
+    kernel::SampleId id;
+    return layouts[static_cast<std::size_t>(event)].decode_id(record, id) ? id.time : before;
+  };
+
+  // The records in the order they happened, as perf report reads them (its ordered events): the
+  // rings of several CPUs are drained one after another, so a round of the file interleaves them.
+  // Records wait in a queue by time; at each PERF_RECORD_FINISHED_ROUND those no later than the
+  // latest of the round before are handed on (a ring drained late in a round still adds older
+  // records to the next), the rest at the end.
+  struct Queued {
+    std::uint64_t time, sequence, at;
+    bool operator>(const Queued& other) const {
+      return std::tie(time, sequence) > std::tie(other.time, other.sequence);
+    }
+  };
+  std::vector<Queued> queue;  // a heap, earliest first
+  auto hand_on = [&](std::uint64_t limit) {
+    while (!queue.empty() && queue.front().time <= limit) {
+      std::pop_heap(queue.begin(), queue.end(), std::greater<>());
+      const std::uint64_t at = queue.back().at;
+      queue.pop_back();
+      deliver(at);
+    }
+  };
+  std::uint64_t sequence = 0, last_time = 0, round_latest = 0, previous_round_latest = 0, released = 0;
   for (std::uint64_t at = data_offset_; at < data_offset_ + data_size_;) {
     perf_event_header header;
     if (data_offset_ + data_size_ - at < sizeof header) corrupt(at, "the data section ends inside a record's header");
     std::memcpy(&header, bytes_.data() + at, sizeof header);
     if (header.size < sizeof header || header.size > data_offset_ + data_size_ - at)
       corrupt(at, "a record says it has " + std::to_string(header.size) + " bytes");
-    std::memcpy(aligned.data(), bytes_.data() + at, header.size);
-    const auto& record = *reinterpret_cast<const perf_event_header*>(aligned.data());
-    if (record.type == PERF_RECORD_SAMPLE) {
-      long event = -1;
-      if (identified) {
-        event = event_of(kernel::record_identifier(record));
-      } else if (layouts.front().decode(record, sample)) {
-        event = event_of(sample.id);
-      }
-      if (event < 0 || !layouts[static_cast<std::size_t>(event)].decode(record, sample))
-        corrupt(at, "a sample does not match the fields of its event");
-      // A fixed period is the attr's, as perf reads it, when the samples do not carry it.
-      const perf_event_attr& attr = events_[static_cast<std::size_t>(event)].attr;
-      if (!(attr.sample_type & PERF_SAMPLE_PERIOD) && !attr.freq) sample.period = attr.sample_period;
-      handler.sample(static_cast<std::size_t>(event), sample);
+    if (header.type == kFinishedRound) {
+      hand_on(previous_round_latest);
+      previous_round_latest = round_latest;
     } else {
-      handler.record(record);
+      last_time = time_of(copy_out(at), last_time);
+      round_latest = std::max(round_latest, last_time);
+      queue.push_back({last_time, sequence++, at});
+      std::push_heap(queue.begin(), queue.end(), std::greater<>());
     }
     at += header.size;
-    // What is read is given back in windows of 32 MiB: a file of any size costs one window.
+    // What is read is given back in windows of 32 MiB, up to the first record still waiting: a
+    // file of any size costs a window and a round or two.
     constexpr std::uint64_t kWindow = 32 << 20;
     if (storage_->mapping && at - released >= kWindow) {
-      storage_->mapping->release(released, at - released);
-      released = at;
+      std::uint64_t waiting = at;
+      for (const Queued& q : queue) waiting = std::min(waiting, q.at);
+      if (waiting > released) {
+        storage_->mapping->release(released, waiting - released);
+        released = waiting;
+      }
     }
   }
+  hand_on(~std::uint64_t{0});
 }
 
 }  // namespace perfmon

@@ -191,6 +191,15 @@ void PerfDataWriter::write(const perf_event_header& record) {
   append(&record, record.size);
   data_size_ += record.size;
   ++records_;
+  round_open_ = true;
+}
+
+void PerfDataWriter::finish_round() {
+  if (!round_open_) return;
+  const perf_event_header end{kFinishedRound, 0, sizeof(perf_event_header)};
+  append(&end, sizeof end);
+  data_size_ += sizeof end;
+  round_open_ = false;
 }
 
 void PerfDataWriter::write_synthesized(std::uint32_t type, std::uint16_t misc, const std::string& body) {

@@ -254,6 +254,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   while (!done) {
     sampler.wait(100);
     sampler.drain(format);
+    file.finish_round();
     if (live)
       std::fprintf(stderr, "\r[ perfmon record: %llu samples, %llu lost ]",
                    static_cast<unsigned long long>(sampler.stats().samples),
@@ -274,6 +275,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   }
   if (!target.enable_on_exec) sampler.stop();
   sampler.drain(format);
+  file.finish_round();
   file.finish(describe_this_host(std::move(command_line)));
   out.commit();
   if (!o.quiet) {
