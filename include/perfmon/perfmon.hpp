@@ -7,6 +7,8 @@
 #include "perfmon/encoding.hpp"       // an event's hardware encodings, and back from a PERFEVTSEL value
 #include "perfmon/error.hpp"          // Error: kind, errno, one sentence
 #include "perfmon/event.hpp"          // Event: the exact perf_event_attr; EventGroup
+#include "perfmon/event_sets.hpp"     // EventSets: perfmon2 event sets, switched on timeouts and overflows
+#include "perfmon/estimate.hpp"       // SliceStatistics: a multiplexed count and its standard error
 #include "perfmon/notification_queue.hpp"  // NotificationQueue: perfmon2's overflow and end messages
 #include "perfmon/perf_data.hpp"      // perf.data files: PerfDataWriter, PerfDataReader
 #include "perfmon/perfevtsel.hpp"     // PerfEvtSel: x86's event-select register

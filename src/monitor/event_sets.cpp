@@ -1,0 +1,590 @@
+#include "perfmon/event_sets.hpp"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <mutex>
+
+#include "kernel/perf_event.hpp"
+#include "monitor/event_matrix.hpp"
+#include "perfmon/error.hpp"
+
+namespace perfmon {
+
+namespace {
+
+// The hrtimer behind a software clock's sampling period is never shorter (perf_swevent_start_hrtimer).
+constexpr std::chrono::nanoseconds kShortestTimeout{10'000};
+
+Error invalid(const std::string& text) {
+  return Error(ErrorKind::InvalidArgument, text, EINVAL);
+}
+
+std::string set_name(std::uint16_t id) {
+  return "event set " + std::to_string(id);
+}
+
+// The one location a set's timer is opened at: a timeout is one clock for the whole measurement,
+// not one per CPU or thread (with inherit, the threads a thread creates run it down too).
+Target timer_target(const Target& target, const monitor::Locations& locations) {
+  Target timer = target;
+  const Location& first = locations.list().front();
+  if (target.kind == Target::Kind::Self) return timer;
+  if (locations.cpu_wide()) {
+    Target cpu = Target::cpu_list({first.cpu});
+    return cpu;
+  }
+  timer.threads = {first.tid};
+  return timer;
+}
+
+Event timer_event(bool cpu_wide, std::chrono::nanoseconds timeout) {
+  Event timer;
+  timer.name = cpu_wide ? "cpu-clock" : "task-clock";
+  timer.pmu = "software";
+  timer.attr.type = PERF_TYPE_SOFTWARE;
+  timer.attr.config = cpu_wide ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_TASK_CLOCK;
+  timer.attr.sample_period = static_cast<std::uint64_t>(timeout.count());
+  return timer;
+}
+
+}  // namespace
+
+struct EventSets::State {
+  struct Set {
+    std::uint16_t id = 0;
+    std::optional<std::uint16_t> explicit_next;
+    std::size_t next = 0;  // index
+    std::chrono::nanoseconds timeout{0};
+    std::vector<EventSetDefinition::Trigger> triggers;
+    std::unique_ptr<monitor::EventMatrix> matrix;
+    std::unique_ptr<monitor::EventMatrix> timer;
+    std::vector<CounterValue> values;           // [event * locations + location], as of the last read()
+    std::vector<CounterValue> slice_base;       // the same, as of the set's last switch away
+    std::vector<CounterValue> slice_now;        // taken at a switch
+    std::vector<SliceStatistics> slices;        // by event, locations summed
+    std::vector<std::uint32_t> overflows_left;  // by trigger
+    std::uint64_t runs = 0;
+    std::uint64_t last_switch_triggers = 0;
+  };
+  struct Route {
+    int fd;
+    std::uint32_t set;
+    std::int32_t trigger;  // -1: the set's timer
+  };
+
+  std::vector<Set> sets;
+  std::vector<Route> routes;  // sorted by fd
+  std::size_t location_count = 0;
+  const std::vector<Location>* locations = nullptr;
+  std::vector<std::string> notes;
+  int signo = 0;
+  bool in_handler = false;
+  // Touched by the switch, which may run in a signal handler of the same thread.
+  volatile std::sig_atomic_t active = 0;
+  volatile std::sig_atomic_t running = 0;
+  volatile std::sig_atomic_t busy = 0;            // inside read(), start(), stop(), reset()
+  volatile std::sig_atomic_t pending_switch = 0;  // asked for while busy
+  std::uint64_t pending_triggers = 0;
+  std::uint64_t switch_count = 0;
+
+  const Route* route_of(int fd) const noexcept {
+    auto it = std::lower_bound(routes.begin(), routes.end(), fd, [](const Route& r, int f) { return r.fd < f; });
+    return it != routes.end() && it->fd == fd ? &*it : nullptr;
+  }
+
+  int enable(Set& set) noexcept {
+    int err = set.matrix->enable();
+    if (set.timer && err == 0) err = set.timer->enable();
+    return err;
+  }
+  int disable(Set& set) noexcept {
+    int err = set.timer ? set.timer->disable() : 0;
+    const int matrix_err = set.matrix->disable();
+    return err != 0 ? err : matrix_err;
+  }
+
+  static void signal_handler(int signo, siginfo_t* info, void* context) noexcept;
+
+  // Reads every group of the set at every location into `into` ([event * locations + location]).
+  void read_set(Set& set, std::vector<CounterValue>& into) noexcept {
+    const std::size_t n = location_count;
+    for (std::size_t g = 0; g < set.matrix->groups().size(); ++g)
+      for (std::size_t location = 0; location < n; ++location)
+        set.matrix->read(g, location,
+                         [&](std::size_t event, const CounterValue& value) { into[event * n + location] = value; });
+  }
+
+  // The activation that just ended is one slice of every event of the set.
+  void close_slice(Set& set) noexcept {
+    const std::size_t n = location_count;
+    read_set(set, set.slice_now);
+    for (std::size_t event = 0; event < set.slices.size(); ++event) {
+      double count = 0, running = 0;
+      for (std::size_t location = 0; location < n; ++location) {
+        const CounterValue& now = set.slice_now[event * n + location];
+        CounterValue& base = set.slice_base[event * n + location];
+        count += static_cast<double>(now.raw - base.raw);
+        running += static_cast<double>(now.running - base.running);
+        base = now;
+      }
+      set.slices[event].add(count, running);
+    }
+  }
+
+  void activate(std::size_t index) noexcept {
+    active = static_cast<std::sig_atomic_t>(index);
+    Set& set = sets[index];
+    ++set.runs;
+    for (std::size_t t = 0; t < set.triggers.size(); ++t) set.overflows_left[t] = set.triggers[t].overflows;
+  }
+
+  int switch_sets(std::uint64_t triggers) noexcept {
+    Set& from = sets[static_cast<std::size_t>(active)];
+    int err = running ? disable(from) : 0;
+    from.last_switch_triggers = triggers;
+    activate(from.next);
+    if (running) {
+      // The next set first, the reading of the last one after: nothing counts between the two
+      // ioctls (the blind spot), so it is kept to them.
+      const int enable_err = enable(sets[static_cast<std::size_t>(active)]);
+      if (err == 0) err = enable_err;
+      close_slice(from);
+    }
+    ++switch_count;
+    return err;
+  }
+
+  void request_switch(std::uint64_t triggers) noexcept {
+    if (busy) {
+      pending_triggers |= triggers;
+      pending_switch = 1;
+      return;
+    }
+    switch_sets(triggers);
+  }
+
+  void leave_library() noexcept {
+    busy = 0;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (pending_switch) {
+      pending_switch = 0;
+      const std::uint64_t triggers = pending_triggers;
+      pending_triggers = 0;
+      switch_sets(triggers);
+    }
+  }
+
+  // One overflow of a timer or trigger. True when it switched (or will, once the library's call ends).
+  bool overflow(int fd) noexcept {
+    const Route* route = route_of(fd);
+    if (route == nullptr || !running || route->set != static_cast<std::uint32_t>(active)) return false;
+    Set& set = sets[route->set];
+    std::uint64_t cause = 0;
+    if (route->trigger >= 0) {
+      std::uint32_t& left = set.overflows_left[static_cast<std::size_t>(route->trigger)];
+      if (left == 0 || --left != 0) return false;
+      cause = std::uint64_t{1} << route->trigger;
+    }
+    request_switch(cause);
+    return true;
+  }
+};
+
+namespace {
+
+// Handler-driven sets register here (as State*), so that the one signal handler finds them.
+constexpr std::size_t kRegistrySlots = 32;
+std::atomic<void*> registry[kRegistrySlots];
+constexpr int kSignals = 65;         // signal numbers 1 to 64
+struct sigaction chained[kSignals];  // what was installed before ours, by signal
+bool installed[kSignals];
+std::mutex install_mutex;
+// Caller-driven sets of this thread, by signal, and whether the signal was unblocked before them.
+thread_local int caller_sets[kSignals];
+thread_local bool unblock_when_done[kSignals];
+
+}  // namespace
+
+void EventSets::State::signal_handler(int signo, siginfo_t* info, void* context) noexcept {
+  const int saved_errno = errno;
+  bool ours = false;
+  for (std::atomic<void*>& slot : registry) {
+    State* state = static_cast<State*>(slot.load(std::memory_order_acquire));
+    if (state != nullptr && state->signo == signo && state->route_of(info->si_fd) != nullptr) {
+      state->overflow(info->si_fd);
+      ours = true;
+      break;
+    }
+  }
+  if (!ours) {
+    const struct sigaction& previous = chained[signo];
+    if ((previous.sa_flags & SA_SIGINFO) != 0 && previous.sa_sigaction != nullptr)
+      previous.sa_sigaction(signo, info, context);
+    else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN && previous.sa_handler != nullptr)
+      previous.sa_handler(signo);
+  }
+  errno = saved_errno;
+}
+
+EventSets::EventSets(std::vector<EventSetDefinition> definitions, const Target& target, EventSetOptions options)
+    : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  if (definitions.empty()) throw invalid("no event sets: give at least one.");
+  std::sort(definitions.begin(), definitions.end(),
+            [](const EventSetDefinition& a, const EventSetDefinition& b) { return a.id < b.id; });
+  for (std::size_t i = 1; i < definitions.size(); ++i)
+    if (definitions[i].id == definitions[i - 1].id)
+      throw invalid(set_name(definitions[i].id) + " is defined twice: give each set its own id.");
+  auto index_of = [&](std::uint16_t id) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < definitions.size(); ++i)
+      if (definitions[i].id == id) return i;
+    return std::nullopt;
+  };
+  const std::optional<std::size_t> first = index_of(options.first);
+  if (!first) throw invalid("the first set, " + set_name(options.first) + ", is not defined.");
+
+  s.signo = options.signal != 0 ? options.signal : SIGRTMIN + 2;
+  if (s.signo < SIGRTMIN || s.signo > SIGRTMAX)
+    throw invalid("signal " + std::to_string(s.signo) + " is not a real-time signal (" + std::to_string(SIGRTMIN) +
+                  " to " + std::to_string(SIGRTMAX) + "); overflows must queue, one signal each.");
+  s.in_handler = options.switch_in_handler.value_or(target.kind == Target::Kind::Self);
+  if (s.in_handler && target.kind != Target::Kind::Self)
+    throw invalid(
+        "switching in a signal handler needs the calling thread as the target: the handler runs in the thread "
+        "that made the sets; switch with service() instead.");
+
+  monitor::OpenSettings settings;
+  settings.read_format =
+      PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  settings.inherit = options.session.inherit;
+  settings.skip_unsupported = options.session.skip_unsupported;
+
+  s.sets.resize(definitions.size());
+  for (std::size_t i = 0; i < definitions.size(); ++i) {
+    EventSetDefinition& definition = definitions[i];
+    State::Set& set = s.sets[i];
+    set.id = definition.id;
+    set.explicit_next = definition.next;
+    if (definition.next) {
+      const std::optional<std::size_t> next = index_of(*definition.next);
+      if (!next)
+        throw invalid(set_name(definition.id) + " names " + set_name(*definition.next) +
+                      " as its next, which is not defined.");
+      set.next = *next;
+    } else {
+      set.next = (i + 1) % definitions.size();
+    }
+    if (definition.groups.empty()) throw invalid(set_name(definition.id) + " has no events.");
+    if (definition.timeout.count() < 0) throw invalid(set_name(definition.id) + " has a negative timeout.");
+    if (definition.timeout.count() > 0 && !definition.triggers.empty())
+      throw invalid(set_name(definition.id) +
+                    " switches on a timeout and on overflows: a set switches one way (perfmon2 §3.1.10).");
+    std::vector<Event*> flat;
+    for (EventGroup& group : definition.groups)
+      for (Event& event : group.events) flat.push_back(&event);
+    for (std::size_t t = 0; t < definition.triggers.size(); ++t) {
+      const EventSetDefinition::Trigger& trigger = definition.triggers[t];
+      if (trigger.event >= flat.size())
+        throw invalid(set_name(definition.id) + "'s trigger " + std::to_string(t) + " names event " +
+                      std::to_string(trigger.event) + ", but the set has " + std::to_string(flat.size()) + ".");
+      if (trigger.period == 0 || trigger.overflows == 0)
+        throw invalid(set_name(definition.id) + "'s trigger '" + flat[trigger.event]->name +
+                      "' needs a period and a number of overflows above 0.");
+      flat[trigger.event]->attr.sample_period = trigger.period;
+      flat[trigger.event]->attr.freq = 0;
+    }
+    if (definition.triggers.size() > 64) throw invalid(set_name(definition.id) + " has more than 64 triggers.");
+    set.triggers = definition.triggers;
+    set.overflows_left.resize(set.triggers.size());
+
+    settings.enable_on_exec = target.enable_on_exec && i == *first;
+    set.matrix = std::make_unique<monitor::EventMatrix>(definition.groups, target, settings);
+    for (const std::string& note : set.matrix->notes()) s.notes.push_back(set_name(set.id) + ": " + note);
+    if (definition.timeout.count() > 0) {
+      set.timeout = std::max(definition.timeout, kShortestTimeout);
+      const bool cpu_wide = set.matrix->locations().cpu_wide();
+      monitor::OpenSettings timer_settings = settings;
+      timer_settings.read_format = 0;
+      set.timer = std::make_unique<monitor::EventMatrix>(
+          std::vector<EventGroup>{EventGroup{{timer_event(cpu_wide, set.timeout)}}},
+          timer_target(target, set.matrix->locations()), timer_settings);
+    }
+  }
+  s.locations = &s.sets.front().matrix->locations().list();
+  s.location_count = s.locations->size();
+  for (State::Set& set : s.sets) {
+    if (set.matrix->locations().size() != s.location_count)
+      throw Error(ErrorKind::NoSuchTarget, "the target's threads changed while the event sets were opened.", ESRCH);
+    const std::size_t values = set.matrix->event_count() * s.location_count;
+    set.values.resize(values);
+    set.slice_base.resize(values);
+    set.slice_now.resize(values);
+    set.slices.resize(set.matrix->event_count());
+  }
+
+  // Route every timer's and trigger's overflows to the signal.
+  for (std::uint32_t i = 0; i < s.sets.size(); ++i) {
+    State::Set& set = s.sets[i];
+    if (set.timer)
+      for (const monitor::OpenGroup& group : set.timer->groups())
+        for (const monitor::GroupFds& at : group.at)
+          for (const kernel::FileDescriptor& fd : at.fds) s.routes.push_back({fd.get(), i, -1});
+    for (std::size_t t = 0; t < set.triggers.size(); ++t) {
+      bool opened = false;
+      for (const monitor::OpenGroup& group : set.matrix->groups())
+        for (const monitor::GroupFds& at : group.at)
+          for (std::size_t k = 0; k < at.fds.size(); ++k)
+            if (at.events[k] == set.triggers[t].event) {
+              s.routes.push_back({at.fds[k].get(), i, static_cast<std::int32_t>(t)});
+              opened = true;
+            }
+      if (!opened)
+        s.notes.push_back(set_name(set.id) + "'s trigger '" + set.matrix->event(set.triggers[t].event).event.name +
+                          "' is not counted here, so it never ends the set's turn.");
+    }
+  }
+  std::sort(s.routes.begin(), s.routes.end(), [](const State::Route& a, const State::Route& b) { return a.fd < b.fd; });
+  const pid_t owner = static_cast<pid_t>(::syscall(SYS_gettid));
+  // The events are disabled: nothing overflows before the handler and the mask are in place.
+  for (const State::Route& route : s.routes)
+    if (int err = kernel::route_overflow_signal(route.fd, owner, s.signo); err != 0)
+      throw Error(
+          ErrorKind::System,
+          std::string("cannot route the event sets' overflow signals to this thread: ") + std::strerror(-err) + ".",
+          -err);
+  if (s.in_handler) {
+    std::lock_guard<std::mutex> lock(install_mutex);
+    if (!installed[s.signo]) {
+      struct sigaction action {};
+      action.sa_sigaction = State::signal_handler;
+      action.sa_flags = SA_SIGINFO | SA_RESTART;
+      sigemptyset(&action.sa_mask);
+      if (::sigaction(s.signo, &action, &chained[s.signo]) != 0)
+        throw Error(ErrorKind::System,
+                    std::string("cannot install the event sets' signal handler: ") + std::strerror(errno) + ".", errno);
+      installed[s.signo] = true;
+    }
+    std::size_t slot = 0;
+    for (; slot < kRegistrySlots; ++slot) {
+      void* expected = nullptr;
+      if (registry[slot].compare_exchange_strong(expected, &s)) break;
+    }
+    if (slot == kRegistrySlots)
+      throw Error(ErrorKind::Limit,
+                  "too many handler-driven event sets in this process (" + std::to_string(kRegistrySlots) +
+                      "); close one first.",
+                  EBUSY);
+  }
+  sigset_t ours, before;
+  sigemptyset(&ours);
+  sigaddset(&ours, s.signo);
+  // In the handler's thread the signal must come through; elsewhere it waits, blocked, until
+  // service() or the caller takes it (and is unblocked again when the last such set goes).
+  ::pthread_sigmask(s.in_handler ? SIG_UNBLOCK : SIG_BLOCK, &ours, &before);
+  if (!s.in_handler && caller_sets[s.signo]++ == 0) unblock_when_done[s.signo] = !sigismember(&before, s.signo);
+  s.activate(*first);
+  if (target.enable_on_exec) s.running = 1;  // the kernel enables the first set at the exec
+}
+
+EventSets::~EventSets() {
+  if (!state_) return;
+  for (std::atomic<void*>& slot : registry) {
+    void* expected = state_.get();
+    slot.compare_exchange_strong(expected, nullptr);
+  }
+  // A signal already queued for a closed fd finds no set and is ignored; the handler stays.
+  const int signo = state_->signo;
+  if (state_->in_handler || --caller_sets[signo] > 0) return;
+  state_.reset();  // no more overflows: the fds are closed
+  sigset_t ours;
+  sigemptyset(&ours);
+  sigaddset(&ours, signo);
+  const timespec none{};
+  siginfo_t info;
+  while (::sigtimedwait(&ours, &info, &none) == signo) {
+  }
+  if (unblock_when_done[signo]) ::pthread_sigmask(SIG_UNBLOCK, &ours, nullptr);
+}
+
+void EventSets::start() {
+  State& s = *state_;
+  s.busy = 1;
+  const int err = s.enable(s.sets[static_cast<std::size_t>(s.active)]);
+  s.running = 1;
+  s.leave_library();
+  monitor::EventMatrix::check_control(err, "start", "the event sets");
+}
+
+void EventSets::stop() {
+  State& s = *state_;
+  s.busy = 1;
+  State::Set& set = s.sets[static_cast<std::size_t>(s.active)];
+  const int err = s.disable(set);
+  if (s.running) s.close_slice(set);
+  s.running = 0;
+  s.pending_switch = 0;  // stopped: an overflow that came meanwhile switches nothing
+  s.busy = 0;
+  monitor::EventMatrix::check_control(err, "stop", "the event sets");
+}
+
+void EventSets::reset() {
+  State& s = *state_;
+  s.busy = 1;
+  int err = 0;
+  for (State::Set& set : s.sets) {
+    if (int e = set.matrix->reset(); e != 0 && err == 0) err = e;
+    std::fill(set.values.begin(), set.values.end(), CounterValue{});
+    std::fill(set.slice_base.begin(), set.slice_base.end(), CounterValue{});
+    for (SliceStatistics& slices : set.slices) slices.clear();
+    set.runs = 0;
+    set.last_switch_triggers = 0;
+  }
+  s.switch_count = 0;
+  ++s.sets[static_cast<std::size_t>(s.active)].runs;
+  // The kernel's times are not zeroed by a reset: the slice base is today's reading.
+  for (State::Set& set : s.sets) s.read_set(set, set.slice_base);
+  s.leave_library();
+  monitor::EventMatrix::check_control(err, "reset", "the event sets");
+}
+
+int EventSets::switch_now() noexcept {
+  State& s = *state_;
+  s.busy = 1;
+  const int err = s.switch_sets(0);
+  s.leave_library();
+  return err;
+}
+
+int EventSets::service(int timeout_ms) {
+  State& s = *state_;
+  sigset_t wanted;
+  sigemptyset(&wanted);
+  sigaddset(&wanted, s.signo);
+  timespec wait{timeout_ms / 1000, (timeout_ms % 1000) * 1'000'000L};
+  const timespec none{};
+  int switched = 0;
+  for (bool first = true;; first = false) {
+    siginfo_t info;
+    const int signo = ::sigtimedwait(&wanted, &info, first ? (timeout_ms < 0 ? nullptr : &wait) : &none);
+    if (signo < 0) {
+      if (errno == EINTR && first) continue;
+      return switched;
+    }
+    if (handle_overflow(info)) ++switched;
+  }
+}
+
+bool EventSets::handle_overflow(const siginfo_t& info) noexcept {
+  if (info.si_signo != state_->signo) return false;
+  return state_->overflow(info.si_fd);
+}
+
+int EventSets::signal_number() const noexcept {
+  return state_->signo;
+}
+bool EventSets::switches_in_handler() const noexcept {
+  return state_->in_handler;
+}
+
+int EventSets::read() noexcept {
+  State& s = *state_;
+  s.busy = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  int first_error = 0;
+  const std::size_t n = s.location_count;
+  for (State::Set& set : s.sets)
+    for (std::size_t g = 0; g < set.matrix->groups().size(); ++g)
+      for (std::size_t location = 0; location < n; ++location) {
+        const int err = set.matrix->read(g, location, [&](std::size_t event, const CounterValue& value) {
+          set.values[event * n + location] = value;
+        });
+        if (err > 0 && first_error == 0) first_error = err;
+      }
+  s.leave_library();
+  return first_error;
+}
+
+std::size_t EventSets::set_count() const noexcept {
+  return state_->sets.size();
+}
+
+namespace {
+
+// A set's time on the PMU at a location: the longest enabled time of its groups (they are enabled
+// and disabled together; a group that could not open has none).
+std::uint64_t active_ns(const std::vector<CounterValue>& values, std::size_t events, std::size_t locations,
+                        std::size_t location) {
+  std::uint64_t longest = 0;
+  for (std::size_t event = 0; event < events; ++event)
+    longest = std::max(longest, values[event * locations + location].enabled);
+  return longest;
+}
+
+}  // namespace
+
+EventSetInfo EventSets::info(std::size_t index) const noexcept {
+  const State& s = *state_;
+  const State::Set& set = s.sets[index];
+  EventSetInfo info;
+  info.id = set.id;
+  info.next = s.sets[set.next].id;
+  info.runs = set.runs;
+  for (std::size_t location = 0; location < s.location_count; ++location)
+    info.active_ns += active_ns(set.values, set.matrix->event_count(), s.location_count, location);
+  info.last_switch_triggers = set.last_switch_triggers;
+  info.timeout = set.timeout;
+  return info;
+}
+
+std::size_t EventSets::active_set() const noexcept {
+  return static_cast<std::size_t>(state_->active);
+}
+std::uint64_t EventSets::switches() const noexcept {
+  return state_->switch_count;
+}
+
+std::size_t EventSets::event_count(std::size_t set) const noexcept {
+  return state_->sets[set].matrix->event_count();
+}
+const Event& EventSets::event(std::size_t set, std::size_t index) const noexcept {
+  return state_->sets[set].matrix->event(index).event;
+}
+bool EventSets::supported(std::size_t set, std::size_t index) const noexcept {
+  return state_->sets[set].matrix->event(index).unsupported.empty();
+}
+const std::string& EventSets::unsupported_reason(std::size_t set, std::size_t index) const noexcept {
+  return state_->sets[set].matrix->event(index).unsupported;
+}
+
+CounterValue EventSets::value(std::size_t set_index, std::size_t index) const noexcept {
+  const State& s = *state_;
+  const std::size_t n = s.location_count;
+  CounterValue total;
+  for (std::size_t location = 0; location < n; ++location) {
+    const CounterValue& value = s.sets[set_index].values[index * n + location];
+    total.raw += value.raw;
+    total.running += value.running;
+    total.lost += value.lost;
+    for (const State::Set& set : s.sets) total.enabled += active_ns(set.values, set.matrix->event_count(), n, location);
+  }
+  return total;
+}
+
+CountEstimate EventSets::estimate(std::size_t set, std::size_t index) const noexcept {
+  return state_->sets[set].slices[index].estimate(static_cast<double>(value(set, index).enabled));
+}
+
+const std::vector<Location>& EventSets::locations() const noexcept {
+  return *state_->locations;
+}
+const std::vector<std::string>& EventSets::notes() const noexcept {
+  return state_->notes;
+}
+
+}  // namespace perfmon
