@@ -44,6 +44,16 @@ class SliceStatistics {
     sum_dd_ += running_ns * running_ns;
   }
   void clear() noexcept { *this = SliceStatistics(); }
+  // The slices of another location of the same event.
+  SliceStatistics& operator+=(const SliceStatistics& other) noexcept {
+    slices_ += other.slices_;
+    sum_c_ += other.sum_c_;
+    sum_d_ += other.sum_d_;
+    sum_cc_ += other.sum_cc_;
+    sum_cd_ += other.sum_cd_;
+    sum_dd_ += other.sum_dd_;
+    return *this;
+  }
   std::uint64_t slices() const noexcept { return slices_; }
   double running_ns() const noexcept { return sum_d_; }
 

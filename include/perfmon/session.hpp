@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "perfmon/counter.hpp"
+#include "perfmon/estimate.hpp"
 #include "perfmon/event.hpp"
 #include "perfmon/target.hpp"
 
@@ -34,6 +35,9 @@ struct SessionOptions {
   // says when user-mode reads are off and why.
   bool user_space_reads = false;
 };
+
+// Whether value() takes off the measurement's own cost, as calibrate() measured it.
+enum class Overhead { Keep, Subtract };
 
 enum class ReadMethod {
   Fastest,  // user mode where set up and possible, else read(2)
@@ -90,6 +94,26 @@ class CounterSession {
   // The last read value of an event, summed over all locations, or at one location.
   CounterValue value(std::size_t index) const noexcept;
   CounterValue value(std::size_t index, std::size_t location) const noexcept;
+  // The scaled value of a multiplexed event with its standard error, from the event's rate between
+  // successive read()s (each read is a slice): read while the measurement runs (perfmon stat reads
+  // every 100 ms) for an error bar; a count that was never multiplexed is exact (error 0).
+  CountEstimate estimate(std::size_t index) const noexcept;
+
+  // Overhead calibration, for the calling thread (Target::self()): measures an empty region
+  // (reset, start, stop, read with nothing between) `repetitions` times and keeps the median count
+  // of each event, the measurement's own cost (for example the instructions of the ioctls' user
+  // side). Leaves the counters stopped and zeroed. Throws perfmon::Error for another target, where
+  // the measurement costs the target nothing it would count.
+  void calibrate(int repetitions = 31);
+  bool calibrated() const noexcept;
+  // The median count of an empty region (0 before calibrate()).
+  std::uint64_t overhead(std::size_t index) const noexcept;
+  // The last read value with the overhead taken off the raw count (never below 0).
+  CounterValue value(std::size_t index, Overhead overhead) const noexcept;
+  // One sentence for every event whose overhead is more than `fraction` of its last count
+  // ("region too small: the measurement itself is 38% of this count of 'instructions:u' (212 of
+  // 560)"); empty before calibrate().
+  std::vector<std::string> small_region_warnings(double fraction = 0.05) const;
 
   // Things the session did on the user's behalf (for example a fallback to user-space counting).
   const std::vector<std::string>& notes() const noexcept;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "perfmon/counter.hpp"
+#include "perfmon/event_sets.hpp"
 #include "perfmon/session.hpp"
 
 namespace perfmon {
@@ -27,6 +28,9 @@ struct StatRow {
   double scale = 1.0;                // sysfs scale of the event
   std::string unit;                  // sysfs unit; "msec" for the clocks
   std::optional<double> rel_stddev;  // percent, over repeated runs
+  // Percent: the standard error of a value extrapolated from part of the time (multiplexed by the
+  // kernel, or in an event set), from the event's rate in each slice it ran (estimate.hpp).
+  std::optional<double> error_percent;
   // Set by compute_metrics().
   std::optional<double> metric;
   std::string metric_unit;
@@ -56,6 +60,11 @@ std::vector<StatRow> stat_rows(const CounterSession& session, StatBreakdown brea
                                const std::vector<std::string>& labels = {});
 // The same for the change since `previous` (updated to the current values): one interval's rows.
 std::vector<StatRow> stat_interval_rows(const CounterSession& session, std::vector<CounterValue>& previous);
+
+// Event sets: a row per event of every set, prefixed "set<id>", scaled to the whole measurement
+// with its standard error; and the lines under them: each set's runs and share of the time.
+std::vector<StatRow> stat_rows(const EventSets& sets);
+std::vector<std::string> stat_footnotes(const EventSets& sets);
 
 // The lines under the table: unsupported events grouped by reason, and what the session did on
 // the user's behalf.

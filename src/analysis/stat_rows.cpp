@@ -1,5 +1,6 @@
 #include <linux/perf_event.h>
 
+#include <cstdio>
 #include <map>
 
 #include "analysis/hybrid_totals.hpp"
@@ -51,31 +52,46 @@ void append_hybrid_totals(std::vector<StatRow>& rows) {
 
 namespace {
 
-// One row's state and scaled value from a reading.
-StatRow make_row(const CounterSession& session, std::size_t index, const CounterValue& value, std::string prefix) {
-  const Event& event = session.event(index);
+// What a row needs to know of an event, whether a session or an event set counted it.
+struct CountedEvent {
+  const Event& event;
+  bool user_space_only;  // the session fell back to counting user space only
+  bool supported;
+  bool scheduling_failed;
+};
+
+// One row's state and scaled value from a reading; the error of an extrapolated value.
+StatRow make_row(const CountedEvent& counted, const CounterValue& value, std::string prefix,
+                 const std::optional<CountEstimate>& estimate = std::nullopt) {
+  const Event& event = counted.event;
   StatRow row;
   row.prefix = std::move(prefix);
   // The session reports what it had to change; the name shows it as perf shows it.
-  row.event = session.fallbacks(index).user_space_only ? events::user_space_only_name(event.name) : event.name;
+  row.event = counted.user_space_only ? events::user_space_only_name(event.name) : event.name;
   row.total_name = event.total_name;
   row.type = event.attr.type;
   row.config = event.attr.config;
   row.value = value;
   row.scale = event.scale;
   row.unit = event.unit;
-  if (!session.supported(index))
+  if (!counted.supported)
     row.state = StatRow::State::NotSupported;
-  else if (session.scheduling_failed(index))
+  else if (counted.scheduling_failed)
     row.state = StatRow::State::NotScheduled;
   else if (!value.counted())
     row.state = StatRow::State::NotCounted;
   row.scaled = value.scaled() * event.scale;
+  if (estimate && value.running < value.enabled) row.error_percent = estimate->relative_error_percent();
   if (analysis::is_clock_event(row.type, row.config)) {
     row.scaled /= 1e6;
     row.unit = "msec";
   }
   return row;
+}
+
+CountedEvent counted(const CounterSession& session, std::size_t index) {
+  return {session.event(index), session.fallbacks(index).user_space_only, session.supported(index),
+          session.scheduling_failed(index)};
 }
 
 }  // namespace
@@ -102,11 +118,13 @@ std::vector<StatRow> stat_rows(const CounterSession& session, StatBreakdown brea
   std::vector<StatRow> rows;
   const std::size_t events = session.event_count();
   if (breakdown == StatBreakdown::Total) {
-    for (std::size_t i = 0; i < events; ++i) rows.push_back(make_row(session, i, session.value(i), ""));
+    for (std::size_t i = 0; i < events; ++i)
+      rows.push_back(make_row(counted(session, i), session.value(i), "", session.estimate(i)));
   } else {
     for (std::size_t l = 0; l < session.locations().size(); ++l) {
       const std::string& prefix = l < labels.size() ? labels[l] : std::to_string(l);
-      for (std::size_t i = 0; i < events; ++i) rows.push_back(make_row(session, i, session.value(i, l), prefix));
+      for (std::size_t i = 0; i < events; ++i)
+        rows.push_back(make_row(counted(session, i), session.value(i, l), prefix));
     }
   }
   analysis::append_hybrid_totals(rows);
@@ -118,11 +136,62 @@ std::vector<StatRow> stat_interval_rows(const CounterSession& session, std::vect
   std::vector<StatRow> rows;
   for (std::size_t i = 0; i < session.event_count(); ++i) {
     CounterValue current = session.value(i);
-    rows.push_back(make_row(session, i, current - previous[i], ""));
+    rows.push_back(make_row(counted(session, i), current - previous[i], ""));
     previous[i] = current;
   }
   analysis::append_hybrid_totals(rows);
   return rows;
+}
+
+std::string event_set_label(std::uint16_t id) {
+  return "set" + std::to_string(id);
+}
+
+std::vector<StatRow> stat_rows(const EventSets& sets) {
+  std::vector<StatRow> rows;
+  for (std::size_t set = 0; set < sets.set_count(); ++set) {
+    const std::string prefix = event_set_label(sets.info(set).id);
+    for (std::size_t i = 0; i < sets.event_count(set); ++i) {
+      const CountedEvent event{sets.event(set, i), false, sets.supported(set, i), false};
+      rows.push_back(make_row(event, sets.value(set, i), prefix, sets.estimate(set, i)));
+    }
+  }
+  analysis::append_hybrid_totals(rows);
+  return rows;
+}
+
+std::vector<std::string> stat_footnotes(const EventSets& sets) {
+  std::map<std::string, std::string> by_reason;
+  std::vector<std::string> notes;
+  std::uint64_t whole = 0;
+  for (std::size_t set = 0; set < sets.set_count(); ++set) whole += sets.info(set).active_ns;
+  for (std::size_t set = 0; set < sets.set_count(); ++set) {
+    const EventSetInfo info = sets.info(set);
+    std::string line =
+        event_set_label(info.id) + ": " + std::to_string(info.runs) + (info.runs == 1 ? " run" : " runs");
+    char share[64];
+    std::snprintf(share, sizeof share, ", on the PMU %.2f%% of the time",
+                  whole == 0 ? 0.0 : 100.0 * static_cast<double>(info.active_ns) / static_cast<double>(whole));
+    line += share;
+    if (info.timeout.count() > 0) {
+      std::snprintf(share, sizeof share, ", switching after %.3f ms on the PMU",
+                    static_cast<double>(info.timeout.count()) / 1e6);
+      line += share;
+    }
+    if (info.next != sets.info((set + 1) % sets.set_count()).id) line += ", then " + event_set_label(info.next);
+    notes.push_back(line);
+    for (std::size_t i = 0; i < sets.event_count(set); ++i) {
+      if (sets.supported(set, i)) continue;
+      std::string& names = by_reason[sets.unsupported_reason(set, i)];
+      names += (names.empty() ? "" : ", ") + sets.event(set, i).name;
+    }
+  }
+  notes.push_back(std::to_string(sets.switches()) +
+                  " switches; '+- x%' is the standard error of a value extrapolated "
+                  "from its set's share of the time.");
+  for (const auto& [reason, names] : by_reason) notes.push_back("<not supported> " + names + ": " + reason);
+  for (const std::string& note : sets.notes()) notes.push_back("note: " + note);
+  return notes;
 }
 
 std::vector<std::string> stat_footnotes(const CounterSession& session) {

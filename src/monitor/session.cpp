@@ -1,6 +1,8 @@
 #include "perfmon/session.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "diagnose/user_access.hpp"
@@ -41,8 +43,11 @@ struct CounterSession::State {
 
   bool user_reads;
   monitor::EventMatrix matrix;
-  std::vector<CounterValue> values;   // [event * locations + location]
-  std::vector<unsigned char> failed;  // pinned group in error state, same layout
+  std::vector<CounterValue> values;     // [event * locations + location]
+  std::vector<unsigned char> failed;    // pinned group in error state, same layout
+  std::vector<SliceStatistics> slices;  // each read's change since the last, same layout
+  bool self = false;
+  std::vector<std::uint64_t> overhead;  // by event, once calibrated
   std::size_t user_mode_reads = 0;
   std::vector<std::string> notes;
 };
@@ -51,6 +56,7 @@ CounterSession::CounterSession(const std::vector<EventGroup>& groups, const Targ
   const std::string refusal = user_reads_refusal(target, options);
   state_ = std::make_unique<State>(groups, target, options, refusal);
   State& s = *state_;
+  s.self = target.kind == Target::Kind::Self;
   if (!refusal.empty())
     s.notes.push_back("user-mode counter reads are off (" + refusal + "); counters are read with read(2).");
   for (const std::string& note : s.matrix.notes()) s.notes.push_back(note);
@@ -61,6 +67,7 @@ CounterSession::CounterSession(const std::vector<EventGroup>& groups, const Targ
   }
   s.values.resize(s.matrix.event_count() * s.matrix.locations().size());
   s.failed.resize(s.values.size());
+  s.slices.resize(s.values.size());
 }
 
 CounterSession::~CounterSession() = default;
@@ -75,6 +82,8 @@ void CounterSession::stop() {
 }
 void CounterSession::reset() {
   monitor::EventMatrix::check_control(state_->matrix.reset(), "reset", "the counters");
+  for (SliceStatistics& slices : state_->slices) slices.clear();
+  for (CounterValue& value : state_->values) value.raw = 0;  // the next read's slice starts here
 }
 
 int CounterSession::read(ReadMethod method) noexcept {
@@ -87,10 +96,15 @@ int CounterSession::read(ReadMethod method) noexcept {
   for (std::size_t g = 0; g < groups.size(); ++g) {
     for (std::size_t location = 0; location < location_count; ++location) {
       CounterValue* const at_location = s.values.data() + location;
-      auto store = [at_location, location_count](std::size_t event, const CounterValue& value) {
+      SliceStatistics* const slices_at_location = s.slices.data() + location;
+      auto store = [at_location, slices_at_location, location_count](std::size_t event, const CounterValue& value) {
         // Field by field: a whole-struct copy is made with 16-byte loads of the 8-byte fields just
         // stored, which the CPU cannot forward (a stall per member, measured in bench/read_bench).
         CounterValue& out = at_location[event * location_count];
+        // The time since the last read is a slice of the event's rate (a reset starts afresh).
+        if (value.raw >= out.raw && value.running > out.running)
+          slices_at_location[event * location_count].add(static_cast<double>(value.raw - out.raw),
+                                                         static_cast<double>(value.running - out.running));
         out.raw = value.raw;
         out.enabled = value.enabled;
         out.running = value.running;
@@ -153,6 +167,71 @@ CounterValue CounterSession::value(std::size_t index) const noexcept {
 
 CounterValue CounterSession::value(std::size_t index, std::size_t location) const noexcept {
   return state_->values[index * state_->matrix.locations().size() + location];
+}
+
+CountEstimate CounterSession::estimate(std::size_t index) const noexcept {
+  const std::size_t n = state_->matrix.locations().size();
+  SliceStatistics slices;
+  for (std::size_t location = 0; location < n; ++location) slices += state_->slices[index * n + location];
+  return slices.estimate(static_cast<double>(value(index).enabled));
+}
+
+void CounterSession::calibrate(int repetitions) {
+  State& s = *state_;
+  if (!s.self)
+    throw Error(ErrorKind::InvalidArgument,
+                "calibration measures the calling thread's own measurement cost: make the session on Target::self().",
+                EINVAL);
+  if (repetitions < 1) throw Error(ErrorKind::InvalidArgument, "calibrate at least once.", EINVAL);
+  std::vector<std::vector<std::uint64_t>> counts(event_count());
+  for (int i = 0; i < repetitions; ++i) {
+    reset();
+    start();
+    stop();
+    if (int err = read(); err != 0)
+      throw Error(ErrorKind::System, std::string("cannot read the counters: ") + std::strerror(err) + ".", err);
+    for (std::size_t event = 0; event < event_count(); ++event) counts[event].push_back(value(event).raw);
+  }
+  s.overhead.assign(event_count(), 0);
+  for (std::size_t event = 0; event < event_count(); ++event) {
+    std::vector<std::uint64_t>& taken = counts[event];
+    std::nth_element(taken.begin(), taken.begin() + static_cast<long>(taken.size() / 2), taken.end());
+    s.overhead[event] = taken[taken.size() / 2];
+  }
+  reset();
+}
+
+bool CounterSession::calibrated() const noexcept {
+  return !state_->overhead.empty();
+}
+
+std::uint64_t CounterSession::overhead(std::size_t index) const noexcept {
+  return state_->overhead.empty() ? 0 : state_->overhead[index];
+}
+
+CounterValue CounterSession::value(std::size_t index, Overhead overhead_choice) const noexcept {
+  CounterValue result = value(index);
+  if (overhead_choice == Overhead::Subtract) {
+    const std::uint64_t cost = overhead(index);
+    result.raw = result.raw > cost ? result.raw - cost : 0;
+  }
+  return result;
+}
+
+std::vector<std::string> CounterSession::small_region_warnings(double fraction) const {
+  std::vector<std::string> warnings;
+  if (!calibrated()) return warnings;
+  for (std::size_t i = 0; i < event_count(); ++i) {
+    const std::uint64_t cost = overhead(i), count = value(i).raw;
+    if (cost == 0 || static_cast<double>(cost) <= fraction * static_cast<double>(count)) continue;
+    const double share = count == 0 ? 100.0 : 100.0 * static_cast<double>(cost) / static_cast<double>(count);
+    char text[64];
+    std::snprintf(text, sizeof text, "%.0f%%", share > 100.0 ? 100.0 : share);
+    warnings.push_back("region too small: the measurement itself is " + std::string(text) + " of this count of '" +
+                       event(i).name + "' (" + std::to_string(cost) + " of " + std::to_string(count) +
+                       "); measure more work, or subtract it with value(i, Overhead::Subtract).");
+  }
+  return warnings;
 }
 
 const std::vector<std::string>& CounterSession::notes() const noexcept {

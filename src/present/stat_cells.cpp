@@ -50,6 +50,12 @@ double running_percent(const StatRow& row) {
   return 100.0 * row.value.running_fraction();
 }
 
+std::optional<double> variance_percent(const StatRow& row) {
+  if (row.rel_stddev) return row.rel_stddev;
+  if (row.state == StatRow::State::Counted) return row.error_percent;
+  return std::nullopt;
+}
+
 std::uint64_t event_runtime(const StatRow& row) {
   return row.state == StatRow::State::Counted ? row.value.running : 0;
 }

@@ -1,6 +1,7 @@
 // What every shape of the stat report prints alike: a row's value text and running percentage.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "perfmon/stat.hpp"
@@ -12,6 +13,9 @@ namespace perfmon::present {
 std::string value_text(const StatRow& row, bool grouped);
 // The share of the enabled time the event was counting, in percent (100 when it was not counted).
 double running_percent(const StatRow& row);
+// perf's "+- x%" column: the relative standard deviation over repeated runs where there are
+// several, else the standard error of an extrapolated value; none for an exact count.
+std::optional<double> variance_percent(const StatRow& row);
 // The kernel's running time for a counted row, else 0.
 std::uint64_t event_runtime(const StatRow& row);
 // snprintf into a std::string.

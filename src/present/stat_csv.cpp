@@ -11,7 +11,7 @@ std::string csv_rows(const std::vector<StatRow>& rows, const std::string& sep, c
     line += value_text(row, false) + sep + row.unit + sep + row.event + sep;
     line += std::to_string(event_runtime(row)) + sep;
     line += format_text("%.2f", running_percent(row));
-    if (row.rel_stddev) line += sep + format_text("%.2f%%", *row.rel_stddev);
+    if (std::optional<double> spread = variance_percent(row)) line += sep + format_text("%.2f%%", *spread);
     line += sep + (row.metric ? format_text("%.3f", *row.metric) : "") + sep + row.metric_unit;
     out += line + "\n";
   }

@@ -35,7 +35,8 @@ std::string json_rows(const std::vector<StatRow>& rows, const double* interval_s
     line["event"] = row.event;
     line["event-runtime"] = event_runtime(row);
     line["pcnt-running"] = rounded(running_percent(row), 2);
-    if (row.rel_stddev) line["variance"] = rounded(*row.rel_stddev, 2);
+    if (std::optional<double> spread = variance_percent(row)) line["variance"] = rounded(*spread, 2);
+    if (row.error_percent) line["error"] = rounded(*row.error_percent, 2);
     line["metric-value"] = rounded(row.metric.value_or(0.0), 6);
     line["metric-unit"] = row.metric_unit;
     out += line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";

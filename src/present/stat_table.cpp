@@ -10,7 +10,7 @@ std::string table_line(const StatRow& row, const std::string& lead) {
   if (!row.prefix.empty()) line += format_text("%-12s ", row.prefix.c_str());
   line += format_text("%18s %-4s %-32s", value_text(row, true).c_str(), row.unit.c_str(), row.event.c_str());
   if (row.metric) line += format_text(" # %8.3f %-23s", *row.metric, row.metric_unit.c_str());
-  if (row.rel_stddev) line += format_text("  ( +- %5.2f%% )", *row.rel_stddev);
+  if (std::optional<double> spread = variance_percent(row)) line += format_text("  ( +- %5.2f%% )", *spread);
   if (row.state == StatRow::State::Counted && row.value.running < row.value.enabled)
     line += format_text("  (%.2f%%)", running_percent(row));
   while (!line.empty() && line.back() == ' ') line.pop_back();

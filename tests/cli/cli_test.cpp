@@ -353,6 +353,38 @@ TEST(CliStat, DefaultTableExplainsUnsupportedEvents) {
   }
 }
 
+TEST(CliStat, EventSetsTakeTurnsAndShowTheirShareAndError) {
+  // Two sets, switched after every 100 calls of the worker's getppid: each set counts part of the
+  // calls, is scaled to the whole and carries a standard error; the lines below say each set's runs.
+  Result r = run(stat({"-x,", "--sets", "syscalls:sys_enter_getppid,task-clock;syscalls:sys_enter_getppid", "--switch",
+                       "syscalls:sys_enter_getppid:100", "--", WORKER, "getppid", "1000", "--pause-us", "200"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> sets_seen;
+  double share = 0;
+  for (const std::string& line : lines_of(r.err)) {
+    const std::vector<std::string> fields = fields_of(line);
+    if (fields.size() < 7 || fields[3] != "syscalls:sys_enter_getppid") continue;
+    sets_seen.insert(fields[0]);
+    share += std::stod(fields[5]);
+    EXPECT_LT(std::stod(fields[5]), 100.0) << line;
+    // Scaled to the whole run; loosely: set0 also holds the program's start, which makes no calls
+    // (a phase the other set never sees, which no extrapolation can know of).
+    EXPECT_NEAR(std::stod(fields[1]), 1000, 500) << line;
+    EXPECT_FALSE(fields[6].empty()) << "no error column: " << line;
+  }
+  EXPECT_EQ(sets_seen, (std::set<std::string>{"set0", "set1"}));
+  EXPECT_NEAR(share, 100.0, 0.5);
+}
+
+TEST(CliStat, EventSetsSwitchOnTime) {
+  Result r = run(stat({"--sets", "task-clock;page-faults", "--switch", "1ms", "--", WORKER, "spin", "100"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("set1 "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("set0: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("switching after 1.000 ms on the PMU"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" switches; '+- x%' is the standard error"), std::string::npos) << r.err;
+}
+
 TEST(CliList, ListsSoftwareEventsAsUsable) {
   Result r = run({PERFMON, "list", "sw"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -4,6 +4,7 @@
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -422,6 +423,65 @@ TEST(Counting, NoSuchProcess) {
     EXPECT_EQ(error.errnum(), ESRCH);
     EXPECT_NE(std::string(error.what()).find("no such process or thread"), std::string::npos);
   }
+}
+
+}  // namespace
+}  // namespace perfmon
+
+namespace perfmon {
+namespace {
+
+// n ioctls that change nothing (FIONREAD on a pipe): what a region does, seen by sys_enter_ioctl.
+void call_ioctl(int n) {
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  int ready = 0;
+  for (int i = 0; i < n; ++i) ioctl(pipe_fds[0], FIONREAD, &ready);
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+}
+
+TEST(Calibration, TheStopIoctlIsTheMeasurementsOwnCostAndIsSubtracted) {
+  // Two groups, enabled and disabled one after the other: the ioctl group is enabled first, so it
+  // sees the ioctl that enables the getppid group, and the ioctl that disables it enters while it
+  // counts. An empty region costs exactly two sys_enter_ioctl, and no getppid.
+  SessionOptions options;
+  options.inherit = false;
+  CounterSession session(testing::catalog().parse("syscalls:sys_enter_ioctl,syscalls:sys_enter_getppid"),
+                         Target::self(), options);
+  EXPECT_FALSE(session.calibrated());
+  session.calibrate();
+  ASSERT_TRUE(session.calibrated());
+  EXPECT_EQ(session.overhead(0), 2u);
+  EXPECT_EQ(session.overhead(1), 0u);
+  std::vector<std::string> warnings;
+  {
+    ScopedMeasurement measure(session);
+    measure.report_warnings_to(warnings);
+    call_ioctl(40);
+    testing::call_getppid(3);
+  }
+  EXPECT_EQ(session.value(0).raw, 42u);
+  EXPECT_EQ(session.value(0, Overhead::Subtract).raw, 40u);
+  EXPECT_EQ(session.value(1, Overhead::Subtract).raw, 3u);
+  EXPECT_TRUE(warnings.empty()) << warnings.front();  // 2 of 42 is under 5%
+  {
+    ScopedMeasurement measure(session);
+    measure.report_warnings_to(warnings);
+    call_ioctl(4);
+  }
+  EXPECT_EQ(session.value(0, Overhead::Subtract).raw, 4u);
+  ASSERT_EQ(warnings.size(), 1u);  // 2 of 6: 33%
+  EXPECT_NE(warnings[0].find("region too small: the measurement itself is 33% of this count of "
+                             "'syscalls:sys_enter_ioctl' (2 of 6)"),
+            std::string::npos)
+      << warnings[0];
+}
+
+TEST(Calibration, OnlyTheCallingThreadCanBeCalibrated) {
+  Workload workload({WORKER, "exit", "0"});
+  CounterSession session(testing::catalog().parse("task-clock"), Target::workload(workload));
+  EXPECT_THROW(session.calibrate(), Error);
 }
 
 }  // namespace

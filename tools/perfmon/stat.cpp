@@ -3,7 +3,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -17,6 +19,7 @@
 #include "output.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/event_sets.hpp"
 #include "perfmon/session.hpp"
 #include "perfmon/stat.hpp"
 #include "perfmon/stat_output.hpp"
@@ -30,6 +33,8 @@ namespace {
 
 constexpr const char* kDefaultEvents =
     "task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,branch-misses";
+// Without -I, the counters are read this often: each read is a slice of a multiplexed count's rate.
+constexpr long kSliceMs = 100;
 constexpr const char* kSynopsis = "perfmon stat [<options>] [--] [<command> [<args>]]";
 
 struct StatOptions {
@@ -44,8 +49,23 @@ struct StatOptions {
   std::string output;
   bool inherit = true;
   bool verbose = false;
+  std::vector<std::string> sets;         // --sets: one event list per set
+  std::optional<std::string> switching;  // --switch: a time, or EVENT:PERIOD
   std::vector<std::string> command;
 };
+
+void split_sets(std::string_view text, std::vector<std::string>& sets) {
+  while (true) {
+    const std::size_t end = text.find(';');
+    std::string_view part = text.substr(0, end);
+    if (part.find_first_not_of(' ') == std::string_view::npos)
+      throw UsageError(
+          "--sets needs an event list for every set, separated by ';', like 'cycles,instructions;branches'");
+    sets.emplace_back(part);
+    if (end == std::string_view::npos) return;
+    text.remove_prefix(end + 1);
+  }
+}
 
 std::vector<Option> stat_options(StatOptions& o) {
   std::vector<Option> options = {{'e', "event", "event", "event selector, perf syntax; repeatable (see 'perfmon list')",
@@ -69,9 +89,59 @@ std::vector<Option> stat_options(StatOptions& o) {
       {'i', "no-inherit", "", "do not count threads and processes the command creates",
        [&](std::string_view) { o.inherit = false; }},
       {'v', "verbose", "", "say what is opened and when counting starts", [&](std::string_view) { o.verbose = true; }},
+      {0, "sets", "lists",
+       "event sets separated by ';', one on the PMU at a time, switched by perfmon (perfmon2 event sets)",
+       [&](std::string_view v) { split_sets(v, o.sets); }},
+      {0, "switch", "when",
+       "with --sets: after a time on the PMU (10ms, 500us; default 10ms) or after N events of one "
+       "(instructions:1000000)",
+       [&](std::string_view v) { o.switching = std::string(v); }},
   };
   for (Option& option : rest) options.push_back(std::move(option));
   return options;
+}
+
+// "10ms", "500us", "2s", "100000ns"; a bare number is milliseconds.
+std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0 || digits > 12) return std::nullopt;
+  const long long value = std::stoll(std::string(text.substr(0, digits)));
+  const std::string_view unit = text.substr(digits);
+  long long scale = 0;
+  if (unit.empty() || unit == "ms") scale = 1'000'000;
+  if (unit == "us") scale = 1'000;
+  if (unit == "ns") scale = 1;
+  if (unit == "s") scale = 1'000'000'000;
+  if (scale == 0 || value == 0) return std::nullopt;
+  return std::chrono::nanoseconds(value * scale);
+}
+
+// How sets switch: a timeout, or a trigger event and its period.
+struct SwitchRule {
+  std::chrono::nanoseconds timeout{10'000'000};
+  std::string trigger;  // an event, as written
+  std::uint64_t period = 0;
+};
+
+SwitchRule parse_switch(const std::optional<std::string>& text) {
+  SwitchRule rule;
+  if (!text) return rule;
+  if (std::optional<std::chrono::nanoseconds> timeout = parse_duration(*text)) {
+    rule.timeout = *timeout;
+    return rule;
+  }
+  const std::size_t colon = text->rfind(':');
+  const std::string period = colon == std::string::npos ? "" : text->substr(colon + 1);
+  if (colon == 0 || period.empty() || period.size() > 18 ||
+      period.find_first_not_of("0123456789") != std::string::npos || std::stoull(period) == 0)
+    throw UsageError(
+        "--switch takes a time on the PMU (10ms, 500us, 1s) or an event and a count (instructions:1000000), not '" +
+        *text + "'");
+  rule.timeout = std::chrono::nanoseconds(0);
+  rule.trigger = text->substr(0, colon);
+  rule.period = std::stoull(period);
+  return rule;
 }
 
 double now_ns() {
@@ -114,7 +184,10 @@ class StatCommand {
     std::string list;
     for (const std::string& events : o_.events) list += (list.empty() ? "" : ",") + events;
     try {
-      groups_ = catalog.parse(list.empty() ? kDefaultEvents : list);
+      if (o_.sets.empty())
+        groups_ = catalog.parse(list.empty() ? kDefaultEvents : list);
+      else
+        set_definitions_ = make_set_definitions(catalog);
     } catch (const Error& error) {
       return report_error("stat", error, 129);
     }
@@ -124,7 +197,7 @@ class StatCommand {
     std::vector<Run> runs;
     int status = 0;
     for (long i = 0; i < o_.repeat; ++i) {
-      Run run = run_once(out);
+      Run run = o_.sets.empty() ? run_once(out) : run_sets_once();
       if (run.exit) status = run.exit->exit_code();
       bool stop = run.interrupted;
       runs.push_back(std::move(run));
@@ -145,38 +218,21 @@ class StatCommand {
   }
 
  private:
-  Run run_once(Output& out) {
-    Run run;
-    std::optional<Workload> workload;
-    if (!o_.command.empty()) workload.emplace(o_.command);
-    Target target = make_target(o_.target, workload ? &*workload : nullptr);
-    SessionOptions options;
-    options.inherit = o_.inherit;
-    CounterSession session(groups_, target, options);
-    // Thread names now, while the threads exist, for --per-thread rows.
-    const std::vector<std::string> labels = location_labels(session);
-    if (o_.verbose)
-      for (std::size_t i = 0; i < session.event_count(); ++i)
-        std::fprintf(stderr, "perfmon: %s: type %u config 0x%llx%s\n", session.event(i).name.c_str(),
-                     session.event(i).attr.type, static_cast<unsigned long long>(session.event(i).attr.config),
-                     session.supported(i) ? "" : " (not supported)");
-    if (!target.enable_on_exec) session.start();
-    const double start = now_ns();
-    if (workload) workload->start();  // throws (exit 127) when the command cannot run
-    if (o_.verbose) std::fprintf(stderr, "perfmon: counting started\n");
-
+  // Waits until the command exits, a signal asks to stop, or (attached) the targets have gone,
+  // calling tick() every `tick_ms` (0: never) and handing `extra_signal` to on_extra.
+  template <typename Tick, typename Extra>
+  void wait_until_done(Run& run, Workload* workload, const Target& target, long tick_ms, Tick&& tick, int extra_signal,
+                       Extra&& on_extra) {
     sigset_t signals;
     sigemptyset(&signals);
     for (int signo : {SIGINT, SIGTERM, SIGCHLD, SIGHUP}) sigaddset(&signals, signo);
-    double next_tick = start + static_cast<double>(o_.interval_ms) * 1e6;
-    std::vector<CounterValue> previous;
-    bool header_printed = false;
-    WorkloadExit exit;
+    if (extra_signal != 0) sigaddset(&signals, extra_signal);
+    double next_tick = now_ns() + static_cast<double>(tick_ms) * 1e6;
     bool done = false;
     while (!done) {
-      // Wake for a signal, the next interval, or (attached to others' threads) a liveness check.
+      // Wake for a signal, the next tick, or (attached to others' threads) a liveness check.
       std::optional<double> wake;
-      if (o_.interval_ms > 0)
+      if (tick_ms > 0)
         wake = next_tick;
       else if (!workload && target.kind == Target::Kind::Threads)
         wake = now_ns() + 200e6;
@@ -188,7 +244,8 @@ class StatCommand {
       }
       siginfo_t info;
       int signo = sigtimedwait(&signals, &info, wake ? &timeout : nullptr);
-      if (signo == SIGCHLD && workload && workload->wait(exit, false)) done = true;
+      if (signo == SIGCHLD && workload && workload->wait(run.exit.emplace(), false)) done = true;
+      if (signo == SIGCHLD && !done) run.exit.reset();
       if (signo == SIGINT || signo == SIGTERM || signo == SIGHUP) {
         run.interrupted = true;
         if (workload)
@@ -196,25 +253,54 @@ class StatCommand {
         else
           done = true;
       }
+      if (signo != -1 && signo == extra_signal) on_extra(info);
       if (!workload && !targets_alive(target)) done = true;
-      if (o_.interval_ms > 0 && (now_ns() >= next_tick || done)) {
-        session.read();
-        std::vector<StatRow> rows = stat_interval_rows(session, previous);
-        double now = now_ns();
-        compute_metrics(rows, std::min(now, next_tick) - (next_tick - static_cast<double>(o_.interval_ms) * 1e6));
-        out.write(format_stat_interval(rows, (now - start) / 1e9, format_, separator_, !header_printed));
-        header_printed = true;
-        while (next_tick <= now) next_tick += static_cast<double>(o_.interval_ms) * 1e6;
+      if (tick_ms > 0 && (now_ns() >= next_tick || done)) {
+        const double now = now_ns();
+        tick(std::min(now, next_tick) - (next_tick - static_cast<double>(tick_ms) * 1e6));
+        while (next_tick <= now) next_tick += static_cast<double>(tick_ms) * 1e6;
       }
     }
+  }
+
+  Run run_once(Output& out) {
+    Run run;
+    std::optional<Workload> workload;
+    if (!o_.command.empty()) workload.emplace(o_.command);
+    Target target = make_target(o_.target, workload ? &*workload : nullptr);
+    SessionOptions options;
+    options.inherit = o_.inherit;
+    CounterSession session(groups_, target, options);
+    // Thread names now, while the threads exist, for --per-thread rows.
+    const std::vector<std::string> labels = location_labels(session);
+    if (o_.verbose)
+      for (std::size_t i = 0; i < session.event_count(); ++i) verbose_event(session.event(i), session.supported(i));
+    if (!target.enable_on_exec) session.start();
+    const double start = now_ns();
+    if (workload) workload->start();  // throws (exit 127) when the command cannot run
+    if (o_.verbose) std::fprintf(stderr, "perfmon: counting started\n");
+
+    // Every interval's counts are printed; without -I the counters are read every 100 ms all the
+    // same, each read a slice of the rates that gives a multiplexed count its error bar.
+    const long tick_ms = o_.interval_ms > 0 ? o_.interval_ms : kSliceMs;
+    std::vector<CounterValue> previous;
+    bool header_printed = false;
+    wait_until_done(
+        run, workload ? &*workload : nullptr, target, tick_ms,
+        [&](double interval_ns) {
+          session.read();
+          if (o_.interval_ms == 0) return;
+          std::vector<StatRow> rows = stat_interval_rows(session, previous);
+          compute_metrics(rows, interval_ns);
+          out.write(format_stat_interval(rows, (now_ns() - start) / 1e9, format_, separator_, !header_printed));
+          header_printed = true;
+        },
+        0, [](const siginfo_t&) {});
     run.figures.elapsed_ns = now_ns() - start;
     session.stop();
     if (int err = session.read(); err != 0)
       throw Error(ErrorKind::System, std::string("cannot read the counters: ") + std::strerror(err) + ".", err);
-    if (workload) {
-      run.exit = exit;
-      run.figures.usage = exit.usage;
-    }
+    if (workload && run.exit) run.figures.usage = run.exit->usage;
     const bool cpu_locations = session.locations().front().cpu >= 0;
     const bool split = (o_.per_thread && !cpu_locations) || (o_.no_aggr && cpu_locations);
     run.figures.rows = stat_rows(session, split ? StatBreakdown::PerLocation : StatBreakdown::Total, labels);
@@ -222,8 +308,72 @@ class StatCommand {
     return run;
   }
 
+  // --sets: perfmon switches the sets in this thread as their timers and triggers overflow.
+  Run run_sets_once() {
+    Run run;
+    std::optional<Workload> workload;
+    if (!o_.command.empty()) workload.emplace(o_.command);
+    Target target = make_target(o_.target, workload ? &*workload : nullptr);
+    EventSetOptions options;
+    options.session.inherit = o_.inherit;
+    options.switch_in_handler = false;
+    EventSets sets(set_definitions_, target, options);
+    if (o_.verbose)
+      for (std::size_t set = 0; set < sets.set_count(); ++set)
+        for (std::size_t i = 0; i < sets.event_count(set); ++i)
+          verbose_event(sets.event(set, i), sets.supported(set, i));
+    if (!target.enable_on_exec) sets.start();
+    const double start = now_ns();
+    if (workload) workload->start();
+    wait_until_done(
+        run, workload ? &*workload : nullptr, target, 0, [](double) {}, sets.signal_number(),
+        [&](const siginfo_t& info) { sets.handle_overflow(info); });
+    run.figures.elapsed_ns = now_ns() - start;
+    sets.stop();
+    if (int err = sets.read(); err != 0)
+      throw Error(ErrorKind::System, std::string("cannot read the counters: ") + std::strerror(err) + ".", err);
+    if (workload && run.exit) run.figures.usage = run.exit->usage;
+    run.figures.rows = stat_rows(sets);
+    run.footnotes = stat_footnotes(sets);
+    return run;
+  }
+
+  static void verbose_event(const Event& event, bool supported) {
+    std::fprintf(stderr, "perfmon: %s: type %u config 0x%llx%s\n", event.name.c_str(), event.attr.type,
+                 static_cast<unsigned long long>(event.attr.config), supported ? "" : " (not supported)");
+  }
+
+  // --sets and --switch as event set definitions: a trigger event is found in each set by its name,
+  // or added to the set as a group of its own.
+  std::vector<EventSetDefinition> make_set_definitions(const EventCatalog& catalog) const {
+    const SwitchRule rule = parse_switch(o_.switching);
+    std::vector<EventSetDefinition> sets;
+    for (const std::string& list : o_.sets) {
+      EventSetDefinition set;
+      set.id = static_cast<std::uint16_t>(sets.size());
+      set.groups = catalog.parse(list);
+      set.timeout = rule.timeout;
+      if (!rule.trigger.empty()) {
+        std::size_t index = 0, trigger = SIZE_MAX;
+        for (const EventGroup& group : set.groups)
+          for (const Event& event : group.events) {
+            if (event.name == rule.trigger && trigger == SIZE_MAX) trigger = index;
+            ++index;
+          }
+        if (trigger == SIZE_MAX) {
+          for (EventGroup& group : catalog.parse(rule.trigger)) set.groups.push_back(std::move(group));
+          trigger = index;
+        }
+        set.triggers = {{trigger, rule.period, 1}};
+      }
+      sets.push_back(std::move(set));
+    }
+    return sets;
+  }
+
   StatOptions& o_;
   std::vector<EventGroup> groups_;
+  std::vector<EventSetDefinition> set_definitions_;
   StatFormat format_ = StatFormat::Table;
   std::string separator_;
 };
@@ -243,6 +393,12 @@ void validate(const StatOptions& o) {
   if (o.repeat > 1 && (o.interval_ms > 0 || o.per_thread || o.no_aggr))
     throw UsageError("-r cannot be combined with -I, --per-thread or -A");
   if (o.repeat > 1 && o.command.empty()) throw UsageError("-r repeats a command; give one");
+  if (!o.sets.empty() && !o.events.empty())
+    throw UsageError("--sets names all the events: give them there, not with -e");
+  if (!o.sets.empty() && (o.interval_ms > 0 || o.per_thread || o.no_aggr))
+    throw UsageError("--sets cannot be combined with -I, --per-thread or -A");
+  if (o.switching && o.sets.empty()) throw UsageError("--switch says when event sets switch: give them with --sets");
+  parse_switch(o.switching);
   if (o.per_thread && t.pids.empty() && t.tids.empty())
     throw UsageError(
         "--per-thread counts each thread of a running process: use it with -p or -t "
