@@ -34,6 +34,11 @@ struct SessionOptions {
   // Elsewhere, and whenever a counter is not on the PMU at that moment, read(2) is used; notes()
   // says when user-mode reads are off and why.
   bool user_space_reads = false;
+  // Refuse a measurement that would be multiplexed: the constructor throws perfmon::Error with the
+  // reason when the hardware events need more counters at once than the CPU gives (pass_plan.hpp),
+  // and every group is pinned, so that the kernel never rotates one off the PMU; a group it still
+  // cannot keep there (a counter taken by someone else) reads as scheduling_failed().
+  bool strict = false;
 };
 
 // Whether value() takes off the measurement's own cost, as calibrate() measured it.

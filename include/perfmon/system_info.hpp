@@ -1,6 +1,7 @@
 // perfmon: what this machine and kernel allow — the facts behind `perfmon info`.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -56,5 +57,17 @@ struct SystemInfo {
 };
 
 SystemInfo collect_system_info(const EventCatalog& catalog);
+
+// What a measurement may use of one logical CPU's counters at once: the machine's own count (CPUID,
+// the arm_pmu driver) less what the NMI watchdog holds. Cheap: no probing, no catalogue.
+struct CounterBudget {
+  int general = 0;  // programmable counters
+  // The generic event (PERF_COUNT_HW_*) each fixed counter counts, in counter order: Intel's
+  // instructions, cycles, ref-cycles; arm64's cycle counter.
+  std::vector<std::uint64_t> fixed_events;
+  std::string source;  // where the numbers come from, and what was taken off
+};
+// Nothing when the machine does not say (no CPUID leaf, no kernel log line).
+std::optional<CounterBudget> counter_budget();
 
 }  // namespace perfmon

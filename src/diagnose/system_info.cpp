@@ -5,6 +5,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -103,6 +106,36 @@ void read_user_access(SystemInfo& info) {
 }
 
 }  // namespace
+
+std::optional<CounterBudget> counter_budget() {
+  SystemInfo info;
+  if (!read_x86(info)) info.counters = counters_from_kernel_log();
+  if (!info.counters || !info.counters->general_purpose) return std::nullopt;
+  const CounterCapacity& counters = *info.counters;
+  CounterBudget budget;
+  budget.general = *counters.general_purpose;
+  budget.source = counters.source;
+  const bool x86 = !info.cpu_vendor.empty() && info.cpu_vendor != "ARM" && !info.cpu_vendor.starts_with("0x");
+  const std::vector<std::uint64_t> fixed_order =
+      x86 ? std::vector<std::uint64_t>{PERF_COUNT_HW_INSTRUCTIONS, PERF_COUNT_HW_CPU_CYCLES,
+                                       PERF_COUNT_HW_REF_CPU_CYCLES}
+          : std::vector<std::uint64_t>{PERF_COUNT_HW_CPU_CYCLES};
+  for (int i = 0; i < counters.fixed.value_or(0) && i < static_cast<int>(fixed_order.size()); ++i)
+    budget.fixed_events.push_back(fixed_order[static_cast<std::size_t>(i)]);
+  // The watchdog counts cycles, pinned: on a fixed cycle counter where there is one, else on a
+  // programmable counter.
+  if (read_long("/proc/sys/kernel/nmi_watchdog").value_or(0) == 1) {
+    auto cycles = std::find(budget.fixed_events.begin(), budget.fixed_events.end(), PERF_COUNT_HW_CPU_CYCLES);
+    if (cycles != budget.fixed_events.end()) {
+      *cycles = ~std::uint64_t{0};  // held: no event of ours is placed there
+      budget.source += "; the NMI watchdog holds the fixed cycle counter";
+    } else if (budget.general > 0) {
+      --budget.general;
+      budget.source += "; the NMI watchdog holds one programmable counter";
+    }
+  }
+  return budget;
+}
 
 SystemInfo collect_system_info(const EventCatalog& catalog) {
   SystemInfo info;

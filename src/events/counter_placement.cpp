@@ -23,6 +23,12 @@ std::vector<unsigned> place_on_counters(const std::vector<std::uint32_t>& masks,
   for (std::size_t first = 0; first < masks.size(); ++first) {
     std::vector<bool> visited(counter_count, false);
     auto place = [&](auto& self, std::size_t event) -> bool {
+      for (unsigned counter = 0; counter < counter_count; ++counter)  // a free counter first, lowest first
+        if (((masks[event] >> counter) & 1U) && owner[counter] < 0) {
+          owner[counter] = static_cast<int>(event);
+          placed[event] = counter;
+          return true;
+        }
       for (unsigned counter = 0; counter < counter_count; ++counter) {
         if (!((masks[event] >> counter) & 1U) || visited[counter]) continue;
         visited[counter] = true;

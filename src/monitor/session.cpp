@@ -6,9 +6,11 @@
 #include <cstring>
 
 #include "diagnose/user_access.hpp"
+#include "events/sources/sysfs_pmu.hpp"
 #include "kernel/perf_event.hpp"
 #include "monitor/event_matrix.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/pass_plan.hpp"
 
 namespace perfmon {
 
@@ -52,9 +54,34 @@ struct CounterSession::State {
   std::vector<std::string> notes;
 };
 
+namespace {
+
+// Strict mode's groups: checked against the counters, and pinned.
+std::vector<EventGroup> strict_groups(const std::vector<EventGroup>& groups) {
+  bool hardware = false;
+  for (const EventGroup& group : groups)
+    for (const Event& event : group.events) hardware |= events::is_core_pmu(event.pmu, event.attr.type);
+  if (hardware) {
+    const std::optional<CounterBudget> budget = counter_budget();
+    if (!budget)
+      throw Error(ErrorKind::Limit,
+                  "strict mode cannot tell how many counters this CPU has (no CPUID leaf, no PMU driver line in the "
+                  "kernel log): count without it, or read the log as root.",
+                  ENODEV);
+    if (std::string reason = multiplexing_reason(groups, *budget); !reason.empty())
+      throw Error(ErrorKind::Limit, "strict mode: " + reason, EINVAL);
+  }
+  std::vector<EventGroup> pinned = groups;
+  for (EventGroup& group : pinned)
+    if (!group.events.empty()) group.events.front().pinned = true;
+  return pinned;
+}
+
+}  // namespace
+
 CounterSession::CounterSession(const std::vector<EventGroup>& groups, const Target& target, SessionOptions options) {
   const std::string refusal = user_reads_refusal(target, options);
-  state_ = std::make_unique<State>(groups, target, options, refusal);
+  state_ = std::make_unique<State>(options.strict ? strict_groups(groups) : groups, target, options, refusal);
   State& s = *state_;
   s.self = target.kind == Target::Kind::Self;
   if (!refusal.empty())

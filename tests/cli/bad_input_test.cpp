@@ -151,6 +151,13 @@ std::vector<BadInput> event_cases() {
   return cases;
 }
 
+// "name,name,...": n times.
+std::string repeated(const std::string& name, int n) {
+  std::string list;
+  for (int i = 0; i < n; ++i) list += (i ? "," : "") + name;
+  return list;
+}
+
 std::vector<BadInput> command_cases() {
   const std::string worker = WORKER;
   return {
@@ -165,6 +172,14 @@ std::vector<BadInput> command_cases() {
       {{"stat", "-I"}, 129, "needs a value"},
       {{"stat", "-I", "5", "true"}, 129, "from 10 to 86400000"},
       {{"stat", "--sets", "task-clock;;page-faults", "true"}, 129, "an event list for every set"},
+      {{"stat", "--passes", "-e", "task-clock", "-a"}, 129, "--passes runs a command once per pass"},
+      {{"stat", "--passes", "-r", "2", "-e", "task-clock", "true"}, 129, "without -r, -I or --sets"},
+      {{"stat", "--plan", "--sets", "task-clock"}, 129, "--plan plans the events of -e"},
+      {{"stat", "--strict", "--sets", "task-clock", "true"}, 129, "exclude each other"},
+      // More counters in one group than any CPU has (the budget comes from CPUID).
+      {{"stat", "--strict", "-e", "{" + repeated("instructions", 64) + "}", "true"},
+       1,
+       "strict mode: the group {instructions"},
       {{"stat", "--sets", "task-clock", "-e", "page-faults", "true"}, 129, "not with -e"},
       {{"stat", "--sets", "task-clock", "-I", "100", "true"}, 129, "--sets cannot be combined with -I"},
       {{"stat", "--switch", "10ms", "true"}, 129, "give them with --sets"},

@@ -385,6 +385,64 @@ TEST(CliStat, EventSetsSwitchOnTime) {
   EXPECT_NE(r.err.find(" switches; '+- x%' is the standard error"), std::string::npos) << r.err;
 }
 
+std::string instructions_times(int n) {
+  std::string list;
+  for (int i = 0; i < n; ++i) list += (i ? "," : "") + std::string("instructions");
+  return list;
+}
+
+TEST(CliStat, PlanSplitsWhatDoesNotFitAndRunsNothing) {
+  Result fits = run(stat({"--plan", "-e", "task-clock,{page-faults,syscalls:sys_enter_getppid}"}));
+  ASSERT_EQ(fits.exit_code, 0) << fits.err;
+  EXPECT_NE(fits.out.find("1 pass on "), std::string::npos) << fits.out;
+  EXPECT_NE(fits.out.find("{page-faults (none), syscalls:sys_enter_getppid (none)}"), std::string::npos) << fits.out;
+  // No CPU has 40 counters: several passes, each event on a counter of its own.
+  Result split = run(stat({"--plan", "-e", instructions_times(40) + ",task-clock"}));
+  ASSERT_EQ(split.exit_code, 0) << split.err;
+  EXPECT_NE(split.out.find(" passes on "), std::string::npos) << split.out;
+  EXPECT_NE(split.out.find("pass 2: "), std::string::npos) << split.out;
+  EXPECT_NE(split.out.find("instructions (PMC0)"), std::string::npos) << split.out;
+  EXPECT_NE(split.out.find("task-clock (none)  [every pass]"), std::string::npos) << split.out;
+}
+
+TEST(CliStat, StrictRefusesWhatWouldBeMultiplexed) {
+  Result r = run(stat({"--strict", "-e", instructions_times(40), "true"}));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("strict mode: these events would be multiplexed: 40 need a hardware counter"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("perfmon stat --passes"), std::string::npos) << r.err;
+  Result software = run(stat({"--strict", "-x,", "-e", "syscalls:sys_enter_getppid", "--", WORKER, "getppid", "100"}));
+  ASSERT_EQ(software.exit_code, 0) << software.err;
+  EXPECT_EQ(csv_values(software.err, "syscalls:sys_enter_getppid"), std::vector<long long>{100});
+}
+
+TEST(CliStat, PassesRunTheCommandOncePerPassAndCountEveryPassExactly) {
+  // 40 instructions need several passes; the tracepoint takes no counter, so it is counted in every
+  // pass: exactly 1000 calls each time, a spread of 0.
+  Result r = run(stat({"-x,", "--passes", "-e", instructions_times(40) + ",syscalls:sys_enter_getppid", "--", WORKER,
+                       "getppid", "1000"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> passes;
+  for (const std::string& line : lines_of(r.err)) {
+    const std::vector<std::string> fields = fields_of(line);
+    if (fields.size() < 6 || fields[3] != "syscalls:sys_enter_getppid") continue;
+    passes.push_back(fields[0]);
+    EXPECT_EQ(fields[1], "1000") << line;
+    EXPECT_EQ(fields[5], "100.00") << line;
+  }
+  ASSERT_GE(passes.size(), 2u) << r.err;
+  EXPECT_EQ(passes[0], "pass1");
+  EXPECT_EQ(passes[1], "pass2");
+  Result table = run(stat(
+      {"--passes", "-e", instructions_times(40) + ",syscalls:sys_enter_getppid", "--", WORKER, "getppid", "1000"}));
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.err.find("passes, every event counted all the time of its pass"), std::string::npos) << table.err;
+  EXPECT_NE(table.err.find("syscalls:sys_enter_getppid, counted in " + std::to_string(passes.size()) +
+                           " passes: mean 1000.00, spread 0.00%"),
+            std::string::npos)
+      << table.err;
+}
+
 TEST(CliList, ListsSoftwareEventsAsUsable) {
   Result r = run({PERFMON, "list", "sw"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

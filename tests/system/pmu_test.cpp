@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -21,6 +23,8 @@
 #include "kernel/perf_event.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/event_sets.hpp"
+#include "perfmon/pass_plan.hpp"
 #include "perfmon/probe.hpp"
 #include "perfmon/sampler.hpp"
 #include "perfmon/session.hpp"
@@ -299,6 +303,135 @@ TEST_F(HardwarePmu, UserModeReadsFallBackWhenTheKernelForbidsThem) {
   ASSERT_EQ(session->read(), 0);
   EXPECT_EQ(session->user_mode_reads(), 0u);
   EXPECT_GE(session->value(0).raw, spin_instructions(100'000));
+}
+
+}  // namespace
+}  // namespace perfmon
+
+namespace perfmon {
+namespace {
+
+// The least count of several runs of the loop, the measurement's own cost taken off (see
+// InstructionsOfAKnownLoopAreLinear for why the least).
+std::vector<std::uint64_t> least_subtracted(CounterSession& session, unsigned long n) {
+  std::vector<std::uint64_t> fewest(session.event_count(), UINT64_MAX);
+  for (int run = 0; run < 5; ++run) {
+    session.reset();
+    session.start();
+    perfmon_spin(n);
+    session.stop();
+    EXPECT_EQ(session.read(), 0);
+    for (std::size_t i = 0; i < session.event_count(); ++i)
+      fewest[i] = std::min(fewest[i], session.value(i, Overhead::Subtract).raw);
+  }
+  return fewest;
+}
+
+TEST_F(HardwarePmu, CalibratedCountOfAKnownLoopIsItsInstructions) {
+  SessionOptions options = this_thread();
+  CounterSession session(catalog_.parse("instructions:u"), Target::self(), options);
+  session.calibrate();
+  const std::uint64_t first = session.overhead(0);
+  session.calibrate();
+  if (in_rig()) {
+    EXPECT_EQ(session.overhead(0), first);  // stable run to run
+  }
+  const std::uint64_t counted = least_subtracted(session, 1'000'000)[0];
+  // The loop's instructions, and the call's own: the argument's move (one or two instructions)
+  // and the call. Nothing of the measurement is left.
+  EXPECT_GE(counted, spin_instructions(1'000'000));
+  EXPECT_LE(counted, spin_instructions(1'000'000) + 3);
+  std::printf("instructions:u: measurement overhead %llu, loop of %lu counted as %llu\n",
+              static_cast<unsigned long long>(first), spin_instructions(1'000'000),
+              static_cast<unsigned long long>(counted));
+}
+
+TEST_F(HardwarePmu, StrictModeRefusesWhatWouldBeMultiplexedAndPassesCountItAll) {
+  const std::optional<CounterBudget> budget = counter_budget();
+  if (!budget) GTEST_SKIP() << "this machine does not say how many counters it has";
+  const int events = budget->general + 2;  // more than the programmable counters
+  std::string list;
+  for (int i = 0; i < events; ++i) list += std::string(i ? "," : "") + "instructions:u";
+  SessionOptions strict = this_thread();
+  strict.strict = true;
+  try {
+    CounterSession session(catalog_.parse("{" + list + "}"), Target::self(), strict);
+    ADD_FAILURE() << "a group of " << events << " was not refused";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("strict mode"), std::string::npos) << error.what();
+  }
+  const std::vector<EventGroup> groups = catalog_.parse(list);
+  const PassPlan plan = plan_passes(groups, *budget);
+  ASSERT_EQ(plan.passes.size(), 2u) << describe_plan(plan, groups);
+  CounterSession single(catalog_.parse("instructions:u"), Target::self(), this_thread());
+  single.calibrate();
+  const std::uint64_t truth = least_subtracted(single, 1'000'000)[0];
+  std::size_t counted = 0;
+  for (std::size_t pass = 0; pass < plan.passes.size(); ++pass) {
+    CounterSession session(plan.groups_of(pass, groups), Target::self(), strict);
+    session.calibrate();
+    const std::vector<std::uint64_t> values = least_subtracted(session, 1'000'000);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      EXPECT_EQ(session.value(i).running, session.value(i).enabled) << "pass " << pass << " event " << i;
+      if (in_rig()) {
+        EXPECT_EQ(values[i], truth) << "pass " << pass << " event " << i;
+      } else {
+        EXPECT_NEAR(static_cast<double>(values[i]), static_cast<double>(truth), 1e-3 * static_cast<double>(truth));
+      }
+    }
+    counted += values.size();
+  }
+  EXPECT_EQ(counted, static_cast<std::size_t>(events));
+}
+
+TEST_F(HardwarePmu, EventSetsOfTwelveEventsAreScaledWithinTheirErrorBars) {
+  CounterSession single(catalog_.parse("instructions:u"), Target::self(), this_thread());
+  measure(single, 20'000'000);
+  const double truth = static_cast<double>(single.value(0).raw);
+  std::vector<EventSetDefinition> sets(2);
+  for (std::uint16_t id = 0; id < 2; ++id) {
+    sets[id].id = id;
+    sets[id].groups =
+        catalog_.parse("instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,instructions:u");
+    sets[id].timeout = std::chrono::microseconds(500);
+  }
+  EventSetOptions options;
+  options.session.inherit = false;
+  EventSets session(sets, Target::self(), options);
+  session.start();
+  perfmon_spin(20'000'000);
+  session.stop();
+  ASSERT_EQ(session.read(), 0);
+  EXPECT_GE(session.switches(), 4u);
+  for (std::size_t set = 0; set < 2; ++set)
+    for (std::size_t i = 0; i < session.event_count(set); ++i) {
+      const CountEstimate estimate = session.estimate(set, i);
+      ASSERT_TRUE(estimate.standard_error) << "set " << set;
+      const double bar = std::max(3 * *estimate.standard_error, 0.005 * truth);
+      EXPECT_NEAR(estimate.value, truth, bar)
+          << "set " << set << " event " << i << ": " << estimate.slices << " slices";
+    }
+}
+
+TEST_F(HardwarePmu, EventSetsSwitchOnOverflowsOfTheCycleCounter) {
+  std::vector<EventSetDefinition> sets(2);
+  for (std::uint16_t id = 0; id < 2; ++id) {
+    sets[id].id = id;
+    sets[id].groups = catalog_.parse("cycles:u");
+    sets[id].triggers = {{0, 1'000'000, 1}};
+  }
+  EventSetOptions options;
+  options.session.inherit = false;
+  EventSets session(sets, Target::self(), options);
+  session.start();
+  perfmon_spin(5'000'000);  // about 10 million cycles
+  session.stop();
+  ASSERT_EQ(session.read(), 0);
+  const std::uint64_t cycles = session.value(0, 0).raw + session.value(1, 0).raw;
+  // One switch per million cycles; the overflow interrupt's skid may move the last one across.
+  EXPECT_NEAR(static_cast<double>(session.switches()), static_cast<double>(cycles / 1'000'000), 1.0);
+  EXPECT_GE(session.info(0).runs, 4u);
+  EXPECT_EQ(session.info(0).last_switch_triggers, 1u);
 }
 
 }  // namespace

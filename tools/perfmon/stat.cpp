@@ -3,6 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -20,6 +21,7 @@
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/event_sets.hpp"
+#include "perfmon/pass_plan.hpp"
 #include "perfmon/session.hpp"
 #include "perfmon/stat.hpp"
 #include "perfmon/stat_output.hpp"
@@ -51,6 +53,9 @@ struct StatOptions {
   bool verbose = false;
   std::vector<std::string> sets;         // --sets: one event list per set
   std::optional<std::string> switching;  // --switch: a time, or EVENT:PERIOD
+  bool strict = false;
+  bool passes = false;
+  bool plan = false;
   std::vector<std::string> command;
 };
 
@@ -89,6 +94,12 @@ std::vector<Option> stat_options(StatOptions& o) {
       {'i', "no-inherit", "", "do not count threads and processes the command creates",
        [&](std::string_view) { o.inherit = false; }},
       {'v', "verbose", "", "say what is opened and when counting starts", [&](std::string_view) { o.verbose = true; }},
+      {0, "strict", "", "refuse to multiplex: fail when the events do not fit on the counters at once",
+       [&](std::string_view) { o.strict = true; }},
+      {0, "passes", "", "run the command once per pass of events that fit on the counters, and merge",
+       [&](std::string_view) { o.passes = true; }},
+      {0, "plan", "", "print the passes, groups and counters the events need, and run nothing",
+       [&](std::string_view) { o.plan = true; }},
       {0, "sets", "lists",
        "event sets separated by ';', one on the PMU at a time, switched by perfmon (perfmon2 event sets)",
        [&](std::string_view v) { split_sets(v, o.sets); }},
@@ -191,13 +202,36 @@ class StatCommand {
     } catch (const Error& error) {
       return report_error("stat", error, 129);
     }
+    if (o_.plan || o_.passes) {
+      const std::optional<CounterBudget> budget = counter_budget();
+      if (!budget)
+        return report_error("stat",
+                            Error(ErrorKind::Limit,
+                                  "cannot tell how many counters this CPU has (no CPUID leaf, no PMU driver line in "
+                                  "the kernel log): plan with the kernel log readable (as root).",
+                                  ENODEV),
+                            1);
+      try {
+        plan_ = plan_passes(groups_, *budget);
+      } catch (const Error& error) {
+        return report_error("stat", error, 1);
+      }
+      if (o_.plan) {
+        std::fputs(describe_plan(plan_, groups_).c_str(), stdout);
+        return 0;
+      }
+    }
     Output out(o_.output, stderr);
     format_ = o_.json ? StatFormat::Json : o_.separator ? StatFormat::Csv : StatFormat::Table;
     separator_ = o_.separator.value_or(",");
     std::vector<Run> runs;
     int status = 0;
-    for (long i = 0; i < o_.repeat; ++i) {
-      Run run = o_.sets.empty() ? run_once(out) : run_sets_once();
+    if (o_.passes) {
+      runs.push_back(run_passes(out));
+      if (runs.back().exit) status = runs.back().exit->exit_code();
+    }
+    for (long i = 0; i < o_.repeat && !o_.passes; ++i) {
+      Run run = o_.sets.empty() ? run_once(out, groups_) : run_sets_once();
       if (run.exit) status = run.exit->exit_code();
       bool stop = run.interrupted;
       runs.push_back(std::move(run));
@@ -263,14 +297,15 @@ class StatCommand {
     }
   }
 
-  Run run_once(Output& out) {
+  Run run_once(Output& out, const std::vector<EventGroup>& groups) {
     Run run;
     std::optional<Workload> workload;
     if (!o_.command.empty()) workload.emplace(o_.command);
     Target target = make_target(o_.target, workload ? &*workload : nullptr);
     SessionOptions options;
     options.inherit = o_.inherit;
-    CounterSession session(groups_, target, options);
+    options.strict = o_.strict || o_.passes;
+    CounterSession session(groups, target, options);
     // Thread names now, while the threads exist, for --per-thread rows.
     const std::vector<std::string> labels = location_labels(session);
     if (o_.verbose)
@@ -305,7 +340,70 @@ class StatCommand {
     const bool split = (o_.per_thread && !cpu_locations) || (o_.no_aggr && cpu_locations);
     run.figures.rows = stat_rows(session, split ? StatBreakdown::PerLocation : StatBreakdown::Total, labels);
     run.footnotes = stat_footnotes(session);
+    if (options.strict)
+      for (const StatRow& row : run.figures.rows)
+        if (row.state == StatRow::State::NotScheduled)
+          throw Error(ErrorKind::Limit,
+                      "strict mode: the kernel could not keep '" + row.event +
+                          "' on the PMU all the time (another measurement, or the NMI watchdog, holds counters): "
+                          "free them, or count fewer events.",
+                      EBUSY);
     return run;
+  }
+
+  // --passes: the command once per pass, each pass's rows prefixed "passN"; the events counted in
+  // every pass show how alike the runs were.
+  Run run_passes(Output& out) {
+    Run merged;
+    double elapsed = 0;
+    for (std::size_t p = 0; p < plan_.passes.size(); ++p) {
+      Run run = run_once(out, plan_.groups_of(p, groups_));
+      for (StatRow& row : run.figures.rows) {
+        row.prefix = "pass" + std::to_string(p + 1);
+        merged.figures.rows.push_back(std::move(row));
+      }
+      elapsed += run.figures.elapsed_ns;
+      merged.exit = run.exit;
+      merged.figures.usage = run.figures.usage;
+      if (p == 0) merged.footnotes = run.footnotes;
+      if (run.interrupted) {
+        merged.interrupted = true;
+        break;
+      }
+    }
+    merged.figures.elapsed_ns = elapsed;
+    const std::size_t passes = plan_.passes.size();
+    merged.footnotes.push_back(std::to_string(passes) + (passes == 1 ? " pass" : " passes") +
+                               ", every event counted all the time of its pass; time elapsed is their sum.");
+    for (const std::string& line : pass_spread_lines(merged.figures.rows)) merged.footnotes.push_back(line);
+    return merged;
+  }
+
+  // For each event counted in more than one pass: its mean and the spread between passes.
+  static std::vector<std::string> pass_spread_lines(const std::vector<StatRow>& rows) {
+    std::vector<std::string> lines, seen;
+    for (const StatRow& row : rows) {
+      if (std::find(seen.begin(), seen.end(), row.event) != seen.end()) continue;
+      seen.push_back(row.event);
+      std::vector<double> values;
+      for (const StatRow& other : rows)
+        if (other.event == row.event && other.state == StatRow::State::Counted) values.push_back(other.scaled);
+      if (values.size() < 2) continue;
+      double sum = 0, low = values.front(), high = values.front();
+      for (double value : values) {
+        sum += value;
+        low = std::min(low, value);
+        high = std::max(high, value);
+      }
+      const double mean = sum / static_cast<double>(values.size());
+      char line[256];
+      const std::string unit = row.unit.empty() ? "" : " " + row.unit;
+      std::snprintf(line, sizeof line, "%s, counted in %zu passes: mean %.2f%s, spread %.2f%% (from %.2f to %.2f)",
+                    row.event.c_str(), values.size(), mean, unit.c_str(), mean == 0 ? 0.0 : 100.0 * (high - low) / mean,
+                    low, high);
+      lines.emplace_back(line);
+    }
+    return lines;
   }
 
   // --sets: perfmon switches the sets in this thread as their timers and triggers overflow.
@@ -374,6 +472,7 @@ class StatCommand {
   StatOptions& o_;
   std::vector<EventGroup> groups_;
   std::vector<EventSetDefinition> set_definitions_;
+  PassPlan plan_;
   StatFormat format_ = StatFormat::Table;
   std::string separator_;
 };
@@ -384,7 +483,7 @@ void validate(const StatOptions& o) {
   if (targets > 1) throw UsageError("choose one target: -p, -t, or -a/-C");
   if (!t.cgroup.empty() && (!t.pids.empty() || !t.tids.empty()))
     throw UsageError("-G counts a cgroup system-wide; it cannot be combined with -p or -t");
-  if (o.command.empty() && targets == 0 && t.cgroup.empty())
+  if (o.command.empty() && targets == 0 && t.cgroup.empty() && !o.plan)
     throw UsageError("nothing to count: give a command, or a target with -p, -t, -a, -C or -G");
   if (!o.command.empty() && (!t.pids.empty() || !t.tids.empty()))
     throw UsageError("-p and -t attach to running processes; they cannot be combined with a command");
@@ -397,6 +496,11 @@ void validate(const StatOptions& o) {
     throw UsageError("--sets names all the events: give them there, not with -e");
   if (!o.sets.empty() && (o.interval_ms > 0 || o.per_thread || o.no_aggr))
     throw UsageError("--sets cannot be combined with -I, --per-thread or -A");
+  if (o.passes && (o.command.empty() || o.repeat > 1 || o.interval_ms > 0 || !o.sets.empty()))
+    throw UsageError("--passes runs a command once per pass: give one, without -r, -I or --sets");
+  if (o.plan && !o.sets.empty()) throw UsageError("--plan plans the events of -e, not --sets");
+  if (o.strict && !o.sets.empty())
+    throw UsageError("--strict and --sets exclude each other: sets take turns on the counters by design");
   if (o.switching && o.sets.empty()) throw UsageError("--switch says when event sets switch: give them with --sets");
   parse_switch(o.switching);
   if (o.per_thread && t.pids.empty() && t.tids.empty())
