@@ -9,8 +9,10 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <vector>
 
 #include "perfmon/catalog.hpp"
+#include "perfmon/event_sets.hpp"
 #include "perfmon/session.hpp"
 
 namespace {
@@ -155,9 +157,41 @@ void BM_CalibrationStartStop(benchmark::State& state) {
     ioctl(g.fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
     ioctl(g.fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
   };
-  alternate(state, [&] { toggle(a); }, [&] { toggle(b); });
+  alternate(
+      state, [&] { toggle(a); }, [&] { toggle(b); });
 }
 BENCHMARK(BM_CalibrationStartStop)->Iterations(200);
+
+// An event-set switch (perfmon2 §3.7): the outgoing set's group disabled, the next one enabled, the
+// outgoing one read for its slice. Raw: the same three system calls on two groups opened by hand.
+void BM_EventSetSwitchRatio(benchmark::State& state) {
+  RawGroup a, b;
+  ioctl(b.fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+  std::array<std::uint64_t, 3 + 4 * 3> buffer{};
+  bool a_on = true;
+  std::vector<perfmon::EventSetDefinition> definitions(2);
+  for (std::uint16_t id = 0; id < 2; ++id) {
+    definitions[id].id = id;
+    definitions[id].groups = perfmon::EventCatalog().parse(kGroup);
+  }
+  perfmon::EventSetOptions options;
+  options.session.inherit = false;
+  perfmon::EventSets sets(definitions, perfmon::Target::self(), options);
+  sets.start();
+  alternate(
+      state,
+      [&] {
+        RawGroup& from = a_on ? a : b;
+        RawGroup& to = a_on ? b : a;
+        ioctl(from.fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+        ioctl(to.fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+        benchmark::DoNotOptimize(read(from.fds[0], buffer.data(), sizeof buffer));
+        a_on = !a_on;
+      },
+      [&] { benchmark::DoNotOptimize(sets.switch_now()); });
+  sets.stop();
+}
+BENCHMARK(BM_EventSetSwitchRatio)->Iterations(200);
 
 }  // namespace
 

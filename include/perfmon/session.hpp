@@ -39,6 +39,9 @@ struct SessionOptions {
   // and every group is pinned, so that the kernel never rotates one off the PMU; a group it still
   // cannot keep there (a counter taken by someone else) reads as scheduling_failed().
   bool strict = false;
+  // Keep each event's rate between successive read()s, for estimate()'s error bars on multiplexed
+  // counts (a few floating-point additions per event and read: about 5% on a read of four events).
+  bool error_bars = false;
 };
 
 // Whether value() takes off the measurement's own cost, as calibrate() measured it.
@@ -100,8 +103,9 @@ class CounterSession {
   CounterValue value(std::size_t index) const noexcept;
   CounterValue value(std::size_t index, std::size_t location) const noexcept;
   // The scaled value of a multiplexed event with its standard error, from the event's rate between
-  // successive read()s (each read is a slice): read while the measurement runs (perfmon stat reads
-  // every 100 ms) for an error bar; a count that was never multiplexed is exact (error 0).
+  // successive read()s (each read is a slice; SessionOptions::error_bars): read while the
+  // measurement runs (perfmon stat reads every 100 ms) for an error bar; a count that was never
+  // multiplexed is exact (error 0). Without error_bars, the standard error is unknown.
   CountEstimate estimate(std::size_t index) const noexcept;
 
   // Overhead calibration, for the calling thread (Target::self()): measures an empty region

@@ -94,7 +94,7 @@ CounterSession::CounterSession(const std::vector<EventGroup>& groups, const Targ
   }
   s.values.resize(s.matrix.event_count() * s.matrix.locations().size());
   s.failed.resize(s.values.size());
-  s.slices.resize(s.values.size());
+  if (options.error_bars) s.slices.resize(s.values.size());
 }
 
 CounterSession::~CounterSession() = default;
@@ -123,13 +123,13 @@ int CounterSession::read(ReadMethod method) noexcept {
   for (std::size_t g = 0; g < groups.size(); ++g) {
     for (std::size_t location = 0; location < location_count; ++location) {
       CounterValue* const at_location = s.values.data() + location;
-      SliceStatistics* const slices_at_location = s.slices.data() + location;
+      SliceStatistics* const slices_at_location = s.slices.empty() ? nullptr : s.slices.data() + location;
       auto store = [at_location, slices_at_location, location_count](std::size_t event, const CounterValue& value) {
         // Field by field: a whole-struct copy is made with 16-byte loads of the 8-byte fields just
         // stored, which the CPU cannot forward (a stall per member, measured in bench/read_bench).
         CounterValue& out = at_location[event * location_count];
         // The time since the last read is a slice of the event's rate (a reset starts afresh).
-        if (value.raw >= out.raw && value.running > out.running)
+        if (slices_at_location != nullptr && value.raw >= out.raw && value.running > out.running)
           slices_at_location[event * location_count].add(static_cast<double>(value.raw - out.raw),
                                                          static_cast<double>(value.running - out.running));
         out.raw = value.raw;
@@ -199,6 +199,13 @@ CounterValue CounterSession::value(std::size_t index, std::size_t location) cons
 CountEstimate CounterSession::estimate(std::size_t index) const noexcept {
   const std::size_t n = state_->matrix.locations().size();
   SliceStatistics slices;
+  if (state_->slices.empty()) {  // no error bars asked for: the value alone, exact if never multiplexed
+    const CounterValue total = value(index);
+    CountEstimate estimate;
+    estimate.value = total.scaled();
+    if (total.counted() && total.running >= total.enabled) estimate.standard_error = 0.0;
+    return estimate;
+  }
   for (std::size_t location = 0; location < n; ++location) slices += state_->slices[index * n + location];
   return slices.estimate(static_cast<double>(value(index).enabled));
 }

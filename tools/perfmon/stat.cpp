@@ -305,6 +305,7 @@ class StatCommand {
     SessionOptions options;
     options.inherit = o_.inherit;
     options.strict = o_.strict || o_.passes;
+    options.error_bars = true;
     CounterSession session(groups, target, options);
     // Thread names now, while the threads exist, for --per-thread rows.
     const std::vector<std::string> labels = location_labels(session);
