@@ -174,11 +174,15 @@ struct EventSets::State {
     from.last_switch_triggers = triggers;
     activate(from.next);
     if (running) {
-      // The next set first, the reading of the last one after: nothing counts between the two
-      // ioctls (the blind spot), so it is kept to them.
+      // Switching from another process, the target runs on meanwhile: the next set is enabled
+      // first and the last one read after, so that the blind spot is one ioctl. In the monitored
+      // thread's handler, the target's own work waits: the last set is read before the next is
+      // enabled, so that no set counts the reading's own instructions (0.7% of the truth at 250 us
+      // slices in the rig).
+      if (in_handler) close_slice(from);
       const int enable_err = enable(sets[static_cast<std::size_t>(active)]);
       if (err == 0) err = enable_err;
-      close_slice(from);
+      if (!in_handler) close_slice(from);
     }
     ++switch_count;
     return err;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -432,6 +433,134 @@ TEST_F(HardwarePmu, EventSetsSwitchOnOverflowsOfTheCycleCounter) {
   EXPECT_NEAR(static_cast<double>(session.switches()), static_cast<double>(cycles / 1'000'000), 1.0);
   EXPECT_GE(session.info(0).runs, 4u);
   EXPECT_EQ(session.info(0).last_switch_triggers, 1u);
+}
+
+}  // namespace
+}  // namespace perfmon
+
+namespace perfmon {
+namespace {
+
+// A workload of uneven phases, fixed by a seed: chunks of the loop of different lengths, each
+// followed by a few system calls (kernel time, in which user instructions do not advance), so an
+// event's rate differs from slice to slice. `between` runs after every chunk (a reading).
+template <typename Between>
+void uneven_work(unsigned seed, Between&& between) {
+  std::uint32_t state = seed * 2654435761U + 1;
+  auto next = [&] { return state = state * 1664525U + 1013904223U; };
+  for (int chunk = 0; chunk < 40; ++chunk) {
+    perfmon_spin(20'000 + next() % 480'000);
+    for (std::uint32_t call = next() % 40; call > 0; --call) syscall(SYS_getppid);
+    between();
+  }
+}
+
+struct Coverage {
+  const char* method;
+  int estimates = 0, within_1 = 0, within_2 = 0;
+  double error = 0, reported = 0, bias = 0;  // sums of |estimate - truth|, stderr, estimate - truth, / truth
+  void add(double estimate, std::optional<double> standard_error, double truth) {
+    ++estimates;
+    const double miss = std::abs(estimate - truth);
+    const double bar = standard_error.value_or(0);
+    within_1 += miss <= bar ? 1 : 0;
+    within_2 += miss <= 2 * bar ? 1 : 0;
+    error += miss / truth;
+    bias += (estimate - truth) / truth;
+    reported += bar / truth;
+  }
+  void print() const {
+    std::printf("| %s | %d | %.3f%% | %+.3f%% | %.3f%% | %.0f%% | %.0f%% |\n", method, estimates, 100 * error / estimates,
+                100 * bias / estimates, 100 * reported / estimates, 100.0 * within_1 / estimates,
+                100.0 * within_2 / estimates);
+  }
+};
+
+TEST_F(HardwarePmu, ErrorBarsCoverTheTruth) {
+  // Twelve instructions:u over 50 runs of uneven work, counted three ways: multiplexed by the
+  // kernel (read after every chunk), in two user-level sets of six, and in two passes. The truth of
+  // each run is one instructions:u counted alone. Prints the table in docs/benchmarks.md.
+  if (!in_rig()) GTEST_SKIP() << "a study for the rig (deterministic counts)";
+  std::string mux_knob, saved_interval;
+  for (const char* pmu : {"armv8_pmuv3", "armv8_pmuv3_0", "cpu"}) {
+    mux_knob = std::string("/sys/bus/event_source/devices/") + pmu + "/perf_event_mux_interval_ms";
+    std::getline(std::ifstream(mux_knob), saved_interval);
+    if (!saved_interval.empty()) break;
+  }
+  ASSERT_FALSE(saved_interval.empty()) << "no perf_event_mux_interval_ms for the core PMU";
+  std::ofstream(mux_knob) << "1\n";  // more rotations within a run
+  const std::optional<CounterBudget> budget = counter_budget();
+  ASSERT_TRUE(budget);
+  const std::string twelve =
+      "instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,"
+      "instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,instructions:u";
+  const std::vector<EventGroup> groups = catalog_.parse(twelve);
+  const PassPlan plan = plan_passes(groups, *budget);
+  Coverage kernel{"kernel multiplexing, read after each of 40 chunks"};
+  Coverage sets{"user-level sets (2 x 6), 250 us timeout"};
+  Coverage passes{"2 passes"};
+  for (unsigned seed = 1; seed <= 50; ++seed) {
+    CounterSession single(catalog_.parse("instructions:u"), Target::self(), this_thread());
+    single.start();
+    uneven_work(seed, [] {});
+    single.stop();
+    ASSERT_EQ(single.read(), 0);
+    const double truth = static_cast<double>(single.value(0).raw);
+
+    SessionOptions options = this_thread();
+    options.error_bars = true;
+    CounterSession multiplexed(groups, Target::self(), options);
+    multiplexed.start();
+    uneven_work(seed, [&] { multiplexed.read(); });
+    multiplexed.stop();
+    ASSERT_EQ(multiplexed.read(), 0);
+    for (std::size_t i = 0; i < multiplexed.event_count(); ++i) {
+      const CountEstimate estimate = multiplexed.estimate(i);
+      kernel.add(estimate.value, estimate.standard_error, truth);
+    }
+
+    std::vector<EventSetDefinition> definitions(2);
+    for (std::uint16_t id = 0; id < 2; ++id) {
+      definitions[id].id = id;
+      definitions[id].groups = std::vector<EventGroup>(groups.begin() + 6 * id, groups.begin() + 6 * id + 6);
+      definitions[id].timeout = std::chrono::microseconds(250);
+    }
+    EventSetOptions set_options;
+    set_options.session.inherit = false;
+    EventSets switched(definitions, Target::self(), set_options);
+    switched.start();
+    uneven_work(seed, [] {});
+    switched.stop();
+    ASSERT_EQ(switched.read(), 0);
+    for (std::size_t set = 0; set < 2; ++set)
+      for (std::size_t i = 0; i < switched.event_count(set); ++i) {
+        const CountEstimate estimate = switched.estimate(set, i);
+        sets.add(estimate.value, estimate.standard_error, truth);
+      }
+
+    for (std::size_t pass = 0; pass < plan.passes.size(); ++pass) {
+      SessionOptions strict = this_thread();
+      strict.strict = true;
+      CounterSession session(plan.groups_of(pass, groups), Target::self(), strict);
+      session.start();
+      uneven_work(seed, [] {});
+      session.stop();
+      ASSERT_EQ(session.read(), 0);
+      for (std::size_t i = 0; i < session.event_count(); ++i) {
+        const CountEstimate estimate = session.estimate(i);
+        passes.add(estimate.value, estimate.standard_error, truth);
+      }
+    }
+  }
+  std::ofstream(mux_knob) << saved_interval << "\n";
+  std::printf("| method | estimates | mean error | mean bias | mean reported stderr | within 1 stderr | within 2 |\n");
+  for (const Coverage* coverage : {&kernel, &sets, &passes}) coverage->print();
+  // Passes count every event all the time: no error to report, and none made beyond the few
+  // instructions each extra group's ioctls add.
+  EXPECT_LT(passes.error / passes.estimates, 1e-5);
+  // An interval of two standard errors should hold the truth about 95% of the time; demand most.
+  EXPECT_GE(kernel.within_2, kernel.estimates * 3 / 4);
+  EXPECT_GE(sets.within_2, sets.estimates * 3 / 4);
 }
 
 }  // namespace
