@@ -207,6 +207,47 @@ TEST(EventSets, ACommandSwitchesInTheCallersService) {
   EXPECT_GT(session.value(1, 0).raw, 0u);
 }
 
+TEST(EventSets, PerCpuSetsSwitchOnTheCallersServiceExactly) {
+  // System-wide on every CPU, switched by this thread: it makes the calls one at a time and hands
+  // each overflow to the sets before the next, so the split is exact even though the switch is
+  // not made in a handler. Other processes' getppid calls would count too: the split below only
+  // needs the sets' totals to be ours (the machine is otherwise quiet for getppid).
+  std::vector<EventSetDefinition> sets{set_of(0, kGetppid), set_of(1, kGetppid)};
+  sets[0].triggers = sets[1].triggers = {{0, 10, 1}};
+  EventSets session(sets, Target::all_cpus(), {});
+  ASSERT_FALSE(session.switches_in_handler());
+  session.start();
+  for (int i = 0; i < 35; ++i) {
+    call_getppid(1);
+    session.service(0);
+  }
+  session.stop();
+  ASSERT_EQ(session.read(), 0);
+  EXPECT_EQ(session.switches(), 3u);
+  EXPECT_EQ(session.value(0, 0).raw, 20u);
+  EXPECT_EQ(session.value(1, 0).raw, 15u);
+}
+
+TEST(EventSets, PerCpuTimeoutsRunOnTheFirstCpusClock) {
+  // One cpu-clock timer for the whole measurement: 2 ms turns over about 30 ms of wall time.
+  std::vector<EventSetDefinition> sets{set_of(0, "cpu-clock"), set_of(1, "cpu-clock")};
+  sets[0].timeout = sets[1].timeout = std::chrono::milliseconds(2);
+  EventSets session(sets, Target::all_cpus(), {});
+  session.start();
+  timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  do {
+    session.service(1);
+    clock_gettime(CLOCK_MONOTONIC, &now);
+  } while ((now.tv_sec - start.tv_sec) * 1'000'000'000L + (now.tv_nsec - start.tv_nsec) < 30'000'000);
+  session.stop();
+  ASSERT_EQ(session.read(), 0);
+  EXPECT_GE(session.switches(), 4u);
+  EXPECT_GE(session.info(1).runs, 2u);
+  EXPECT_GT(session.info(0).active_ns, 0u);
+  EXPECT_GT(session.info(1).active_ns, 0u);
+}
+
 TEST(EventSets, DefinitionsThatCannotWorkAreRefused) {
   auto refused = [](std::vector<EventSetDefinition> sets, EventSetOptions options = no_inherit()) {
     try {
