@@ -347,6 +347,18 @@ TEST_F(HardwarePmu, CalibratedCountOfAKnownLoopIsItsInstructions) {
               static_cast<unsigned long long>(counted));
 }
 
+TEST_F(HardwarePmu, CounterBudgetIsConfirmedByTrying) {
+  const std::optional<CounterBudget> budget = counter_budget();
+  if (!budget) GTEST_SKIP() << "this machine does not say how many counters it has";
+  std::printf("counter budget: %d programmable, %zu fixed (%s)\n", budget->general, budget->fixed_events.size(),
+              budget->source.c_str());
+  EXPECT_NE(budget->source.find("by trying"), std::string::npos) << budget->source;
+  if (in_rig()) {
+    EXPECT_EQ(budget->general, 6);  // QEMU's PMUv3: 6 event counters
+    EXPECT_NE(budget->source.find("confirmed by trying"), std::string::npos) << budget->source;
+  }
+}
+
 TEST_F(HardwarePmu, StrictModeRefusesWhatWouldBeMultiplexedAndPassesCountItAll) {
   const std::optional<CounterBudget> budget = counter_budget();
   if (!budget) GTEST_SKIP() << "this machine does not say how many counters it has";
