@@ -17,7 +17,10 @@
 namespace perfmon {
 
 struct StatRow {
-  std::string prefix;      // "" summed, "CPU0" per CPU, "comm-tid" per thread
+  std::string prefix;  // "" summed, "CPU0" per CPU, "comm-tid" per thread, "set0", "pass1"
+  // What the prefix names when it is not a CPU or thread: "set" (event sets), "pass" (--passes);
+  // JSON's key for it, with the number as its value.
+  std::string prefix_kind;
   std::string event;       // the name shown: as written, ":u" added where the session had to
   std::string total_name;  // hybrid per-PMU rows: the name of the row that sums them
   std::uint32_t type = 0;

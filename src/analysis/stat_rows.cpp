@@ -28,6 +28,7 @@ void append_hybrid_totals(std::vector<StatRow>& rows) {
     if (!last_of_its_event) continue;
     StatRow total;
     total.prefix = row.prefix;
+    total.prefix_kind = row.prefix_kind;
     total.event = row.total_name;
     total.type = row.type;
     total.config = row.config & 0xffffffffULL;  // without the PMU type, as the generic event
@@ -154,6 +155,7 @@ std::vector<StatRow> stat_rows(const EventSets& sets) {
     for (std::size_t i = 0; i < sets.event_count(set); ++i) {
       const CountedEvent event{sets.event(set, i), false, sets.supported(set, i), false};
       rows.push_back(make_row(event, sets.value(set, i), prefix, sets.estimate(set, i)));
+      rows.back().prefix_kind = "set";
     }
   }
   analysis::append_hybrid_totals(rows);

@@ -18,12 +18,14 @@ std::string json_rows(const std::vector<StatRow>& rows, const double* interval_s
   // Rows of several threads are per-thread, even when some are CPU-named threads ("CPU 0/KVM").
   bool per_thread = false;
   for (const StatRow& row : rows)
-    if (!row.prefix.empty() && !row.prefix.starts_with("CPU")) per_thread = true;
+    if (!row.prefix.empty() && row.prefix_kind.empty() && !row.prefix.starts_with("CPU")) per_thread = true;
   std::string out;
   for (const StatRow& row : rows) {
     nlohmann::ordered_json line;
     if (interval_s != nullptr) line["interval"] = rounded(*interval_s, 9);
-    if (!row.prefix.empty()) {
+    if (!row.prefix_kind.empty() && row.prefix.starts_with(row.prefix_kind)) {
+      line[row.prefix_kind] = row.prefix.substr(row.prefix_kind.size());
+    } else if (!row.prefix.empty()) {
       if (row.prefix.starts_with("CPU") && !per_thread)
         line["cpu"] = row.prefix.substr(3);
       else

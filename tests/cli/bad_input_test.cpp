@@ -173,6 +173,7 @@ std::vector<BadInput> command_cases() {
       {{"stat", "-I", "5", "true"}, 129, "from 10 to 86400000"},
       {{"stat", "--sets", "task-clock;;page-faults", "true"}, 129, "an event list for every set"},
       {{"stat", "--passes", "-e", "task-clock", "-a"}, 129, "--passes runs a command once per pass"},
+      {{"stat", "--calibrate", "-e", "task-clock", "-a"}, 129, "--calibrate compares a command's counts"},
       {{"stat", "--passes", "-r", "2", "-e", "task-clock", "true"}, 129, "without -r, -I or --sets"},
       {{"stat", "--plan", "--sets", "task-clock"}, 129, "--plan plans the events of -e"},
       {{"stat", "--strict", "--sets", "task-clock", "true"}, 129, "exclude each other"},

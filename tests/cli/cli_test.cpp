@@ -383,6 +383,16 @@ TEST(CliStat, EventSetsSwitchOnTime) {
   EXPECT_NE(r.err.find("set0: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("switching after 1.000 ms on the PMU"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" switches; '+- x%' is the standard error"), std::string::npos) << r.err;
+  Result json = run(stat({"-j", "--sets", "task-clock;page-faults", "--switch", "1ms", "--", WORKER, "spin", "50"}));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  std::vector<std::string> sets;
+  for (const std::string& line : lines_of(json.err)) {
+    const nlohmann::json row = nlohmann::json::parse(line);
+    sets.push_back(row.at("set").get<std::string>());
+    EXPECT_FALSE(row.contains("thread")) << line;
+    EXPECT_TRUE(row.contains("error")) << line;
+  }
+  EXPECT_EQ(sets, (std::vector<std::string>{"0", "1"}));
 }
 
 std::string instructions_times(int n) {
@@ -441,6 +451,21 @@ TEST(CliStat, PassesRunTheCommandOncePerPassAndCountEveryPassExactly) {
                            " passes: mean 1000.00, spread 0.00%"),
             std::string::npos)
       << table.err;
+}
+
+TEST(CliStat, CalibrateWarnsWhereStartingAProgramIsMostOfTheCount) {
+  // An empty program makes no getppid calls and dozens of page faults: a worker making 10 calls
+  // is warned about for its page faults, never for its calls.
+  Result r = run(stat({"--calibrate", "-e", "page-faults,syscalls:sys_enter_getppid", "--", WORKER, "getppid", "10"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: region too small: starting and ending a program (an empty one, true, counts "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("of this count of 'page-faults'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("of this count of 'syscalls:sys_enter_getppid'"), std::string::npos) << r.err;
+  Result big = run(stat({"--calibrate", "-e", "page-faults", "--", WORKER, "touch", "20000"}));
+  ASSERT_EQ(big.exit_code, 0) << big.err;
+  EXPECT_EQ(big.err.find("region too small"), std::string::npos) << big.err;
 }
 
 TEST(CliList, ListsSoftwareEventsAsUsable) {

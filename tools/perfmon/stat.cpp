@@ -54,6 +54,7 @@ struct StatOptions {
   std::vector<std::string> sets;         // --sets: one event list per set
   std::optional<std::string> switching;  // --switch: a time, or EVENT:PERIOD
   bool strict = false;
+  bool calibrate = false;
   bool passes = false;
   bool plan = false;
   std::vector<std::string> command;
@@ -96,6 +97,9 @@ std::vector<Option> stat_options(StatOptions& o) {
       {'v', "verbose", "", "say what is opened and when counting starts", [&](std::string_view) { o.verbose = true; }},
       {0, "strict", "", "refuse to multiplex: fail when the events do not fit on the counters at once",
        [&](std::string_view) { o.strict = true; }},
+      {0, "calibrate", "",
+       "first count an empty program (true): warn where starting and ending a program is over 5% of a count",
+       [&](std::string_view) { o.calibrate = true; }},
       {0, "passes", "", "run the command once per pass of events that fit on the counters, and merge",
        [&](std::string_view) { o.passes = true; }},
       {0, "plan", "", "print the passes, groups and counters the events need, and run nothing",
@@ -230,12 +234,18 @@ class StatCommand {
       runs.push_back(run_passes(out));
       if (runs.back().exit) status = runs.back().exit->exit_code();
     }
+    std::optional<Run> floor;
+    if (o_.calibrate) floor = run_once(out, groups_, {"true"});
     for (long i = 0; i < o_.repeat && !o_.passes; ++i) {
-      Run run = o_.sets.empty() ? run_once(out, groups_) : run_sets_once();
+      Run run = o_.sets.empty() ? run_once(out, groups_, o_.command) : run_sets_once();
       if (run.exit) status = run.exit->exit_code();
       bool stop = run.interrupted;
       runs.push_back(std::move(run));
       if (stop) break;
+    }
+    if (floor) {
+      std::vector<std::string> warnings = small_count_warnings(floor->figures.rows, runs.back().figures.rows);
+      runs.back().footnotes.insert(runs.back().footnotes.end(), warnings.begin(), warnings.end());
     }
     if (o_.interval_ms == 0) {
       std::vector<StatRun> figures;
@@ -297,10 +307,34 @@ class StatCommand {
     }
   }
 
-  Run run_once(Output& out, const std::vector<EventGroup>& groups) {
+  // --calibrate: a warning for each event whose count the empty program's (the cost of starting
+  // and ending any program: exec, the dynamic loader, exit) is over 5% of.
+  static std::vector<std::string> small_count_warnings(const std::vector<StatRow>& empty,
+                                                       const std::vector<StatRow>& rows) {
+    std::vector<std::string> warnings;
+    for (std::size_t i = 0; i < rows.size() && i < empty.size(); ++i) {
+      const StatRow& row = rows[i];
+      if (row.state != StatRow::State::Counted || empty[i].state != StatRow::State::Counted) continue;
+      if (empty[i].scaled <= 0.05 * row.scaled) continue;
+      char amount[64], text[384];
+      if (row.unit.empty())
+        std::snprintf(amount, sizeof amount, "%.0f", empty[i].scaled);
+      else
+        std::snprintf(amount, sizeof amount, "%.2f %s", empty[i].scaled, row.unit.c_str());
+      std::snprintf(text, sizeof text,
+                    "warning: region too small: starting and ending a program (an empty one, true, counts %s) is "
+                    "%.0f%% of this count of '%s'; measure more work in one run.",
+                    amount, row.scaled == 0 ? 100.0 : std::min(100.0, 100.0 * empty[i].scaled / row.scaled),
+                    row.event.c_str());
+      warnings.emplace_back(text);
+    }
+    return warnings;
+  }
+
+  Run run_once(Output& out, const std::vector<EventGroup>& groups, const std::vector<std::string>& command) {
     Run run;
     std::optional<Workload> workload;
-    if (!o_.command.empty()) workload.emplace(o_.command);
+    if (!command.empty()) workload.emplace(command);
     Target target = make_target(o_.target, workload ? &*workload : nullptr);
     SessionOptions options;
     options.inherit = o_.inherit;
@@ -325,7 +359,7 @@ class StatCommand {
         run, workload ? &*workload : nullptr, target, tick_ms,
         [&](double interval_ns) {
           session.read();
-          if (o_.interval_ms == 0) return;
+          if (o_.interval_ms == 0 || command != o_.command) return;
           std::vector<StatRow> rows = stat_interval_rows(session, previous);
           compute_metrics(rows, interval_ns);
           out.write(format_stat_interval(rows, (now_ns() - start) / 1e9, format_, separator_, !header_printed));
@@ -358,9 +392,10 @@ class StatCommand {
     Run merged;
     double elapsed = 0;
     for (std::size_t p = 0; p < plan_.passes.size(); ++p) {
-      Run run = run_once(out, plan_.groups_of(p, groups_));
+      Run run = run_once(out, plan_.groups_of(p, groups_), o_.command);
       for (StatRow& row : run.figures.rows) {
         row.prefix = "pass" + std::to_string(p + 1);
+        row.prefix_kind = "pass";
         merged.figures.rows.push_back(std::move(row));
       }
       elapsed += run.figures.elapsed_ns;
@@ -499,6 +534,10 @@ void validate(const StatOptions& o) {
     throw UsageError("--sets cannot be combined with -I, --per-thread or -A");
   if (o.passes && (o.command.empty() || o.repeat > 1 || o.interval_ms > 0 || !o.sets.empty()))
     throw UsageError("--passes runs a command once per pass: give one, without -r, -I or --sets");
+  if (o.calibrate && (o.command.empty() || !o.sets.empty() || o.passes || o.no_aggr || o.per_thread))
+    throw UsageError(
+        "--calibrate compares a command's counts with an empty program's: give a command, without --sets, "
+        "--passes or per-location rows");
   if (o.plan && !o.sets.empty()) throw UsageError("--plan plans the events of -e, not --sets");
   if (o.strict && !o.sets.empty())
     throw UsageError("--strict and --sets exclude each other: sets take turns on the counters by design");
