@@ -91,9 +91,11 @@ class EventSets {
   // workload target's first set is enabled by the kernel at exec). Throws perfmon::Error: for an
   // empty or duplicate set, a next that names no set, a trigger that names no event.
   EventSets(std::vector<EventSetDefinition> sets, const Target& target, EventSetOptions options = {});
+  // Closes the sets; for caller-driven sets, in the thread that made them (their signal is
+  // unblocked there again once the last of them goes).
   ~EventSets();
-  EventSets(const EventSets&) = delete;
-  EventSets& operator=(const EventSets&) = delete;
+  EventSets(EventSets&&) noexcept;
+  EventSets& operator=(EventSets&&) noexcept;
 
   // Enable and disable the active set (start() also resumes after stop(), where it was). Throw
   // perfmon::Error.
@@ -140,6 +142,7 @@ class EventSets {
   const std::vector<std::string>& notes() const noexcept;
 
  private:
+  void release() noexcept;
   struct State;
   std::unique_ptr<State> state_;
 };

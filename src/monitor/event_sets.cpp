@@ -424,6 +424,20 @@ EventSets::EventSets(std::vector<EventSetDefinition> definitions, const Target& 
 }
 
 EventSets::~EventSets() {
+  release();
+}
+
+EventSets::EventSets(EventSets&&) noexcept = default;
+
+EventSets& EventSets::operator=(EventSets&& other) noexcept {
+  if (this != &other) {
+    release();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+
+void EventSets::release() noexcept {
   if (!state_) return;
   for (std::atomic<void*>& slot : registry) {
     void* expected = state_.get();

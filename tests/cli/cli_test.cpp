@@ -113,6 +113,18 @@ TEST(CliStat, AttachesToARunningProcessUntilItExits) {
   EXPECT_EQ(csv_values(r.err, "syscalls:sys_enter_getppid"), std::vector<long long>{4000}) << r.err;
 }
 
+TEST(CliStat, EventSetsOnAnAttachedProcess) {
+  // Four threads of 1,000 getppid calls each, counted in two sets that take turns every 100 calls
+  // of the process; perfmon switches from its own process, so only the structure is certain.
+  WaitingWorker worker;
+  Result r = worker.measure({"-v", "-p", worker.pid, "--sets", "syscalls:sys_enter_getppid;syscalls:sys_enter_getppid",
+                             "--switch", "syscalls:sys_enter_getppid:100"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("set0 "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("set1 "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" switches; "), std::string::npos) << r.err;
+}
+
 // Threads of the target come and go while perfmon attaches: one that exits between the listing and
 // the opening is left out, and the attach never fails for it (it failed about one run in seven).
 TEST(CliStat, AttachSurvivesThreadsThatComeAndGo) {

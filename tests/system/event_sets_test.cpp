@@ -248,6 +248,23 @@ TEST(EventSets, PerCpuTimeoutsRunOnTheFirstCpusClock) {
   EXPECT_GT(session.info(1).active_ns, 0u);
 }
 
+TEST(EventSets, MovedSetsKeepSwitching) {
+  std::vector<EventSetDefinition> sets{set_of(0, kGetppid), set_of(1, kGetppid)};
+  sets[0].triggers = sets[1].triggers = {{0, 5, 1}};
+  EventSets first(sets, Target::self(), no_inherit());
+  EventSets session = std::move(first);
+  session.start();
+  call_getppid(12);
+  EventSets later(sets, Target::self(), no_inherit());
+  later = std::move(session);  // the sets that were in `later` are closed, these go on
+  call_getppid(8);
+  later.stop();
+  ASSERT_EQ(later.read(), 0);
+  EXPECT_EQ(later.switches(), 4u);
+  EXPECT_EQ(later.value(0, 0).raw, 10u);
+  EXPECT_EQ(later.value(1, 0).raw, 10u);
+}
+
 TEST(EventSets, DefinitionsThatCannotWorkAreRefused) {
   auto refused = [](std::vector<EventSetDefinition> sets, EventSetOptions options = no_inherit()) {
     try {

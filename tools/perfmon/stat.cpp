@@ -459,6 +459,7 @@ class StatCommand {
     if (!target.enable_on_exec) sets.start();
     const double start = now_ns();
     if (workload) workload->start();
+    if (o_.verbose) std::fprintf(stderr, "perfmon: counting started\n");
     wait_until_done(
         run, workload ? &*workload : nullptr, target, 0, [](double) {}, sets.signal_number(),
         [&](const siginfo_t& info) { sets.handle_overflow(info); });
