@@ -3,9 +3,9 @@
 # with CMake's find_package(perfmon) and with pkg-config. Then runs both.
 #
 # The prefix first receives libpfm4's headers, as /usr/include/perfmon/ holds them on a machine with
-# libpfm4-dev: perfmon's install must leave every one of them as it was (perfmon installs only .hpp
-# files there, and its C compatibility headers under perfmon/compat/), and a program must be able
-# to include and use both.
+# libpfm4-dev: perfmon's install must leave every one of them as it was (perfmon installs .hpp
+# files there, one C header of its own, perfmon.h — a name libpfm4 does not use — and its C
+# compatibility headers under perfmon/compat/), and a program must be able to include and use both.
 set -euo pipefail
 build_dir=$1
 source_dir=$2
@@ -20,7 +20,7 @@ for header in "$libpfm_headers"/*.h; do
     { echo "install consumer: installing perfmon changed libpfm4's $(basename "$header")" >&2; exit 1; }
 done
 stray=$(find "$scratch/prefix/include/perfmon" -maxdepth 1 -name '*.h' | while read -r file; do
-  [ -e "$libpfm_headers/$(basename "$file")" ] || echo "$file"; done)
+  [ -e "$libpfm_headers/$(basename "$file")" ] || [ "$(basename "$file")" = perfmon.h ] || echo "$file"; done)
 [ -z "$stray" ] || { echo "install consumer: C headers outside perfmon/compat/: $stray" >&2; exit 1; }
 
 cmake -S "$source_dir/consumer" -B "$scratch/cmake-build" -G Ninja -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
@@ -35,4 +35,8 @@ LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/pkg-consum
 # shellcheck disable=SC2046
 g++ -o "$scratch/side-by-side" "$source_dir/consumer/side_by_side.cpp" $(pkg-config --cflags --libs perfmon) -lpfm
 LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/side-by-side"
-echo "install consumer: find_package and pkg-config builds both ran, beside libpfm4's headers"
+# A C11 program through the C ABI, as pkg-config builds it.
+# shellcheck disable=SC2046
+gcc -std=c11 -Wall -Wextra -Werror -o "$scratch/c-consumer" "$source_dir/../../examples/count_in_c.c" $(pkg-config --cflags --libs perfmon-c)
+LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/c-consumer" page-faults
+echo "install consumer: find_package, pkg-config (C++ and C) builds all ran, beside libpfm4's headers"

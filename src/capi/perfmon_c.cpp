@@ -1,0 +1,318 @@
+// The C ABI (perfmon/perfmon.h) over the C++ library: every call catches what the library throws
+// and turns it into an errno and a sentence kept per thread.
+#include "perfmon/perfmon.h"
+
+#include <cerrno>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfmon/catalog.hpp"
+#include "perfmon/error.hpp"
+#include "perfmon/sampler.hpp"
+#include "perfmon/session.hpp"
+#include "perfmon/target.hpp"
+
+// The handles: owned by the caller between open and close (unique_ptr::release and back).
+struct perfmon_catalog {
+  perfmon::EventCatalog catalog;
+};
+struct perfmon_session {
+  explicit perfmon_session(perfmon::CounterSession opened) : session(std::move(opened)) {}
+  perfmon::CounterSession session;
+};
+struct perfmon_sampler {
+  explicit perfmon_sampler(perfmon::Sampler opened) : sampler(std::move(opened)) {}
+  perfmon::Sampler sampler;
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+int errno_of(const perfmon::Error& error) {
+  if (error.errnum() != 0) return error.errnum();
+  switch (error.kind()) {
+    case perfmon::ErrorKind::UnknownEvent:
+      return ENOENT;
+    case perfmon::ErrorKind::Unsupported:
+    case perfmon::ErrorKind::OtherCpuModel:
+      return EOPNOTSUPP;
+    case perfmon::ErrorKind::Permission:
+      return EACCES;
+    case perfmon::ErrorKind::NoSuchTarget:
+      return ESRCH;
+    case perfmon::ErrorKind::Limit:
+      return EMFILE;
+    default:
+      return EINVAL;
+  }
+}
+
+int fail(int err, const char* text) noexcept {
+  try {
+    last_error = text;
+  } catch (...) {
+    // No memory for the sentence: the errno says enough.
+  }
+  return err;
+}
+
+// Runs `body`, turning anything it throws into an errno and the thread's last error.
+template <typename Body>
+int guarded(Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const perfmon::Error& error) {
+    return fail(errno_of(error), error.what());
+  } catch (const std::bad_alloc&) {
+    return fail(ENOMEM, "out of memory.");
+  } catch (const std::exception& error) {
+    return fail(EINVAL, error.what());
+  } catch (...) {
+    return fail(EINVAL, "unexpected failure.");
+  }
+}
+
+int control(int err, const char* text) noexcept {
+  return err == 0 ? 0 : fail(err, text);
+}
+
+perfmon::Target target_of(const perfmon_target* target) {
+  if (target == nullptr) return perfmon::Target::self();
+  switch (target->kind) {
+    case PERFMON_TARGET_SELF:
+      return perfmon::Target::self();
+    case PERFMON_TARGET_THREAD:
+      return perfmon::Target::thread(target->id);
+    case PERFMON_TARGET_PROCESS:
+      return perfmon::Target::process(target->id);
+    case PERFMON_TARGET_CPUS:
+      if (target->cpus == nullptr) return perfmon::Target::all_cpus();
+      return perfmon::Target::cpu_list(std::vector<int>(target->cpus, target->cpus + target->cpu_count));
+  }
+  throw perfmon::Error(perfmon::ErrorKind::InvalidArgument,
+                       "unknown target kind " + std::to_string(static_cast<int>(target->kind)) + ".", EINVAL);
+}
+
+int null_argument(const char* what) noexcept {
+  return fail(EINVAL, what);
+}
+
+}  // namespace
+
+extern "C" {
+
+int perfmon_api_version(void) {
+  return PERFMON_API_VERSION;
+}
+
+const char* perfmon_version(void) {
+  return PERFMON_VERSION;
+}
+
+const char* perfmon_last_error(void) {
+  return last_error.c_str();
+}
+
+perfmon_catalog* perfmon_catalog_new(void) {
+  perfmon_catalog* catalog = nullptr;
+  guarded([&] {
+    catalog = std::make_unique<perfmon_catalog>().release();
+    return 0;
+  });
+  return catalog;
+}
+
+void perfmon_catalog_free(perfmon_catalog* catalog) {
+  std::unique_ptr<perfmon_catalog> owned(catalog);
+}
+
+int perfmon_catalog_check(const perfmon_catalog* catalog, const char* events) {
+  if (catalog == nullptr || events == nullptr) return null_argument("a catalogue and an event list are needed.");
+  return guarded([&] {
+    (void)catalog->catalog.parse(events);
+    return 0;
+  });
+}
+
+int perfmon_session_open(const perfmon_catalog* catalog, const char* events, const perfmon_target* target,
+                         const perfmon_session_options* options, perfmon_session** session) {
+  if (catalog == nullptr || events == nullptr || session == nullptr)
+    return null_argument("a catalogue, an event list and a place for the session are needed.");
+  *session = nullptr;
+  return guarded([&] {
+    perfmon::SessionOptions settings;
+    if (options != nullptr) {
+      settings.inherit = options->no_inherit == 0;
+      settings.skip_unsupported = options->fail_unsupported == 0;
+      settings.user_space_reads = options->user_space_reads != 0;
+      settings.strict = options->strict != 0;
+      settings.error_bars = options->error_bars != 0;
+    }
+    *session = std::make_unique<perfmon_session>(
+                   perfmon::CounterSession(catalog->catalog.parse(events), target_of(target), settings))
+                   .release();
+    return 0;
+  });
+}
+
+void perfmon_session_close(perfmon_session* session) {
+  std::unique_ptr<perfmon_session> owned(session);
+}
+
+int perfmon_session_start(perfmon_session* session) {
+  if (session == nullptr) return null_argument("no session.");
+  return guarded([&] {
+    session->session.start();
+    return 0;
+  });
+}
+
+int perfmon_session_stop(perfmon_session* session) {
+  if (session == nullptr) return null_argument("no session.");
+  return guarded([&] {
+    session->session.stop();
+    return 0;
+  });
+}
+
+int perfmon_session_reset(perfmon_session* session) {
+  if (session == nullptr) return null_argument("no session.");
+  return guarded([&] {
+    session->session.reset();
+    return 0;
+  });
+}
+
+int perfmon_session_read(perfmon_session* session) {
+  if (session == nullptr) return null_argument("no session.");
+  return control(session->session.read(), "cannot read the counters: a group's read(2) failed.");
+}
+
+size_t perfmon_session_event_count(const perfmon_session* session) {
+  return session == nullptr ? 0 : session->session.event_count();
+}
+
+const char* perfmon_session_event_name(const perfmon_session* session, size_t index) {
+  if (session == nullptr || index >= session->session.event_count()) return nullptr;
+  return session->session.event(index).name.c_str();
+}
+
+int perfmon_session_supported(const perfmon_session* session, size_t index) {
+  if (session == nullptr || index >= session->session.event_count()) return 0;
+  return session->session.supported(index) ? 1 : 0;
+}
+
+const char* perfmon_session_unsupported_reason(const perfmon_session* session, size_t index) {
+  if (session == nullptr || index >= session->session.event_count()) return nullptr;
+  return session->session.unsupported_reason(index).c_str();
+}
+
+int perfmon_session_value(const perfmon_session* session, size_t index, perfmon_value* value) {
+  if (session == nullptr || value == nullptr || index >= session->session.event_count())
+    return null_argument("no such event in the session, or no place for its value.");
+  const perfmon::CounterValue counted = session->session.value(index);
+  *value = {counted.raw, counted.enabled, counted.running, counted.lost, counted.scaled()};
+  return 0;
+}
+
+int perfmon_session_estimate(const perfmon_session* session, size_t index, double* value, double* standard_error) {
+  if (session == nullptr || value == nullptr || standard_error == nullptr || index >= session->session.event_count())
+    return null_argument("no such event in the session, or no place for its estimate.");
+  const perfmon::CountEstimate estimate = session->session.estimate(index);
+  *value = estimate.value;
+  *standard_error = estimate.standard_error.value_or(-1.0);
+  return 0;
+}
+
+int perfmon_session_calibrate(perfmon_session* session, int repetitions) {
+  if (session == nullptr) return null_argument("no session.");
+  return guarded([&] {
+    session->session.calibrate(repetitions);
+    return 0;
+  });
+}
+
+uint64_t perfmon_session_overhead(const perfmon_session* session, size_t index) {
+  if (session == nullptr || index >= session->session.event_count()) return 0;
+  return session->session.overhead(index);
+}
+
+int perfmon_sampler_open(const perfmon_catalog* catalog, const char* events, const perfmon_target* target,
+                         const perfmon_sampler_options* options, perfmon_sampler** sampler) {
+  if (catalog == nullptr || events == nullptr || sampler == nullptr || options == nullptr)
+    return null_argument("a catalogue, an event list, options and a place for the sampler are needed.");
+  *sampler = nullptr;
+  return guarded([&] {
+    perfmon::SamplingOptions settings;
+    settings.period = options->period;
+    settings.frequency = options->frequency;
+    if (options->sample_type != 0) settings.sample_type = options->sample_type;
+    if (options->ring_pages != 0) settings.ring_pages = options->ring_pages;
+    settings.inherit = options->no_inherit == 0;
+    *sampler =
+        std::make_unique<perfmon_sampler>(perfmon::Sampler(catalog->catalog.parse(events), target_of(target), settings))
+            .release();
+    return 0;
+  });
+}
+
+void perfmon_sampler_close(perfmon_sampler* sampler) {
+  std::unique_ptr<perfmon_sampler> owned(sampler);
+}
+
+int perfmon_sampler_start(perfmon_sampler* sampler) {
+  if (sampler == nullptr) return null_argument("no sampler.");
+  return guarded([&] {
+    sampler->sampler.start();
+    return 0;
+  });
+}
+
+int perfmon_sampler_stop(perfmon_sampler* sampler) {
+  if (sampler == nullptr) return null_argument("no sampler.");
+  return guarded([&] {
+    sampler->sampler.stop();
+    return 0;
+  });
+}
+
+int perfmon_sampler_drain(perfmon_sampler* sampler, perfmon_sample_callback callback, void* context, size_t* samples) {
+  if (sampler == nullptr || callback == nullptr) return null_argument("a sampler and a callback are needed.");
+  struct Forward : perfmon::SampleHandler {
+    perfmon_sample_callback callback;
+    void* context;
+    std::size_t samples = 0;
+    void sample(std::size_t event, const perfmon::Sample& sample) override {
+      const perfmon_sample out{event,
+                               sample.ip,
+                               sample.pid,
+                               sample.tid,
+                               sample.time,
+                               sample.cpu,
+                               sample.period,
+                               sample.addr,
+                               sample.callchain.data(),
+                               sample.callchain.size()};
+      ++samples;
+      callback(context, &out);
+    }
+  } forward;
+  forward.callback = callback;
+  forward.context = context;
+  const int status = guarded([&] {
+    sampler->sampler.drain(forward);
+    return 0;
+  });
+  if (samples != nullptr) *samples = forward.samples;
+  return status;
+}
+
+uint64_t perfmon_sampler_lost(const perfmon_sampler* sampler) {
+  return sampler == nullptr ? 0 : sampler->sampler.stats().lost;
+}
+
+}  // extern "C"

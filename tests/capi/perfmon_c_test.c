@@ -1,0 +1,102 @@
+/* The C ABI from C11: exact counts of getppid through a session and a sampler, the errors and
+ * their sentences, the version. Exits non-zero, saying what failed, when anything is wrong. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "perfmon/perfmon.h"
+
+static int failures = 0;
+
+#define CHECK(condition)                                                 \
+  do {                                                                   \
+    if (!(condition)) {                                                  \
+      fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #condition); \
+      ++failures;                                                        \
+    }                                                                    \
+  } while (0)
+
+static void call_getppid(int n) {
+  for (int i = 0; i < n; ++i) syscall(SYS_getppid);
+}
+
+static void count_sample(void *context, const perfmon_sample *sample) {
+  size_t *count = context;
+  if (sample->event == 0 && sample->tid == (uint32_t)syscall(SYS_gettid)) ++*count;
+}
+
+int main(void) {
+  CHECK(perfmon_api_version() == PERFMON_API_VERSION);
+  CHECK(strlen(perfmon_version()) > 0);
+  CHECK(strcmp(perfmon_last_error(), "") == 0);
+
+  perfmon_catalog *catalog = perfmon_catalog_new();
+  CHECK(catalog != NULL);
+  CHECK(perfmon_catalog_check(catalog, "task-clock,{page-faults,syscalls:sys_enter_getppid}") == 0);
+  CHECK(perfmon_catalog_check(catalog, "task-clok") == ENOENT);
+  CHECK(strstr(perfmon_last_error(), "task-clock") != NULL); /* the nearest name is suggested */
+
+  /* Counting: 1000 calls, exactly. */
+  perfmon_target self = {PERFMON_TARGET_SELF, 0, NULL, 0};
+  perfmon_session_options options = {0};
+  options.no_inherit = 1;
+  perfmon_session *session = NULL;
+  CHECK(perfmon_session_open(catalog, "syscalls:sys_enter_getppid,task-clock", &self, &options, &session) == 0);
+  if (session != NULL) {
+    CHECK(perfmon_session_event_count(session) == 2);
+    CHECK(strcmp(perfmon_session_event_name(session, 0), "syscalls:sys_enter_getppid") == 0);
+    CHECK(perfmon_session_event_name(session, 2) == NULL);
+    CHECK(perfmon_session_supported(session, 0) == 1);
+    CHECK(perfmon_session_start(session) == 0);
+    call_getppid(1000);
+    CHECK(perfmon_session_stop(session) == 0);
+    CHECK(perfmon_session_read(session) == 0);
+    perfmon_value value;
+    CHECK(perfmon_session_value(session, 0, &value) == 0);
+    CHECK(value.raw == 1000);
+    CHECK(value.scaled == 1000.0);
+    CHECK(value.running > 0 && value.running <= value.enabled);
+    double estimate = 0, standard_error = 0;
+    CHECK(perfmon_session_estimate(session, 0, &estimate, &standard_error) == 0);
+    CHECK(estimate == 1000.0 && standard_error == 0.0); /* never multiplexed: exact */
+    CHECK(perfmon_session_value(session, 7, &value) == EINVAL);
+    CHECK(perfmon_session_calibrate(session, 5) == 0);
+    CHECK(perfmon_session_overhead(session, 0) == 0); /* an empty region makes no getppid call */
+    perfmon_session_close(session);
+  }
+
+  /* A session on a process that does not exist: ESRCH and a sentence. */
+  perfmon_target nobody = {PERFMON_TARGET_PROCESS, 999999999, NULL, 0};
+  session = NULL;
+  CHECK(perfmon_session_open(catalog, "task-clock", &nobody, NULL, &session) == ESRCH);
+  CHECK(session == NULL);
+  CHECK(strlen(perfmon_last_error()) > 0);
+  CHECK(perfmon_session_open(catalog, "{", &self, NULL, &session) == EINVAL);
+  CHECK(perfmon_session_open(NULL, "task-clock", &self, NULL, &session) == EINVAL);
+  CHECK(perfmon_session_start(NULL) == EINVAL);
+
+  /* Sampling: a sample at every call, 300 calls. */
+  perfmon_sampler_options sampling = {0};
+  sampling.period = 1;
+  sampling.no_inherit = 1;
+  perfmon_sampler *sampler = NULL;
+  CHECK(perfmon_sampler_open(catalog, "syscalls:sys_enter_getppid", &self, &sampling, &sampler) == 0);
+  if (sampler != NULL) {
+    CHECK(perfmon_sampler_start(sampler) == 0);
+    call_getppid(300);
+    CHECK(perfmon_sampler_stop(sampler) == 0);
+    size_t ours = 0, handed = 0;
+    CHECK(perfmon_sampler_drain(sampler, count_sample, &ours, &handed) == 0);
+    CHECK(ours == 300);
+    CHECK(handed == 300);
+    CHECK(perfmon_sampler_lost(sampler) == 0);
+    perfmon_sampler_close(sampler);
+  }
+
+  perfmon_catalog_free(catalog);
+  if (failures == 0) printf("perfmon C ABI: all checks passed\n");
+  return failures == 0 ? 0 : 1;
+}
