@@ -9,18 +9,18 @@
 
 #include "perfmon/perfmon.h"
 
-int main(int argc, char **argv) {
-  const char *events = argc > 1 ? argv[1] : "page-faults,task-clock";
-  perfmon_catalog *catalog = perfmon_catalog_new();
+int main(int argc, char** argv) {
+  const char* events = argc > 1 ? argv[1] : "page-faults,task-clock";
+  perfmon_catalog* catalog = perfmon_catalog_new();
   perfmon_target self = {PERFMON_TARGET_SELF, 0, NULL, 0};
-  perfmon_session *session;
+  perfmon_session* session;
   if (catalog == NULL || perfmon_session_open(catalog, events, &self, NULL, &session) != 0) {
     fprintf(stderr, "count_in_c: %s\n", perfmon_last_error());
     return 1;
   }
   perfmon_session_start(session);
   size_t size = 64 << 20;
-  char *memory = malloc(size);
+  char* memory = malloc(size);
   if (memory != NULL) memset(memory, 1, size); /* one page fault per page touched */
   perfmon_session_stop(session);
   perfmon_session_read(session);

@@ -37,11 +37,11 @@ extern "C" {
 
 /* The C ABI version of the library in use, and its release ("0.1.0"). */
 int perfmon_api_version(void);
-const char *perfmon_version(void);
+const char* perfmon_version(void);
 
 /* What the last failed call of this thread said: one sentence, owned by the library, valid until
  * the thread's next failing call. "" when none failed yet. */
-const char *perfmon_last_error(void);
+const char* perfmon_last_error(void);
 
 /* ---- Events ---------------------------------------------------------------------------------- */
 
@@ -49,11 +49,11 @@ typedef struct perfmon_catalog perfmon_catalog;
 
 /* Every source of event names this machine has (sysfs, tracefs, the tables, libpfm4). NULL when
  * out of memory. */
-perfmon_catalog *perfmon_catalog_new(void);
-void perfmon_catalog_free(perfmon_catalog *catalog);
+perfmon_catalog* perfmon_catalog_new(void);
+void perfmon_catalog_free(perfmon_catalog* catalog);
 /* 0 when `events` (perf's syntax, a comma-separated list, groups in braces) parses; else EINVAL
  * or ENOENT (unknown event), with perfmon_last_error() naming the nearest known names. */
-int perfmon_catalog_check(const perfmon_catalog *catalog, const char *events);
+int perfmon_catalog_check(const perfmon_catalog* catalog, const char* events);
 
 /* ---- Where ----------------------------------------------------------------------------------- */
 
@@ -67,7 +67,7 @@ typedef enum perfmon_target_kind {
 typedef struct perfmon_target {
   perfmon_target_kind kind;
   pid_t id;
-  const int *cpus;
+  const int* cpus;
   size_t cpu_count;
 } perfmon_target;
 
@@ -78,7 +78,7 @@ typedef struct perfmon_value {
   uint64_t enabled; /* ns enabled */
   uint64_t running; /* ns on the PMU (less than enabled when multiplexed) */
   uint64_t lost;
-  double scaled;    /* raw * enabled / running: the count extrapolated to the enabled time */
+  double scaled; /* raw * enabled / running: the count extrapolated to the enabled time */
 } perfmon_value;
 
 /* Zero-initialise, then set what differs from the defaults. NULL options: the defaults. */
@@ -92,28 +92,28 @@ typedef struct perfmon_session_options {
 
 typedef struct perfmon_session perfmon_session;
 
-int perfmon_session_open(const perfmon_catalog *catalog, const char *events, const perfmon_target *target,
-                         const perfmon_session_options *options, perfmon_session **session);
-void perfmon_session_close(perfmon_session *session);
-int perfmon_session_start(perfmon_session *session);
-int perfmon_session_stop(perfmon_session *session);
-int perfmon_session_reset(perfmon_session *session);
+int perfmon_session_open(const perfmon_catalog* catalog, const char* events, const perfmon_target* target,
+                         const perfmon_session_options* options, perfmon_session** session);
+void perfmon_session_close(perfmon_session* session);
+int perfmon_session_start(perfmon_session* session);
+int perfmon_session_stop(perfmon_session* session);
+int perfmon_session_reset(perfmon_session* session);
 /* One read(2) per group (or user-mode reads); allocates nothing. */
-int perfmon_session_read(perfmon_session *session);
-size_t perfmon_session_event_count(const perfmon_session *session);
+int perfmon_session_read(perfmon_session* session);
+size_t perfmon_session_event_count(const perfmon_session* session);
 /* The event's name as written; NULL for an index out of range. */
-const char *perfmon_session_event_name(const perfmon_session *session, size_t index);
+const char* perfmon_session_event_name(const perfmon_session* session, size_t index);
 /* 1 when this machine counts it; else 0 and the reason (NULL for an index out of range). */
-int perfmon_session_supported(const perfmon_session *session, size_t index);
-const char *perfmon_session_unsupported_reason(const perfmon_session *session, size_t index);
+int perfmon_session_supported(const perfmon_session* session, size_t index);
+const char* perfmon_session_unsupported_reason(const perfmon_session* session, size_t index);
 /* The last read value of an event, summed over the target's threads or CPUs. EINVAL for an index
  * out of range. */
-int perfmon_session_value(const perfmon_session *session, size_t index, perfmon_value *value);
+int perfmon_session_value(const perfmon_session* session, size_t index, perfmon_value* value);
 /* The scaled value and its standard error (error_bars); *standard_error is -1 when unknown. */
-int perfmon_session_estimate(const perfmon_session *session, size_t index, double *value, double *standard_error);
+int perfmon_session_estimate(const perfmon_session* session, size_t index, double* value, double* standard_error);
 /* Overhead calibration (Target self only): the median count of `repetitions` empty regions. */
-int perfmon_session_calibrate(perfmon_session *session, int repetitions);
-uint64_t perfmon_session_overhead(const perfmon_session *session, size_t index);
+int perfmon_session_calibrate(perfmon_session* session, int repetitions);
+uint64_t perfmon_session_overhead(const perfmon_session* session, size_t index);
 
 /* ---- Sampling -------------------------------------------------------------------------------- */
 
@@ -125,7 +125,7 @@ typedef struct perfmon_sample {
   uint32_t cpu;
   uint64_t period; /* the period that just ran out */
   uint64_t addr;
-  const uint64_t *callchain; /* valid during the callback */
+  const uint64_t* callchain; /* valid during the callback */
   size_t callchain_length;
 } perfmon_sample;
 
@@ -138,17 +138,17 @@ typedef struct perfmon_sampler_options {
 } perfmon_sampler_options;
 
 typedef struct perfmon_sampler perfmon_sampler;
-typedef void (*perfmon_sample_callback)(void *context, const perfmon_sample *sample);
+typedef void (*perfmon_sample_callback)(void* context, const perfmon_sample* sample);
 
-int perfmon_sampler_open(const perfmon_catalog *catalog, const char *events, const perfmon_target *target,
-                         const perfmon_sampler_options *options, perfmon_sampler **sampler);
-void perfmon_sampler_close(perfmon_sampler *sampler);
-int perfmon_sampler_start(perfmon_sampler *sampler);
-int perfmon_sampler_stop(perfmon_sampler *sampler);
+int perfmon_sampler_open(const perfmon_catalog* catalog, const char* events, const perfmon_target* target,
+                         const perfmon_sampler_options* options, perfmon_sampler** sampler);
+void perfmon_sampler_close(perfmon_sampler* sampler);
+int perfmon_sampler_start(perfmon_sampler* sampler);
+int perfmon_sampler_stop(perfmon_sampler* sampler);
 /* Hands every sample waiting in the rings to `callback`; *samples (may be NULL) says how many. */
-int perfmon_sampler_drain(perfmon_sampler *sampler, perfmon_sample_callback callback, void *context, size_t *samples);
+int perfmon_sampler_drain(perfmon_sampler* sampler, perfmon_sample_callback callback, void* context, size_t* samples);
 /* Samples the kernel dropped because a ring was full. */
-uint64_t perfmon_sampler_lost(const perfmon_sampler *sampler);
+uint64_t perfmon_sampler_lost(const perfmon_sampler* sampler);
 
 #ifdef __cplusplus
 }

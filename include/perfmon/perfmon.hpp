@@ -1,30 +1,31 @@
 // perfmon: the whole public API in one include. Each header below holds one concept.
 #pragma once
 
-#include "perfmon/address_space.hpp"  // AddressSpaces: a recording's commands and mappings
-#include "perfmon/catalog.hpp"        // EventCatalog: event strings -> events and groups; listings
-#include "perfmon/counter.hpp"        // CounterValue: raw, enabled, running; scaled()
-#include "perfmon/encoding.hpp"       // an event's hardware encodings, and back from a PERFEVTSEL value
-#include "perfmon/error.hpp"          // Error: kind, errno, one sentence
-#include "perfmon/event.hpp"          // Event: the exact perf_event_attr; EventGroup
-#include "perfmon/event_sets.hpp"     // EventSets: perfmon2 event sets, switched on timeouts and overflows
-#include "perfmon/estimate.hpp"       // SliceStatistics: a multiplexed count and its standard error
+#include "perfmon/address_space.hpp"       // AddressSpaces: a recording's commands and mappings
+#include "perfmon/catalog.hpp"             // EventCatalog: event strings -> events and groups; listings
+#include "perfmon/counter.hpp"             // CounterValue: raw, enabled, running; scaled()
+#include "perfmon/encoding.hpp"            // an event's hardware encodings, and back from a PERFEVTSEL value
+#include "perfmon/error.hpp"               // Error: kind, errno, one sentence
+#include "perfmon/estimate.hpp"            // SliceStatistics: a multiplexed count and its standard error
+#include "perfmon/event.hpp"               // Event: the exact perf_event_attr; EventGroup
+#include "perfmon/event_sets.hpp"          // EventSets: perfmon2 event sets, switched on timeouts and overflows
 #include "perfmon/notification_queue.hpp"  // NotificationQueue: perfmon2's overflow and end messages
-#include "perfmon/perf_data.hpp"      // perf.data files: PerfDataWriter, PerfDataReader
-#include "perfmon/perfevtsel.hpp"     // PerfEvtSel: x86's event-select register
-#include "perfmon/printable.hpp"      // printable: outside text made safe for a terminal
-#include "perfmon/probe.hpp"          // probe_event: can this machine count it
-#include "perfmon/profile.hpp"        // Profile: samples summed per command, file, function and stack
-#include "perfmon/random_period.hpp"  // RandomPeriod: perfmon2's randomized sampling periods
-#include "perfmon/report_output.hpp"  // perf report's shapes: table, JSON, folded stacks, flame graph
-#include "perfmon/sample.hpp"         // Sample: one PERF_RECORD_SAMPLE, decoded
-#include "perfmon/sampler.hpp"        // Sampler: sample events into ring buffers; SampleHandler
-#include "perfmon/sampling_format.hpp"  // SamplingFormat; DefaultSamplingFormat: perfmon2's buffer layout
-#include "perfmon/scope.hpp"          // ScopedMeasurement: measure one scope
-#include "perfmon/session.hpp"        // CounterSession: open, start, stop, read
-#include "perfmon/stat.hpp"           // perf stat's figures: rows, metrics, statistics over runs
-#include "perfmon/stat_output.hpp"    // perf stat's shapes: table, CSV, JSON
-#include "perfmon/symbols.hpp"        // SymbolTables: function names from ELF files and kallsyms
-#include "perfmon/system_info.hpp"    // what this machine and kernel allow
-#include "perfmon/target.hpp"         // Target: where events are counted
-#include "perfmon/workload.hpp"       // Workload: a command held before its exec
+#include "perfmon/pass_plan.hpp"           // plan_passes: events split into passes that fit on the counters
+#include "perfmon/perf_data.hpp"           // perf.data files: PerfDataWriter, PerfDataReader
+#include "perfmon/perfevtsel.hpp"          // PerfEvtSel: x86's event-select register
+#include "perfmon/printable.hpp"           // printable: outside text made safe for a terminal
+#include "perfmon/probe.hpp"               // probe_event: can this machine count it
+#include "perfmon/profile.hpp"             // Profile: samples summed per command, file, function and stack
+#include "perfmon/random_period.hpp"       // RandomPeriod: perfmon2's randomized sampling periods
+#include "perfmon/report_output.hpp"       // perf report's shapes: table, JSON, folded stacks, flame graph
+#include "perfmon/sample.hpp"              // Sample: one PERF_RECORD_SAMPLE, decoded
+#include "perfmon/sampler.hpp"             // Sampler: sample events into ring buffers; SampleHandler
+#include "perfmon/sampling_format.hpp"     // SamplingFormat; DefaultSamplingFormat: perfmon2's buffer layout
+#include "perfmon/scope.hpp"               // ScopedMeasurement: measure one scope
+#include "perfmon/session.hpp"             // CounterSession: open, start, stop, read
+#include "perfmon/stat.hpp"                // perf stat's figures: rows, metrics, statistics over runs
+#include "perfmon/stat_output.hpp"         // perf stat's shapes: table, CSV, JSON
+#include "perfmon/symbols.hpp"             // SymbolTables: function names from ELF files and kallsyms
+#include "perfmon/system_info.hpp"         // what this machine and kernel allow
+#include "perfmon/target.hpp"              // Target: where events are counted
+#include "perfmon/workload.hpp"            // Workload: a command held before its exec

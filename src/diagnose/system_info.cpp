@@ -125,11 +125,11 @@ std::optional<CounterBudget> counter_budget() {
     budget.fixed_events.push_back(fixed_order[static_cast<std::size_t>(i)]);
   // Trying tells what is free for this measurement (the watchdog's counter, another user's pinned
   // events, a hypervisor that gives fewer than the CPU has), where a PMU opens at all.
-  const int fixed_for_instructions = static_cast<int>(
-      std::count(budget.fixed_events.begin(), budget.fixed_events.end(), PERF_COUNT_HW_INSTRUCTIONS));
+  const int fixed_for_instructions =
+      static_cast<int>(std::count(budget.fixed_events.begin(), budget.fixed_events.end(), PERF_COUNT_HW_INSTRUCTIONS));
   if (std::optional<int> probed = probe_programmable_counters(fixed_for_instructions)) {
-    budget.source += *probed == budget.general ? "; confirmed by trying"
-                                               : "; " + std::to_string(*probed) + " free by trying";
+    budget.source +=
+        *probed == budget.general ? "; confirmed by trying" : "; " + std::to_string(*probed) + " free by trying";
     budget.general = *probed;
     if (read_long("/proc/sys/kernel/nmi_watchdog").value_or(0) == 1) {
       auto cycles = std::find(budget.fixed_events.begin(), budget.fixed_events.end(), PERF_COUNT_HW_CPU_CYCLES);

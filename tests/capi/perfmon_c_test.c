@@ -11,20 +11,20 @@
 
 static int failures = 0;
 
-#define CHECK(condition)                                                 \
-  do {                                                                   \
-    if (!(condition)) {                                                  \
+#define CHECK(condition)                                                      \
+  do {                                                                        \
+    if (!(condition)) {                                                       \
       fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #condition); \
-      ++failures;                                                        \
-    }                                                                    \
+      ++failures;                                                             \
+    }                                                                         \
   } while (0)
 
 static void call_getppid(int n) {
   for (int i = 0; i < n; ++i) syscall(SYS_getppid);
 }
 
-static void count_sample(void *context, const perfmon_sample *sample) {
-  size_t *count = context;
+static void count_sample(void* context, const perfmon_sample* sample) {
+  size_t* count = context;
   if (sample->event == 0 && sample->tid == (uint32_t)syscall(SYS_gettid)) ++*count;
 }
 
@@ -33,7 +33,7 @@ int main(void) {
   CHECK(strlen(perfmon_version()) > 0);
   CHECK(strcmp(perfmon_last_error(), "") == 0);
 
-  perfmon_catalog *catalog = perfmon_catalog_new();
+  perfmon_catalog* catalog = perfmon_catalog_new();
   CHECK(catalog != NULL);
   CHECK(perfmon_catalog_check(catalog, "task-clock,{page-faults,syscalls:sys_enter_getppid}") == 0);
   CHECK(perfmon_catalog_check(catalog, "task-clok") == ENOENT);
@@ -43,7 +43,7 @@ int main(void) {
   perfmon_target self = {PERFMON_TARGET_SELF, 0, NULL, 0};
   perfmon_session_options options = {0};
   options.no_inherit = 1;
-  perfmon_session *session = NULL;
+  perfmon_session* session = NULL;
   CHECK(perfmon_session_open(catalog, "syscalls:sys_enter_getppid,task-clock", &self, &options, &session) == 0);
   if (session != NULL) {
     CHECK(perfmon_session_event_count(session) == 2);
@@ -82,7 +82,7 @@ int main(void) {
   perfmon_sampler_options sampling = {0};
   sampling.period = 1;
   sampling.no_inherit = 1;
-  perfmon_sampler *sampler = NULL;
+  perfmon_sampler* sampler = NULL;
   CHECK(perfmon_sampler_open(catalog, "syscalls:sys_enter_getppid", &self, &sampling, &sampler) == 0);
   if (sampler != NULL) {
     CHECK(perfmon_sampler_start(sampler) == 0);

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -482,9 +482,9 @@ struct Coverage {
     reported += bar / truth;
   }
   void print() const {
-    std::printf("| %s | %d | %.3f%% | %+.3f%% | %.3f%% | %.0f%% | %.0f%% |\n", method, estimates, 100 * error / estimates,
-                100 * bias / estimates, 100 * reported / estimates, 100.0 * within_1 / estimates,
-                100.0 * within_2 / estimates);
+    std::printf("| %s | %d | %.3f%% | %+.3f%% | %.3f%% | %.0f%% | %.0f%% |\n", method, estimates,
+                100 * error / estimates, 100 * bias / estimates, 100 * reported / estimates,
+                100.0 * within_1 / estimates, 100.0 * within_2 / estimates);
   }
 };
 
