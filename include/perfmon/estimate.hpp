@@ -16,9 +16,12 @@ struct CountEstimate {
   double value = 0;                      // the count extrapolated to the whole enabled time
   std::optional<double> standard_error;  // of value; none with fewer than two slices
   std::uint64_t slices = 0;              // time slices the event was observed in
-  // The standard error relative to the value, in percent (perf's "+- x%"); none when unknown.
+  // The standard error relative to the value, in percent (perf's "+- x%"); none when unknown. An
+  // error of 0 is 0% even for a value of 0 (no slice saw the event: nothing varied).
   std::optional<double> relative_error_percent() const noexcept {
-    if (!standard_error || value == 0) return std::nullopt;
+    if (!standard_error) return std::nullopt;
+    if (*standard_error == 0) return 0.0;
+    if (value == 0) return std::nullopt;
     return *standard_error / value * 100.0;
   }
 };

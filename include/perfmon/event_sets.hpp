@@ -112,7 +112,9 @@ class EventSets {
   // overflow signals and switch as they ask. Returns the number of switches made.
   int service(int timeout_ms);
   // Hand one overflow signal taken elsewhere (sigtimedwait, a signalfd) to the sets. Returns true
-  // when it switched. Async-signal-safe.
+  // when it switched. Async-signal-safe. When the real-time signal queue is full
+  // (RLIMIT_SIGPENDING), the kernel sends SIGIO instead, without the fd: a caller that blocks SIGIO
+  // and takes it can call switch_now() (perfmon stat does); unblocked, its default ends the process.
   bool handle_overflow(const siginfo_t& info) noexcept;
   int signal_number() const noexcept;
   bool switches_in_handler() const noexcept;

@@ -270,7 +270,10 @@ class StatCommand {
     sigset_t signals;
     sigemptyset(&signals);
     for (int signo : {SIGINT, SIGTERM, SIGCHLD, SIGHUP}) sigaddset(&signals, signo);
-    if (extra_signal != 0) sigaddset(&signals, extra_signal);
+    if (extra_signal != 0) {
+      sigaddset(&signals, extra_signal);
+      sigaddset(&signals, SIGIO);  // the kernel's stand-in when extra_signal's queue is full
+    }
     double next_tick = now_ns() + static_cast<double>(tick_ms) * 1e6;
     bool done = false;
     while (!done) {
@@ -297,7 +300,7 @@ class StatCommand {
         else
           done = true;
       }
-      if (signo != -1 && signo == extra_signal) on_extra(info);
+      if (signo != -1 && (signo == extra_signal || (extra_signal != 0 && signo == SIGIO))) on_extra(info);
       if (!workload && !targets_alive(target)) done = true;
       if (tick_ms > 0 && (now_ns() >= next_tick || done)) {
         const double now = now_ns();
@@ -462,7 +465,14 @@ class StatCommand {
     if (o_.verbose) std::fprintf(stderr, "perfmon: counting started\n");
     wait_until_done(
         run, workload ? &*workload : nullptr, target, 0, [](double) {}, sets.signal_number(),
-        [&](const siginfo_t& info) { sets.handle_overflow(info); });
+        [&](const siginfo_t& info) {
+          // SIGIO: the signal queue overflowed and the overflows lost their fds; the active set's
+          // trigger or timer is what overflows, so its turn is over.
+          if (info.si_signo == SIGIO)
+            sets.switch_now();
+          else
+            sets.handle_overflow(info);
+        });
     run.figures.elapsed_ns = now_ns() - start;
     sets.stop();
     if (int err = sets.read(); err != 0)

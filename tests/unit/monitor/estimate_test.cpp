@@ -48,5 +48,16 @@ TEST(SliceStatistics, OneSliceOfPartOfTheTimeHasNoKnownError) {
   EXPECT_EQ(slices.slices(), 1u);
 }
 
+TEST(SliceStatistics, AnEventNeverSeenHasNoErrorAtAll) {
+  // Page faults in a set whose slices saw none: 0, exactly as uncertain as nothing varied.
+  SliceStatistics slices;
+  slices.add(0, 5);
+  slices.add(0, 5);
+  const CountEstimate estimate = slices.estimate(20);
+  EXPECT_EQ(estimate.value, 0);
+  EXPECT_EQ(estimate.relative_error_percent(), 0.0);
+  EXPECT_FALSE(CountEstimate{}.relative_error_percent());
+}
+
 }  // namespace
 }  // namespace perfmon
