@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,18 @@ struct SessionOptions {
   // Keep each event's rate between successive read()s, for estimate()'s error bars on multiplexed
   // counts (a few floating-point additions per event and read: about 5% on a read of four events).
   bool error_bars = false;
+
+  // Overflow signals (Solaris cpc's CPC_BIND_EMT_OVF, perfmon2's PFM_REGFL_OVFL_NOTIFY), for
+  // Target::self() without inherit: event i with overflow_periods[i] > 0 overflows after that many
+  // events and then every that many, raising `overflow_signal` in the thread that opened the
+  // session (si_code POLL_IN, or POLL_HUP for the last of stop_after; si_fd the event's fd, which
+  // event_of_fd() names). With stop_after > 0 each such event stops itself after that many
+  // overflows, at the overflow, until rearm(). The count goes on as without: value() is unchanged.
+  // An event that stops itself must lead its group and not be a tracepoint: the kernel (6.18) does
+  // not restart a group member or a tracepoint that its refresh count stopped.
+  std::vector<std::uint64_t> overflow_periods;
+  int overflow_signal = 0;
+  int stop_after = 0;
 };
 
 // Whether value() takes off the measurement's own cost, as calibrate() measured it.
@@ -123,6 +136,16 @@ class CounterSession {
   // ("region too small: the measurement itself is 38% of this count of 'instructions:u' (212 of
   // 560)"); empty before calibrate().
   std::vector<std::string> small_region_warnings(double fraction = 0.05) const;
+
+  // The event's fd at a location (-1 where it did not open): for poll(2), or an ioctl of the caller's.
+  int fd(std::size_t index, std::size_t location = 0) const noexcept;
+  // The event whose fd an overflow signal names (siginfo_t::si_fd), or -1. Async-signal-safe.
+  long event_of_fd(int fd) const noexcept;
+  // Gives an event with an overflow period a new one (0: keep it) and arms it for `overflows` more
+  // (0: stop_after again; with stop_after 0, it simply runs on): the next overflow comes after
+  // exactly `period` more events, as a cpc handler re-presets its counter. Returns 0 or an errno.
+  // Async-signal-safe (two ioctls per location).
+  int rearm(std::size_t index, std::uint64_t period = 0, int overflows = 0) noexcept;
 
   // Things the session did on the user's behalf (for example a fallback to user-space counting).
   const std::vector<std::string>& notes() const noexcept;

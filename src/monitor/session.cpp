@@ -5,6 +5,10 @@
 #include <cstdio>
 #include <cstring>
 
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "diagnose/user_access.hpp"
 #include "events/sources/sysfs_pmu.hpp"
 #include "kernel/perf_event.hpp"
@@ -35,6 +39,44 @@ std::string user_reads_refusal(const Target& target, const SessionOptions& optio
   return diagnose::user_access_unavailable_reason();
 }
 
+// The groups with each overflow period set, after checking the overflow options.
+std::vector<EventGroup> with_overflow_periods(std::vector<EventGroup> groups, const Target& target,
+                                              const SessionOptions& options) {
+  if (options.overflow_periods.empty() && options.overflow_signal == 0 && options.stop_after == 0) return groups;
+  std::size_t events = 0;
+  for (const EventGroup& group : groups) events += group.events.size();
+  if (options.overflow_periods.size() > events)
+    throw Error(ErrorKind::InvalidArgument,
+                std::to_string(options.overflow_periods.size()) + " overflow periods for " + std::to_string(events) +
+                    " events: give one per event at most.",
+                EINVAL);
+  if (target.kind != Target::Kind::Self || options.inherit)
+    throw Error(ErrorKind::InvalidArgument,
+                "overflow signals go to the thread that counts itself (Target::self(), inherit off): the kernel cannot "
+                "stop an inherited event after N overflows, nor signal the thread of a child.",
+                EINVAL);
+  if (options.overflow_signal < 0 || options.overflow_signal > SIGRTMAX)
+    throw Error(ErrorKind::InvalidArgument, "no signal " + std::to_string(options.overflow_signal) + ".", EINVAL);
+  if (options.stop_after < 0)
+    throw Error(ErrorKind::InvalidArgument, "stop_after counts overflows: 0 or more.", EINVAL);
+  std::size_t index = 0;
+  for (EventGroup& group : groups) {
+    for (Event& event : group.events) {
+      const std::uint64_t period = index < options.overflow_periods.size() ? options.overflow_periods[index] : 0;
+      ++index;
+      if (period == 0) continue;
+      if (period >> 63)
+        throw Error(ErrorKind::InvalidArgument,
+                    "an overflow period of " + std::to_string(period) + " events for '" + event.name +
+                        "' is past what the kernel takes (2^63 - 1).",
+                    EINVAL);
+      event.attr.sample_period = period;
+      event.attr.freq = 0;
+    }
+  }
+  return groups;
+}
+
 }  // namespace
 
 struct CounterSession::State {
@@ -52,6 +94,14 @@ struct CounterSession::State {
   std::vector<std::uint64_t> overhead;  // by event, once calibrated
   std::size_t user_mode_reads = 0;
   std::vector<std::string> notes;
+  // Overflow signals: every fd with its event, and the events with a period.
+  struct EventFd {
+    int fd;
+    std::size_t event;
+  };
+  std::vector<EventFd> fds;
+  std::vector<unsigned char> overflows;  // by event
+  int stop_after = 0;
 };
 
 namespace {
@@ -81,7 +131,9 @@ std::vector<EventGroup> strict_groups(const std::vector<EventGroup>& groups) {
 
 CounterSession::CounterSession(const std::vector<EventGroup>& groups, const Target& target, SessionOptions options) {
   const std::string refusal = user_reads_refusal(target, options);
-  state_ = std::make_unique<State>(options.strict ? strict_groups(groups) : groups, target, options, refusal);
+  state_ = std::make_unique<State>(
+      with_overflow_periods(options.strict ? strict_groups(groups) : groups, target, options), target, options,
+      refusal);
   State& s = *state_;
   s.self = target.kind == Target::Kind::Self;
   if (!refusal.empty())
@@ -95,6 +147,21 @@ CounterSession::CounterSession(const std::vector<EventGroup>& groups, const Targ
   s.values.resize(s.matrix.event_count() * s.matrix.locations().size());
   s.failed.resize(s.values.size());
   if (options.error_bars) s.slices.resize(s.values.size());
+  s.overflows.resize(s.matrix.event_count());
+  for (std::size_t e = 0; e < s.matrix.event_count(); ++e)
+    s.overflows[e] = s.matrix.event(e).event.attr.sample_period != 0 ? 1 : 0;
+  for (const monitor::OpenGroup& group : s.matrix.groups())
+    for (const monitor::GroupFds& at : group.at)
+      for (std::size_t k = 0; k < at.fds.size(); ++k) s.fds.push_back({at.fds[k].get(), at.events[k]});
+  s.stop_after = options.stop_after;
+  if (options.overflow_signal != 0) {
+    const pid_t self = static_cast<pid_t>(::syscall(SYS_gettid));
+    for (const State::EventFd& at : s.fds)
+      if (s.overflows[at.event] != 0)
+        if (int err = kernel::route_overflow_signal(at.fd, self, options.overflow_signal); err != 0)
+          throw Error(ErrorKind::System,
+                      std::string("cannot route overflow signals to this thread: ") + std::strerror(-err) + ".", -err);
+  }
 }
 
 CounterSession::~CounterSession() = default;
@@ -102,7 +169,13 @@ CounterSession::CounterSession(CounterSession&&) noexcept = default;
 CounterSession& CounterSession::operator=(CounterSession&&) noexcept = default;
 
 void CounterSession::start() {
-  monitor::EventMatrix::check_control(state_->matrix.enable(), "start", "the counters");
+  State& s = *state_;
+  // Each overflowing event is armed on its own first: a refresh count belongs to one event.
+  if (s.stop_after != 0)
+    for (const State::EventFd& at : s.fds)
+      if (s.overflows[at.event] != 0)
+        monitor::EventMatrix::check_control(-kernel::refresh(at.fd, s.stop_after), "start", "the counters");
+  monitor::EventMatrix::check_control(s.matrix.enable(), "start", "the counters");
 }
 void CounterSession::stop() {
   monitor::EventMatrix::check_control(state_->matrix.disable(), "stop", "the counters");
@@ -266,6 +339,36 @@ std::vector<std::string> CounterSession::small_region_warnings(double fraction) 
                        "); measure more work, or subtract it with value(i, Overhead::Subtract).");
   }
   return warnings;
+}
+
+int CounterSession::fd(std::size_t index, std::size_t location) const noexcept {
+  for (const monitor::OpenGroup& group : state_->matrix.groups()) {
+    if (location >= group.at.size()) continue;
+    const monitor::GroupFds& at = group.at[location];
+    for (std::size_t k = 0; k < at.fds.size(); ++k)
+      if (at.events[k] == index) return at.fds[k].get();
+  }
+  return -1;
+}
+
+long CounterSession::event_of_fd(int fd) const noexcept {
+  for (const State::EventFd& at : state_->fds)
+    if (at.fd == fd) return static_cast<long>(at.event);
+  return -1;
+}
+
+int CounterSession::rearm(std::size_t index, std::uint64_t period, int overflows) noexcept {
+  State& s = *state_;
+  if (index >= s.overflows.size() || s.overflows[index] == 0) return EINVAL;
+  if (period >> 63) return EINVAL;
+  const int count = overflows > 0 ? overflows : s.stop_after;
+  for (const State::EventFd& at : s.fds) {
+    if (at.event != index) continue;
+    if (period != 0)
+      if (int err = kernel::set_period(at.fd, period); err != 0) return -err;
+    if (int err = count > 0 ? kernel::refresh(at.fd, count) : kernel::enable(at.fd, false); err != 0) return -err;
+  }
+  return 0;
 }
 
 const std::vector<std::string>& CounterSession::notes() const noexcept {

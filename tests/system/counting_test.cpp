@@ -484,5 +484,52 @@ TEST(Calibration, OnlyTheCallingThreadCanBeCalibrated) {
   EXPECT_THROW(session.calibrate(), Error);
 }
 
+// Solaris cpc's preset counter: an event armed for one overflow after P events signals the thread
+// once, stops itself exactly there, and counts P more after a rearm. Page faults, not a tracepoint:
+// the kernel does not restart a tracepoint that its refresh count stopped (docs/sampling.md).
+TEST(OverflowSignals, AnEventStopsItselfAtItsOverflowAndSignalsTheThread) {
+  const int signo = SIGRTMIN + 5;
+  sigset_t blocked, old;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, signo);
+  ASSERT_EQ(pthread_sigmask(SIG_BLOCK, &blocked, &old), 0);
+  SessionOptions options = no_inherit();
+  options.overflow_periods = {0, 30};
+  options.overflow_signal = signo;
+  options.stop_after = 1;
+  CounterSession session(catalog().parse("syscalls:sys_enter_getppid,page-faults"), Target::self(), options);
+  session.start();
+  testing::touch_fresh_pages(100);
+  ASSERT_EQ(session.read(), 0);
+  EXPECT_EQ(session.value(1).raw, 30u);  // stopped at the overflow, not after
+  siginfo_t info{};
+  timespec none{};
+  ASSERT_EQ(sigtimedwait(&blocked, &info, &none), signo);
+  EXPECT_EQ(info.si_code, POLL_HUP);  // the last (here the only) overflow of stop_after
+  EXPECT_EQ(session.event_of_fd(info.si_fd), 1);
+  EXPECT_EQ(info.si_fd, session.fd(1));
+  EXPECT_EQ(sigtimedwait(&blocked, &info, &none), -1);  // one overflow, one signal
+
+  EXPECT_EQ(session.rearm(1, 20), 0);
+  testing::touch_fresh_pages(100);
+  session.stop();
+  ASSERT_EQ(session.read(), 0);
+  EXPECT_EQ(session.value(1).raw, 50u);
+  EXPECT_EQ(sigtimedwait(&blocked, &info, &none), signo);
+  EXPECT_EQ(session.rearm(0, 10), EINVAL);  // the tracepoint has no overflow period
+  EXPECT_EQ(session.event_of_fd(-5), -1);
+  ASSERT_EQ(pthread_sigmask(SIG_SETMASK, &old, nullptr), 0);
+}
+
+TEST(OverflowSignals, NeedTheCallingThreadWithoutInherit) {
+  SessionOptions options;  // inherit on
+  options.overflow_periods = {100};
+  options.overflow_signal = SIGRTMIN + 5;
+  EXPECT_THROW(CounterSession(catalog().parse("syscalls:sys_enter_getppid"), Target::self(), options), Error);
+  options.inherit = false;
+  options.overflow_periods = {100, 100};  // more periods than events
+  EXPECT_THROW(CounterSession(catalog().parse("syscalls:sys_enter_getppid"), Target::self(), options), Error);
+}
+
 }  // namespace
 }  // namespace perfmon

@@ -22,6 +22,8 @@ namespace perfmon {
 namespace {
 
 using testing::call_getppid;
+using testing::touch;
+using testing::touch_fresh_pages;
 using testing::catalog;
 
 // Keeps what the tests check of each sample.
@@ -179,22 +181,6 @@ TEST(Sampling, WhatAFullRingDropsIsCountedExactly) {
   EXPECT_EQ(kept.per_event[0] + sampler.stats().lost, 20001u);
   EXPECT_EQ(sampler.stats().records, kept.other_records);
   EXPECT_EQ(sampler.stats().corrupt_rings, 0u);
-}
-
-// Writes a byte: one page fault on a fresh page. Not instrumented, so that AddressSanitizer does not
-// fault in the shadow of the page too.
-[[gnu::noinline, gnu::no_sanitize_address]] void touch(char* byte) {
-  *static_cast<volatile char*>(byte) = 1;
-}
-
-// Touches `pages` fresh pages of anonymous memory: exactly one page fault each (huge pages off).
-void touch_fresh_pages(std::size_t pages) {
-  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  void* memory = mmap(nullptr, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(memory, MAP_FAILED);
-  madvise(memory, pages * page, MADV_NOHUGEPAGE);
-  for (std::size_t i = 0; i < pages; ++i) touch(static_cast<char*>(memory) + i * page);
-  munmap(memory, pages * page);
 }
 
 // Solaris cpc's overflow signal with a preset counter, exactly: the first notification after N
