@@ -55,6 +55,22 @@ void perfmon_catalog_free(perfmon_catalog* catalog);
  * or ENOENT (unknown event), with perfmon_last_error() naming the nearest known names. */
 int perfmon_catalog_check(const perfmon_catalog* catalog, const char* events);
 
+/* ---- This machine ---------------------------------------------------------------------------- */
+
+typedef struct perfmon_cpu_info {
+  char vendor[32];        /* "GenuineIntel", "AuthenticAMD", "ARM", ... ("" unknown) */
+  char model[96];         /* the model name, as /proc/cpuinfo gives it */
+  int family, model_number; /* x86 family and model, -1 elsewhere */
+  int hardware_pmu;       /* 1 when the kernel drives a core PMU (cycles, instructions, raw codes) */
+  char pmu_name[32];      /* that PMU ("cpu", "armv8_pmuv3_0"), "" without one */
+  int general_counters;   /* programmable counters per logical CPU, -1 unknown */
+  int general_width;      /* their width in bits, -1 unknown */
+  int fixed_counters;     /* fixed-function counters, -1 unknown */
+} perfmon_cpu_info;
+
+/* What this CPU and kernel offer for counting (cheap: no probing). */
+int perfmon_cpu_info_get(const perfmon_catalog* catalog, perfmon_cpu_info* info);
+
 /* ---- Where ----------------------------------------------------------------------------------- */
 
 typedef enum perfmon_target_kind {
@@ -88,6 +104,17 @@ typedef struct perfmon_session_options {
   int user_space_reads; /* read hardware counters with rdpmc / mrs where possible */
   int strict;           /* refuse what would be multiplexed, pin every group */
   int error_bars;       /* keep each read as a slice, for perfmon_session_estimate() */
+  /* Overflow signals (Solaris cpc's CPC_BIND_EMT_OVF, perfmon2's notifying PMDs), for the calling
+   * thread with no_inherit: event i with overflow_periods[i] > 0 (i < overflow_period_count)
+   * overflows after that many events and every that many after, raising overflow_signal in the
+   * thread that opened the session (si_code POLL_IN, POLL_HUP for the last of stop_after; si_fd
+   * names the event: perfmon_session_event_of_fd()). With stop_after > 0 the event stops itself,
+   * at the overflow, after that many, until perfmon_session_rearm(). Such an event must lead its
+   * group and not be a tracepoint (the kernel restarts neither). */
+  const uint64_t* overflow_periods;
+  size_t overflow_period_count;
+  int overflow_signal;
+  int stop_after;
 } perfmon_session_options;
 
 typedef struct perfmon_session perfmon_session;
@@ -114,6 +141,14 @@ int perfmon_session_estimate(const perfmon_session* session, size_t index, doubl
 /* Overhead calibration (Target self only): the median count of `repetitions` empty regions. */
 int perfmon_session_calibrate(perfmon_session* session, int repetitions);
 uint64_t perfmon_session_overhead(const perfmon_session* session, size_t index);
+/* The event's file descriptor at location `location` (a thread or CPU of the target, in order), or
+ * -1: for poll(2), or an ioctl of the caller's. */
+int perfmon_session_fd(const perfmon_session* session, size_t index, size_t location);
+/* The event an overflow signal's si_fd names, or -1. Async-signal-safe. */
+long perfmon_session_event_of_fd(const perfmon_session* session, int fd);
+/* Gives an overflowing event a new period (0: keep it) and arms it for `overflows` more (0: the
+ * session's stop_after): the next overflow comes after exactly `period` events. Async-signal-safe. */
+int perfmon_session_rearm(perfmon_session* session, size_t index, uint64_t period, int overflows);
 
 /* ---- Sampling -------------------------------------------------------------------------------- */
 

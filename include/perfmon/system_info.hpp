@@ -57,6 +57,9 @@ struct SystemInfo {
 };
 
 SystemInfo collect_system_info(const EventCatalog& catalog);
+// Only the CPU's fields (kernel, cpu_vendor, cpu_model, family/model/stepping, hypervisor,
+// counters): cheap, no catalogue and no probing.
+SystemInfo collect_cpu_info();
 
 // What a measurement may use of one logical CPU's counters at once: the machine's own count (CPUID,
 // the arm_pmu driver) less what the NMI watchdog holds. Cheap: no probing, no catalogue.

@@ -2,7 +2,9 @@
 // and turns it into an errno and a sentence kept per thread.
 #include "perfmon/perfmon.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <optional>
@@ -13,6 +15,7 @@
 #include "perfmon/error.hpp"
 #include "perfmon/sampler.hpp"
 #include "perfmon/session.hpp"
+#include "perfmon/system_info.hpp"
 #include "perfmon/target.hpp"
 
 // The handles: owned by the caller between open and close (unique_ptr::release and back).
@@ -97,6 +100,13 @@ perfmon::Target target_of(const perfmon_target* target) {
                        "unknown target kind " + std::to_string(static_cast<int>(target->kind)) + ".", EINVAL);
 }
 
+// Copies `text` into a fixed field, cut to fit and always terminated.
+void copy_string(char* field, std::size_t size, const std::string& text) noexcept {
+  const std::size_t n = std::min(size - 1, text.size());
+  std::memcpy(field, text.data(), n);
+  field[n] = '\0';
+}
+
 int null_argument(const char* what) noexcept {
   return fail(EINVAL, what);
 }
@@ -151,6 +161,11 @@ int perfmon_session_open(const perfmon_catalog* catalog, const char* events, con
       settings.user_space_reads = options->user_space_reads != 0;
       settings.strict = options->strict != 0;
       settings.error_bars = options->error_bars != 0;
+      if (options->overflow_periods != nullptr)
+        settings.overflow_periods.assign(options->overflow_periods,
+                                         options->overflow_periods + options->overflow_period_count);
+      settings.overflow_signal = options->overflow_signal;
+      settings.stop_after = options->stop_after;
     }
     *session = std::make_unique<perfmon_session>(
                    perfmon::CounterSession(catalog->catalog.parse(events), target_of(target), settings))
@@ -239,6 +254,45 @@ int perfmon_session_calibrate(perfmon_session* session, int repetitions) {
 uint64_t perfmon_session_overhead(const perfmon_session* session, size_t index) {
   if (session == nullptr || index >= session->session.event_count()) return 0;
   return session->session.overhead(index);
+}
+
+int perfmon_session_fd(const perfmon_session* session, size_t index, size_t location) {
+  if (session == nullptr) return -1;
+  return session->session.fd(index, location);
+}
+
+long perfmon_session_event_of_fd(const perfmon_session* session, int fd) {
+  return session == nullptr ? -1 : session->session.event_of_fd(fd);
+}
+
+int perfmon_session_rearm(perfmon_session* session, size_t index, uint64_t period, int overflows) {
+  if (session == nullptr) return EINVAL;  // no sentence: this may run in a signal handler
+  return session->session.rearm(index, period, overflows);
+}
+
+int perfmon_cpu_info_get(const perfmon_catalog* catalog, perfmon_cpu_info* info) {
+  if (catalog == nullptr || info == nullptr) return null_argument("a catalogue and a place for the answer are needed.");
+  return guarded([&] {
+    const perfmon::SystemInfo cpu = perfmon::collect_cpu_info();
+    *info = perfmon_cpu_info{};
+    copy_string(info->vendor, sizeof info->vendor, cpu.cpu_vendor);
+    copy_string(info->model, sizeof info->model, cpu.cpu_model);
+    info->family = cpu.family.value_or(-1);
+    info->model_number = cpu.model.value_or(-1);
+    for (const perfmon::PmuSummary& pmu : catalog->catalog.pmus()) {
+      if (!pmu.core) continue;
+      info->hardware_pmu = 1;
+      copy_string(info->pmu_name, sizeof info->pmu_name, pmu.name);
+      break;
+    }
+    info->general_counters = info->general_width = info->fixed_counters = -1;
+    if (cpu.counters) {
+      info->general_counters = cpu.counters->general_purpose.value_or(-1);
+      info->general_width = cpu.counters->general_width.value_or(-1);
+      info->fixed_counters = cpu.counters->fixed.value_or(-1);
+    }
+    return 0;
+  });
 }
 
 int perfmon_sampler_open(const perfmon_catalog* catalog, const char* events, const perfmon_target* target,

@@ -152,7 +152,7 @@ std::optional<CounterBudget> counter_budget() {
   return budget;
 }
 
-SystemInfo collect_system_info(const EventCatalog& catalog) {
+SystemInfo collect_cpu_info() {
   SystemInfo info;
   utsname uts{};
   if (uname(&uts) == 0) info.kernel = std::string(uts.sysname) + " " + uts.release + " " + uts.machine;
@@ -165,7 +165,11 @@ SystemInfo collect_system_info(const EventCatalog& catalog) {
     if (info.cpu_model.starts_with("0x")) info.cpu_model = "CPU part " + info.cpu_model;
     info.counters = counters_from_kernel_log();
   }
+  return info;
+}
 
+SystemInfo collect_system_info(const EventCatalog& catalog) {
+  SystemInfo info = collect_cpu_info();
   info.pmus = catalog.pmus();
   for (const PmuSummary& pmu : info.pmus) {
     if (pmu.core && !info.hardware_pmu) {

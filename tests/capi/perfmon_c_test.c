@@ -2,6 +2,7 @@
  * their sentences, the version. Exits non-zero, saying what failed, when anything is wrong. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -67,6 +68,42 @@ int main(void) {
     CHECK(perfmon_session_overhead(session, 0) == 0); /* an empty region makes no getppid call */
     perfmon_session_close(session);
   }
+
+  /* An overflow signal after exactly 300 calls; the event stops itself there. */
+  {
+    const int signo = SIGRTMIN + 6;
+    sigset_t blocked;
+    sigemptyset(&blocked);
+    sigaddset(&blocked, signo);
+    sigprocmask(SIG_BLOCK, &blocked, NULL);
+    const uint64_t periods[] = {300};
+    perfmon_session_options overflow = {0};
+    overflow.no_inherit = 1;
+    overflow.overflow_periods = periods;
+    overflow.overflow_period_count = 1;
+    overflow.overflow_signal = signo;
+    overflow.stop_after = 1;
+    CHECK(perfmon_session_open(catalog, "syscalls:sys_enter_getppid", &self, &overflow, &session) == 0);
+    if (session != NULL) {
+      CHECK(perfmon_session_start(session) == 0);
+      call_getppid(1000);
+      CHECK(perfmon_session_read(session) == 0);
+      perfmon_value value;
+      CHECK(perfmon_session_value(session, 0, &value) == 0 && value.raw == 300);
+      siginfo_t info;
+      struct timespec none = {0, 0};
+      CHECK(sigtimedwait(&blocked, &info, &none) == signo);
+      CHECK(info.si_fd == perfmon_session_fd(session, 0, 0));
+      CHECK(perfmon_session_event_of_fd(session, info.si_fd) == 0);
+      CHECK(perfmon_session_fd(session, 1, 0) == -1);
+      perfmon_session_close(session);
+    }
+    sigprocmask(SIG_UNBLOCK, &blocked, NULL);
+  }
+
+  perfmon_cpu_info cpu;
+  CHECK(perfmon_cpu_info_get(catalog, &cpu) == 0);
+  CHECK(cpu.hardware_pmu == 0 || strlen(cpu.pmu_name) > 0);
 
   /* A session on a process that does not exist: ESRCH and a sentence. */
   perfmon_target nobody = {PERFMON_TARGET_PROCESS, 999999999, NULL, 0};
