@@ -58,14 +58,14 @@ int perfmon_catalog_check(const perfmon_catalog* catalog, const char* events);
 /* ---- This machine ---------------------------------------------------------------------------- */
 
 typedef struct perfmon_cpu_info {
-  char vendor[32];        /* "GenuineIntel", "AuthenticAMD", "ARM", ... ("" unknown) */
-  char model[96];         /* the model name, as /proc/cpuinfo gives it */
+  char vendor[32];          /* "GenuineIntel", "AuthenticAMD", "ARM", ... ("" unknown) */
+  char model[96];           /* the model name, as /proc/cpuinfo gives it */
   int family, model_number; /* x86 family and model, -1 elsewhere */
-  int hardware_pmu;       /* 1 when the kernel drives a core PMU (cycles, instructions, raw codes) */
-  char pmu_name[32];      /* that PMU ("cpu", "armv8_pmuv3_0"), "" without one */
-  int general_counters;   /* programmable counters per logical CPU, -1 unknown */
-  int general_width;      /* their width in bits, -1 unknown */
-  int fixed_counters;     /* fixed-function counters, -1 unknown */
+  int hardware_pmu;         /* 1 when the kernel drives a core PMU (cycles, instructions, raw codes) */
+  char pmu_name[32];        /* that PMU ("cpu", "armv8_pmuv3_0"), "" without one */
+  int general_counters;     /* programmable counters per logical CPU, -1 unknown */
+  int general_width;        /* their width in bits, -1 unknown */
+  int fixed_counters;       /* fixed-function counters, -1 unknown */
 } perfmon_cpu_info;
 
 /* What this CPU and kernel offer for counting (cheap: no probing). */

@@ -131,9 +131,9 @@ std::vector<EventGroup> strict_groups(const std::vector<EventGroup>& groups) {
 
 CounterSession::CounterSession(const std::vector<EventGroup>& groups, const Target& target, SessionOptions options) {
   const std::string refusal = user_reads_refusal(target, options);
-  state_ = std::make_unique<State>(
-      with_overflow_periods(options.strict ? strict_groups(groups) : groups, target, options), target, options,
-      refusal);
+  state_ =
+      std::make_unique<State>(with_overflow_periods(options.strict ? strict_groups(groups) : groups, target, options),
+                              target, options, refusal);
   State& s = *state_;
   s.self = target.kind == Target::Kind::Self;
   if (!refusal.empty())
