@@ -41,15 +41,26 @@ static void* start_bound(void* argument) {
   return context.start(context.arg);
 }
 
+#ifdef CPC_STATIC_ARCHIVE
+/* libcpc.a: the program is linked with -Wl,--wrap=pthread_create (pkg-config --static libcpc and
+ * CMake's cpc_static say so), which sends its calls here and names libc's __real_pthread_create. */
+int __real_pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg);
+static pthread_create_fn real = __real_pthread_create;
+#define PTHREAD_CREATE __wrap_pthread_create
+static void find_real(void) {}
+#else
+/* libcpc.so comes before libc in the program's lookup order: its pthread_create is the program's. */
 static pthread_create_fn real;
-static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+#define PTHREAD_CREATE pthread_create
 
 static void find_real(void) {
   void* next = dlsym(RTLD_NEXT, "pthread_create");
   memcpy(&real, &next, sizeof real); /* POSIX: dlsym's answer is the function's address */
 }
+#endif
+static pthread_once_t real_once = PTHREAD_ONCE_INIT;
 
-int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) {
+int PTHREAD_CREATE(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) {
   pthread_once(&real_once, find_real);
   if (real == NULL) return EAGAIN;
   const cpc_binding* binding = cpc_thread_binding();

@@ -39,4 +39,11 @@ LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/side-by-si
 # shellcheck disable=SC2046
 gcc -std=c11 -Wall -Wextra -Werror -o "$scratch/c-consumer" "$source_dir/../../examples/count_in_c.c" $(pkg-config --cflags --libs perfmon-c)
 LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/c-consumer" page-faults
-echo "install consumer: find_package, pkg-config (C++ and C) builds all ran, beside libpfm4's headers"
+# The seed's libcpc example, as a Solaris program is ported: its include changed, pkg-config libcpc.
+# shellcheck disable=SC2046
+# (-rpath-link: libcpc.so needs libperfmon.so, which the linker looks for in the system's directories only.)
+gcc -o "$scratch/cpc-example" "$source_dir/../compat/cpc_example_counting.c" $(pkg-config --cflags --libs libcpc) \
+  -Wl,-rpath-link,"$scratch/prefix/lib"
+PERFEVENTS=pic0=syscalls:sys_enter_getppid,sys LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" \
+  "$scratch/cpc-example" | grep -q "^ 20: 20000 0$" || { echo "install consumer: libcpc's example miscounted" >&2; exit 1; }
+echo "install consumer: find_package, pkg-config (C++, C and libcpc) builds all ran, beside libpfm4's headers"
