@@ -141,6 +141,9 @@ int perfmon_session_estimate(const perfmon_session* session, size_t index, doubl
 /* Overhead calibration (Target self only): the median count of `repetitions` empty regions. */
 int perfmon_session_calibrate(perfmon_session* session, int repetitions);
 uint64_t perfmon_session_overhead(const perfmon_session* session, size_t index);
+/* Counts only the occurrences of tracepoint `index` passing an ftrace filter ("error_code & 2"):
+ * perf's --filter. EINVAL, with the reason, for another event or a filter the kernel refuses. */
+int perfmon_session_set_filter(perfmon_session* session, size_t index, const char* filter);
 /* The event's file descriptor at location `location` (a thread or CPU of the target, in order), or
  * -1: for poll(2), or an ioctl of the caller's. */
 int perfmon_session_fd(const perfmon_session* session, size_t index, size_t location);

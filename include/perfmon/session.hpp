@@ -137,6 +137,10 @@ class CounterSession {
   // 560)"); empty before calibrate().
   std::vector<std::string> small_region_warnings(double fraction = 0.05) const;
 
+  // Counts only the occurrences of tracepoint `index` that pass an ftrace filter over its fields
+  // ("error_code & 2", "!(error_code & 2)", "ret < 0": perf's --filter), at every location.
+  // Throws perfmon::Error when the event is not a tracepoint or the kernel refuses the filter.
+  void set_filter(std::size_t index, const std::string& filter);
   // The event's fd at a location (-1 where it did not open): for poll(2), or an ioctl of the caller's.
   int fd(std::size_t index, std::size_t location = 0) const noexcept;
   // The event whose fd an overflow signal names (siginfo_t::si_fd), or -1. Async-signal-safe.

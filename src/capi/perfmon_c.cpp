@@ -256,6 +256,14 @@ uint64_t perfmon_session_overhead(const perfmon_session* session, size_t index) 
   return session->session.overhead(index);
 }
 
+int perfmon_session_set_filter(perfmon_session* session, size_t index, const char* filter) {
+  if (session == nullptr || filter == nullptr) return null_argument("a session and a filter are needed.");
+  return guarded([&] {
+    session->session.set_filter(index, filter);
+    return 0;
+  });
+}
+
 int perfmon_session_fd(const perfmon_session* session, size_t index, size_t location) {
   if (session == nullptr) return -1;
   return session->session.fd(index, location);

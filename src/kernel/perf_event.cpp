@@ -35,6 +35,9 @@ int refresh(int fd, int count) noexcept {
 int set_period(int fd, std::uint64_t period) noexcept {
   return ::ioctl(fd, PERF_EVENT_IOC_PERIOD, &period) < 0 ? -errno : 0;
 }
+int set_filter(int fd, const char* filter) noexcept {
+  return ::ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0 ? -errno : 0;
+}
 int set_output(int fd, int target_fd) noexcept {
   return checked_ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, static_cast<unsigned long>(target_fd));
 }

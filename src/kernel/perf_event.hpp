@@ -19,6 +19,8 @@ int reset(int fd, bool group) noexcept;
 int refresh(int fd, int count) noexcept;
 int set_period(int fd, std::uint64_t period) noexcept;
 int set_output(int fd, int target_fd) noexcept;
+// A tracepoint's ftrace filter ("error_code & 2"): the event counts only what passes it.
+int set_filter(int fd, const char* filter) noexcept;
 // Raises signal `signo` in thread `tid` at each overflow of the event (fcntl F_SETOWN_EX, F_SETSIG
 // and O_ASYNC); the signal's si_fd is the event's fd, its si_code POLL_IN, or POLL_HUP when a
 // refresh() count ran out. Returns 0 or -errno.

@@ -531,5 +531,39 @@ TEST(OverflowSignals, NeedTheCallingThreadWithoutInherit) {
   EXPECT_THROW(CounterSession(catalog().parse("syscalls:sys_enter_getppid"), Target::self(), options), Error);
 }
 
+// Reads a byte of each of `pages` pages. Not instrumented: AddressSanitizer would fault in the
+// shadow of the pages too.
+[[gnu::noinline, gnu::no_sanitize_address]] void read_pages(const char* memory, std::size_t pages, std::size_t page) {
+  for (std::size_t i = 0; i < pages; ++i) (void)*static_cast<const volatile char*>(memory + i * page);
+}
+
+// perf's --filter: a tracepoint counts only the occurrences that pass a filter over its fields.
+// Writes to fresh pages fault with the write bit (2) of error_code set; reads of fresh pages without.
+TEST(TracepointFilters, SplitPageFaultsIntoReadsAndWrites) {
+  if (::access("/sys/kernel/tracing/events/exceptions/page_fault_user", F_OK) != 0 &&
+      ::access("/sys/kernel/debug/tracing/events/exceptions/page_fault_user", F_OK) != 0)
+    GTEST_SKIP() << "this kernel has no exceptions:page_fault_user tracepoint (x86 has it)";
+  CounterSession session(catalog().parse("exceptions:page_fault_user,exceptions:page_fault_user"), Target::self(),
+                         no_inherit());
+  session.set_filter(0, "error_code & 2");
+  session.set_filter(1, "!(error_code & 2)");
+  testing::touch_fresh_pages(1);  // the first touch of the helper's code and data, out of the count
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  char* memory = static_cast<char*>(mmap(nullptr, 50 * page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(memory, MAP_FAILED);
+  madvise(memory, 50 * page, MADV_NOHUGEPAGE);
+  session.start();
+  testing::touch_fresh_pages(100);
+  read_pages(memory, 50, page);
+  session.stop();
+  munmap(memory, 50 * page);
+  ASSERT_EQ(session.read(), 0);
+  EXPECT_EQ(session.value(0).raw, 100u);
+  EXPECT_EQ(session.value(1).raw, 50u);
+  EXPECT_THROW(session.set_filter(1, "no_such_field == 1"), Error);
+  CounterSession software(catalog().parse("page-faults"), Target::self(), no_inherit());
+  EXPECT_THROW(software.set_filter(0, "error_code & 2"), Error);
+}
+
 }  // namespace
 }  // namespace perfmon
