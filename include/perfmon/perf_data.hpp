@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "perfmon/sampler.hpp"
+
 namespace perfmon {
 
 struct PerfDataEvent {
@@ -81,7 +83,17 @@ class PerfDataWriter {
   std::uint64_t attrs_offset_ = 0, data_offset_ = 0, data_size_ = 0, records_ = 0;
 };
 
-class SampleHandler;
+// Writes every record a sampler's drain() hands it into a file, samples and side-band alike, as the
+// kernel wrote them: what perf record does with its rings.
+class PerfDataRecordWriter : public SampleHandler {
+ public:
+  explicit PerfDataRecordWriter(PerfDataWriter& file) : file_(file) {}
+  void sample(std::size_t, const Sample& sample) override { file_.write(*sample.record); }
+  void record(const perf_event_header& record) override { file_.write(record); }
+
+ private:
+  PerfDataWriter& file_;
+};
 
 // A perf.data file read back: written by perfmon record or by perf record (PERFILE2, this machine's
 // byte order). Everything is checked against the file's size before it is read: a truncated or

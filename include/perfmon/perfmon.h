@@ -55,6 +55,13 @@ void perfmon_catalog_free(perfmon_catalog* catalog);
  * or ENOENT (unknown event), with perfmon_last_error() naming the nearest known names. */
 int perfmon_catalog_check(const perfmon_catalog* catalog, const char* events);
 
+/* Hands `callback` every event of one source (NULL: of all), as `perfmon list` shows them: its
+ * name as an event list writes it, and a description. Sources: "hardware", "software",
+ * "hw-cache", "pmu", "vendor", "pmc.core", "tracepoint". Strings valid during the callback. */
+typedef void (*perfmon_event_callback)(void* context, const char* name, const char* description);
+int perfmon_catalog_list(const perfmon_catalog* catalog, const char* source, perfmon_event_callback callback,
+                         void* context);
+
 /* ---- This machine ---------------------------------------------------------------------------- */
 
 typedef struct perfmon_cpu_info {
@@ -173,6 +180,7 @@ typedef struct perfmon_sampler_options {
   uint64_t sample_type; /* PERF_SAMPLE_* bits; 0: IP, TID, TIME, CPU */
   size_t ring_pages;    /* data pages per ring, a power of two; 0: 64 */
   int no_inherit;
+  int task_records; /* also the target's COMM, MMAP2, FORK and EXIT records: what a report names code by */
 } perfmon_sampler_options;
 
 typedef struct perfmon_sampler perfmon_sampler;
@@ -187,6 +195,23 @@ int perfmon_sampler_stop(perfmon_sampler* sampler);
 int perfmon_sampler_drain(perfmon_sampler* sampler, perfmon_sample_callback callback, void* context, size_t* samples);
 /* Samples the kernel dropped because a ring was full. */
 uint64_t perfmon_sampler_lost(const perfmon_sampler* sampler);
+
+/* ---- Recording: perf.data files ---------------------------------------------------------------- */
+
+/* A perf.data file being written to `fd` (a regular file open for writing, at offset 0), describing
+ * the events of `samplers`, which must stay open until perfmon_recording_finish. `perfmon report
+ * -i` and `perf report -i` read it. */
+typedef struct perfmon_recording perfmon_recording;
+int perfmon_recording_open(int fd, perfmon_sampler* const* samplers, size_t count, perfmon_recording** recording);
+/* Records what a running process did before the recording, as perf record does for one it attaches
+ * to: its threads' names and its executable mappings. */
+int perfmon_recording_add_process(perfmon_recording* recording, pid_t pid);
+/* Writes every record waiting in the sampler's rings into the file (ENOSPC when the disk is full). */
+int perfmon_recording_drain(perfmon_recording* recording, perfmon_sampler* sampler);
+/* Writes the header and the feature sections: the file is complete. `command_line` is what the
+ * file says recorded it. */
+int perfmon_recording_finish(perfmon_recording* recording, const char* command_line);
+void perfmon_recording_close(perfmon_recording* recording);
 
 #ifdef __cplusplus
 }

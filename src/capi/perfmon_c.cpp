@@ -13,6 +13,7 @@
 
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/perf_data.hpp"
 #include "perfmon/sampler.hpp"
 #include "perfmon/session.hpp"
 #include "perfmon/system_info.hpp"
@@ -29,6 +30,12 @@ struct perfmon_session {
 struct perfmon_sampler {
   explicit perfmon_sampler(perfmon::Sampler opened) : sampler(std::move(opened)) {}
   perfmon::Sampler sampler;
+};
+struct perfmon_recording {
+  perfmon_recording(int fd, std::vector<perfmon::PerfDataEvent> events) : file(fd, std::move(events)), records(file) {}
+  perfmon::PerfDataWriter file;
+  perfmon::PerfDataRecordWriter records;
+  bool finished = false;
 };
 
 namespace {
@@ -144,6 +151,16 @@ int perfmon_catalog_check(const perfmon_catalog* catalog, const char* events) {
   if (catalog == nullptr || events == nullptr) return null_argument("a catalogue and an event list are needed.");
   return guarded([&] {
     (void)catalog->catalog.parse(events);
+    return 0;
+  });
+}
+
+int perfmon_catalog_list(const perfmon_catalog* catalog, const char* source, perfmon_event_callback callback,
+                         void* context) {
+  if (catalog == nullptr || callback == nullptr) return null_argument("a catalogue and a callback are needed.");
+  return guarded([&] {
+    for (const perfmon::CatalogEntry& entry : catalog->catalog.entries())
+      if (source == nullptr || entry.source == source) callback(context, entry.name.c_str(), entry.description.c_str());
     return 0;
   });
 }
@@ -315,6 +332,7 @@ int perfmon_sampler_open(const perfmon_catalog* catalog, const char* events, con
     if (options->sample_type != 0) settings.sample_type = options->sample_type;
     if (options->ring_pages != 0) settings.ring_pages = options->ring_pages;
     settings.inherit = options->no_inherit == 0;
+    settings.task_records = options->task_records != 0;
     *sampler =
         std::make_unique<perfmon_sampler>(perfmon::Sampler(catalog->catalog.parse(events), target_of(target), settings))
             .release();
@@ -375,6 +393,65 @@ int perfmon_sampler_drain(perfmon_sampler* sampler, perfmon_sample_callback call
 
 uint64_t perfmon_sampler_lost(const perfmon_sampler* sampler) {
   return sampler == nullptr ? 0 : sampler->sampler.stats().lost;
+}
+
+int perfmon_recording_open(int fd, perfmon_sampler* const* samplers, size_t count, perfmon_recording** recording) {
+  if (recording == nullptr || (samplers == nullptr && count > 0))
+    return null_argument("samplers and a place for the recording are needed.");
+  *recording = nullptr;
+  return guarded([&] {
+    std::vector<perfmon::PerfDataEvent> events;
+    for (size_t k = 0; k < count; ++k) {
+      const perfmon::Sampler& sampler = samplers[k]->sampler;
+      for (std::size_t e = 0; e < sampler.event_count(); ++e)
+        events.push_back({sampler.event(e).name, sampler.opened_attr(e), sampler.ids(e)});
+    }
+    auto made = std::make_unique<perfmon_recording>(fd, std::move(events));
+    made->file.write_kernel_map();
+    *recording = made.release();
+    return 0;
+  });
+}
+
+int perfmon_recording_add_process(perfmon_recording* recording, pid_t pid) {
+  if (recording == nullptr) return null_argument("no recording.");
+  return guarded([&] {
+    recording->file.write_process(pid);
+    return 0;
+  });
+}
+
+int perfmon_recording_drain(perfmon_recording* recording, perfmon_sampler* sampler) {
+  if (recording == nullptr || sampler == nullptr) return null_argument("a recording and a sampler are needed.");
+  return guarded([&] {
+    sampler->sampler.drain(recording->records);
+    recording->file.finish_round();
+    return 0;
+  });
+}
+
+int perfmon_recording_finish(perfmon_recording* recording, const char* command_line) {
+  if (recording == nullptr) return null_argument("no recording.");
+  return guarded([&] {
+    std::vector<std::string> words;
+    std::string word;
+    for (const char* c = command_line != nullptr ? command_line : ""; *c != '\0'; ++c) {
+      if (*c != ' ') {
+        word += *c;
+      } else if (!word.empty()) {
+        words.push_back(std::move(word));
+        word.clear();
+      }
+    }
+    if (!word.empty()) words.push_back(std::move(word));
+    recording->file.finish(perfmon::describe_this_host(std::move(words)));
+    recording->finished = true;
+    return 0;
+  });
+}
+
+void perfmon_recording_close(perfmon_recording* recording) {
+  std::unique_ptr<perfmon_recording> owned(recording);
 }
 
 }  // extern "C"

@@ -166,15 +166,6 @@ void validate(const RecordOptions& o) {
   if (o.random_bits != 0 && o.period == 0) throw UsageError("--random-period varies a fixed period: give one with -c");
 }
 
-// Writes every record the rings hold into the file, samples and side-band alike, as the kernel
-// wrote them.
-struct FileFormat : SampleHandler {
-  explicit FileFormat(PerfDataWriter& file) : file(file) {}
-  void sample(std::size_t, const Sample& sample) override { file.write(*sample.record); }
-  void record(const perf_event_header& record) override { file.write(record); }
-  PerfDataWriter& file;
-};
-
 // The events to sample when none is named: cycles where the CPU's counters can be used, as perf
 // does, else the kernel's cpu-clock timer.
 std::string default_events(const EventCatalog& catalog, bool quiet) {
@@ -240,7 +231,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
       if (std::isdigit(static_cast<unsigned char>(entry.path().filename().string()[0])))
         running.push_back(static_cast<pid_t>(std::stol(entry.path().filename().string())));
   for (pid_t pid : running) file.write_process(pid);
-  FileFormat format(file);
+  PerfDataRecordWriter format(file);
 
   if (!target.enable_on_exec) sampler.start();  // a command's own events start at its exec
   if (workload) workload->start();              // throws (exit 127 or 126) when the command cannot run
