@@ -10,19 +10,7 @@
 
 #include "perfmon/perfmon.h"
 
-static int failures = 0;
-
-#define CHECK(condition)                                                      \
-  do {                                                                        \
-    if (!(condition)) {                                                       \
-      fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #condition); \
-      ++failures;                                                             \
-    }                                                                         \
-  } while (0)
-
-static void call_getppid(int n) {
-  for (int i = 0; i < n; ++i) syscall(SYS_getppid);
-}
+#include "../helpers/c_checks.h"
 
 static void count_sample(void* context, const perfmon_sample* sample) {
   size_t* count = context;
@@ -134,6 +122,5 @@ int main(void) {
   }
 
   perfmon_catalog_free(catalog);
-  if (failures == 0) printf("perfmon C ABI: all checks passed\n");
-  return failures == 0 ? 0 : 1;
+  return checks_result();
 }

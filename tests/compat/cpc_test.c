@@ -14,19 +14,7 @@
 
 #include <perfmon/compat/libcpc.h>
 
-static int failures = 0;
-
-#define CHECK(condition)                                                      \
-  do {                                                                        \
-    if (!(condition)) {                                                       \
-      fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #condition); \
-      ++failures;                                                             \
-    }                                                                         \
-  } while (0)
-
-static void call_getppid(int n) {
-  for (int i = 0; i < n; ++i) syscall(SYS_getppid);
-}
+#include "../helpers/c_checks.h"
 
 static const char* const kSpec = "pic0=syscalls:sys_enter_getppid,pic1=syscalls:sys_exit_getppid,sys";
 
@@ -223,6 +211,5 @@ int main(void) {
   test_other_process();
   test_inheritance(cpuver);
 
-  if (failures == 0) printf("all checks passed\n");
-  return failures == 0 ? 0 : 1;
+  return checks_result();
 }
