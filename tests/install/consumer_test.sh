@@ -46,4 +46,11 @@ gcc -o "$scratch/cpc-example" "$source_dir/../compat/cpc_example_counting.c" $(p
   -Wl,-rpath-link,"$scratch/prefix/lib"
 PERFEVENTS=pic0=syscalls:sys_enter_getppid,sys LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" \
   "$scratch/cpc-example" | grep -q "^ 20: 20000 0$" || { echo "install consumer: libcpc's example miscounted" >&2; exit 1; }
-echo "install consumer: find_package, pkg-config (C++, C and libcpc) builds all ran, beside libpfm4's headers"
+# A FreeBSD program through pkg-config libpmc: the small pmcstat, counting a command exactly.
+# shellcheck disable=SC2046
+gcc -o "$scratch/pmcstat" "$source_dir/../compat/pmcstat.c" $(pkg-config --cflags --libs libpmc) \
+  -Wl,-rpath-link,"$scratch/prefix/lib"
+LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/pmcstat" -p syscalls:sys_enter_getppid \
+  -- "$build_dir/tests/perfmon-test-worker" getppid 300 | grep -q "^p/syscalls:sys_enter_getppid 300$" ||
+  { echo "install consumer: libpmc's pmcstat miscounted" >&2; exit 1; }
+echo "install consumer: find_package, pkg-config (C++, C, libcpc and libpmc) builds all ran, beside libpfm4's headers"
