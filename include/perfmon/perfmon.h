@@ -134,6 +134,8 @@ int perfmon_session_stop(perfmon_session* session);
 int perfmon_session_reset(perfmon_session* session);
 /* One read(2) per group (or user-mode reads); allocates nothing. */
 int perfmon_session_read(perfmon_session* session);
+/* How many values the last read took in user mode (rdpmc, mrs), without a system call. */
+size_t perfmon_session_user_mode_reads(const perfmon_session* session);
 size_t perfmon_session_event_count(const perfmon_session* session);
 /* The event's name as written; NULL for an index out of range. */
 const char* perfmon_session_event_name(const perfmon_session* session, size_t index);

@@ -224,6 +224,10 @@ int perfmon_session_read(perfmon_session* session) {
   return control(session->session.read(), "cannot read the counters: a group's read(2) failed.");
 }
 
+size_t perfmon_session_user_mode_reads(const perfmon_session* session) {
+  return session == nullptr ? 0 : session->session.user_mode_reads();
+}
+
 size_t perfmon_session_event_count(const perfmon_session* session) {
   return session == nullptr ? 0 : session->session.event_count();
 }

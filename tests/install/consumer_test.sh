@@ -53,4 +53,10 @@ gcc -o "$scratch/pmcstat" "$source_dir/../compat/pmcstat.c" $(pkg-config --cflag
 LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/pmcstat" -p syscalls:sys_enter_getppid \
   -- "$build_dir/tests/perfmon-test-worker" getppid 300 | grep -q "^p/syscalls:sys_enter_getppid 300$" ||
   { echo "install consumer: libpmc's pmcstat miscounted" >&2; exit 1; }
-echo "install consumer: find_package, pkg-config (C++, C, libcpc and libpmc) builds all ran, beside libpfm4's headers"
+# An OpenBSD program through pkg-config libpctr: the seed's rdtsc timing, /dev/pctr served by libpctr.
+# shellcheck disable=SC2046
+gcc -o "$scratch/pctr-example" "$source_dir/../compat/pctr_example.c" $(pkg-config --cflags --libs libpctr) \
+  -Wl,-rpath-link,"$scratch/prefix/lib"
+LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/pctr-example" 0x3c | grep -q "^Functionx took" ||
+  { echo "install consumer: libpctr's example did not run" >&2; exit 1; }
+echo "install consumer: find_package, pkg-config (C++, C, libcpc, libpmc, libpctr) builds all ran, beside libpfm4's headers"

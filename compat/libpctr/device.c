@@ -1,0 +1,168 @@
+/* /dev/pctr inside the process: one set of four counters, programmed through any writable
+ * descriptor of the device and read through any, as OpenBSD's device is one per machine. */
+#define _GNU_SOURCE
+#include "device.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfmon/compat/pctr.h"
+#include "perfmon/perfmon.h"
+
+#define MAX_DESCRIPTORS 64
+/* The bits of a function word that select what to count; the rest (the interrupt enable, pin
+ * control and any-thread bits) are the kernel's, and a word with them is refused (EINVAL). */
+#define PCTR_ALLOWED_BITS \
+  (0xFFu | 0xFFu << PCTR_UM_SHIFT | PCTR_U | PCTR_K | PCTR_E | PCTR_EN | PCTR_I | 0xFFu << PCTR_CM_SHIFT)
+
+/* Recursive: opening a counter reads sysfs, whose close() comes back here. */
+static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static struct { int fd, writable; } descriptors[MAX_DESCRIPTORS];
+static int descriptor_count;
+static perfmon_catalog* catalog;
+static unsigned int functions[PCTR_NUM];
+static perfmon_session* counters[PCTR_NUM]; /* NULL: not programmed, or counting nothing */
+
+int pctr_is_device_path(const char* path) {
+  return path != NULL && strcmp(path, "/dev/pctr") == 0;
+}
+
+void pctr_device_opened(int fd, int flags) {
+  pthread_mutex_lock(&lock);
+  if (descriptor_count < MAX_DESCRIPTORS) {
+    descriptors[descriptor_count].fd = fd;
+    descriptors[descriptor_count].writable = (flags & 3) != 0; /* O_WRONLY or O_RDWR */
+    ++descriptor_count;
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+static int find(int fd) {
+  for (int k = 0; k < descriptor_count; ++k)
+    if (descriptors[k].fd == fd) return k;
+  return -1;
+}
+
+int pctr_is_device_fd(int fd) {
+  if (descriptor_count == 0) return 0; /* the common case, without the lock */
+  pthread_mutex_lock(&lock);
+  const int found = find(fd) >= 0;
+  pthread_mutex_unlock(&lock);
+  return found;
+}
+
+/* Counting follows counter 0's enable bit, as on the CPUs the seed describes. */
+static void apply_enable(void) {
+  const int enabled = (functions[0] & PCTR_EN) != 0;
+  for (int c = 0; c < PCTR_NUM; ++c) {
+    if (counters[c] == NULL) continue;
+    if (enabled)
+      perfmon_session_start(counters[c]);
+    else
+      perfmon_session_stop(counters[c]);
+  }
+}
+
+/* PCIOCSn: program counter n. */
+static int set_function(int counter, unsigned int function) {
+  if ((function & ~PCTR_ALLOWED_BITS) != 0) return EINVAL;
+  if (catalog == NULL && (catalog = perfmon_catalog_new()) == NULL) return ENOMEM;
+  perfmon_session* session = NULL;
+  /* A function with neither PCTR_U nor PCTR_K counts nothing, as the seed says; 0 frees the counter. */
+  if ((function & (PCTR_U | PCTR_K)) != 0) {
+    char event[64];
+    snprintf(event, sizeof event, "pctr:0x%x", function & ~(unsigned)PCTR_EN);
+    perfmon_session_options options;
+    memset(&options, 0, sizeof options);
+    options.no_inherit = 1;
+    options.fail_unsupported = 1;
+    options.user_space_reads = 1;
+    const perfmon_target self = {PERFMON_TARGET_SELF, 0, NULL, 0};
+    const int err = perfmon_session_open(catalog, event, &self, &options, &session);
+    if (err != 0) {
+      if (getenv("PCTR_QUIET") == NULL) fprintf(stderr, "libpctr: PCIOCS%d: %s\n", counter, perfmon_last_error());
+      /* No counters on this CPU (no PMU) is the seed's ENODEV; a function this CPU refuses, EINVAL. */
+      return err == ENOENT || err == EOPNOTSUPP || err == ENODEV ? ENODEV
+             : err == EACCES || err == EPERM                     ? EPERM
+                                                                 : EINVAL;
+    }
+  }
+  perfmon_session_close(counters[counter]);
+  counters[counter] = session;
+  functions[counter] = function;
+  apply_enable();
+  return 0;
+}
+
+pctrval pctr_read_counter(int ctr) {
+  if (ctr < 0 || ctr >= PCTR_NUM) return 0;
+  pthread_mutex_lock(&lock); /* another thread may reprogram the counter meanwhile */
+  perfmon_session* session = counters[ctr];
+  perfmon_value value = {0, 0, 0, 0, 0.0};
+  if (session != NULL && perfmon_session_read(session) == 0) perfmon_session_value(session, 0, &value);
+  pthread_mutex_unlock(&lock);
+  return value.raw;
+}
+
+size_t pctr_user_mode_reads(int ctr) {
+  pthread_mutex_lock(&lock);
+  const size_t reads = ctr >= 0 && ctr < PCTR_NUM ? perfmon_session_user_mode_reads(counters[ctr]) : 0;
+  pthread_mutex_unlock(&lock);
+  return reads;
+}
+
+/* PCIOCRD: every counter, and the TSC with them. */
+static int read_all(struct pctrst* state) {
+  memcpy(state->pctr_fn, functions, sizeof functions);
+  state->pctr_tsc = pctr_rdtsc();
+  for (int c = 0; c < PCTR_NUM; ++c) {
+    perfmon_value value = {0, 0, 0, 0, 0.0};
+    if (counters[c] != NULL && perfmon_session_read(counters[c]) == 0) perfmon_session_value(counters[c], 0, &value);
+    state->pctr_hwc[c] = value.raw;
+  }
+  return 0;
+}
+
+int pctr_device_ioctl(int fd, unsigned long request, void* argument) {
+  pthread_mutex_lock(&lock);
+  const int k = find(fd);
+  int err = 0;
+  if (k < 0) {
+    err = EBADF;
+  } else if (request == PCIOCRD) {
+    err = argument == NULL ? EFAULT : read_all(argument);
+  } else if (request == PCIOCS0 || request == PCIOCS1 || request == PCIOCS2 || request == PCIOCS3) {
+    const int counter = request == PCIOCS0 ? 0 : request == PCIOCS1 ? 1 : request == PCIOCS2 ? 2 : 3;
+    if (!descriptors[k].writable)
+      err = EPERM; /* the seed: setting a function needs a writable descriptor */
+    else if (argument == NULL)
+      err = EFAULT;
+    else
+      err = set_function(counter, *(const unsigned int*)argument);
+  } else {
+    err = ENOTTY;
+  }
+  pthread_mutex_unlock(&lock);
+  if (err == 0) return 0;
+  errno = err;
+  return -1;
+}
+
+void pctr_device_closed(int fd) {
+  pthread_mutex_lock(&lock);
+  const int k = find(fd);
+  if (k >= 0) {
+    descriptors[k] = descriptors[--descriptor_count];
+    if (descriptor_count == 0) {
+      for (int c = 0; c < PCTR_NUM; ++c) {
+        perfmon_session_close(counters[c]);
+        counters[c] = NULL;
+        functions[c] = 0;
+      }
+    }
+  }
+  pthread_mutex_unlock(&lock);
+}
