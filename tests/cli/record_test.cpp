@@ -78,8 +78,11 @@ TEST_F(Record, SpinningFunctionTopsPerfReport) {
   }
   ASSERT_NE(row.find("perfmon_spin"), std::string::npos) << report;
   EXPECT_GE(std::stod(row), 90.0) << report;
-  // Kernel samples land in the kernel's map, not in [unknown].
-  EXPECT_EQ(perf({"script"}).find("[unknown]"), std::string::npos);
+  // Kernel samples land in the kernel's map, not in an unknown one. (A symbol may be "[unknown]":
+  // the loader and libgcc_s have none on Debian, and a sample there is rare but real.)
+  const std::string perf_script = perf({"script"});
+  const std::size_t unknown = perf_script.find("([unknown])");
+  EXPECT_EQ(unknown, std::string::npos) << perf_script.substr(perf_script.rfind('\n', unknown) + 1, 200);
   // perfmon script names the same function for the same samples.
   Result script = run({PERFMON, "script", "-i", file_});
   ASSERT_EQ(script.exit_code, 0) << script.err;
