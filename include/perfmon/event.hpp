@@ -24,6 +24,7 @@ struct Event {
   bool group_read = false;     // ':S' — sampled group members are read with the leader
   bool max_precise = false;    // ':P' — precise_ip starts at 3 and is lowered until the PMU accepts it
   bool weak_group = false;     // ':W' — if the group cannot be opened whole, open its events alone
+  std::string filter;          // a tracepoint's ftrace filter (perf's --filter): it counts what passes
 };
 
 // Events that the kernel schedules onto the PMU together, all or none: perf's "{a,b,c}".

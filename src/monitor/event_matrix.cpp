@@ -58,6 +58,18 @@ EventMatrix::EventMatrix(const std::vector<EventGroup>& groups, const Target& ta
                      (user_space_only_.size() == 1 ? " counts" : " count") + " user space only.");
 }
 
+void apply_filter(int fd, const Event& event, const std::string& filter) {
+  if (event.attr.type != PERF_TYPE_TRACEPOINT)
+    throw Error(ErrorKind::InvalidArgument,
+                "'" + event.name + "' is not a tracepoint: only tracepoints take a filter over their fields.", EINVAL);
+  if (int err = kernel::set_filter(fd, filter.c_str()); err != 0)
+    throw Error(ErrorKind::InvalidArgument,
+                "the kernel refused the filter '" + filter + "' of '" + event.name + "' (" + std::strerror(-err) +
+                    "): a filter compares the tracepoint's fields (listed in its format file under tracefs), like "
+                    "'error_code & 2' or 'ret < 0'.",
+                -err);
+}
+
 int EventMatrix::open_event(std::size_t index, std::size_t location, int group_fd, bool weak_member) {
   OpenedEvent& opened = events_[index];
   std::optional<diagnose::Privilege> privilege;  // read only if the kernel refuses
@@ -131,6 +143,7 @@ void EventMatrix::open_group(const std::vector<std::size_t>& indices, bool weak)
         }
         at.events.push_back(index);
         at.fds.emplace_back(fd);
+        if (!opened.event.filter.empty()) apply_filter(fd, opened.event, opened.event.filter);
         at.ids.push_back(kernel::event_id(fd));
         if (!opened_once_[index]) {
           opened_once_[index] = true;

@@ -45,6 +45,10 @@ struct OpenGroup {
   std::vector<std::uint64_t> words;  // one read(2) of the whole group
 };
 
+// Sets a tracepoint's ftrace filter on one of its fds. Throws perfmon::Error saying why when the
+// event is not a tracepoint or the kernel refuses the filter.
+void apply_filter(int fd, const Event& event, const std::string& filter);
+
 class EventMatrix {
  public:
   // Opens every event of every group at every location of the target, disabled (a workload's

@@ -355,19 +355,8 @@ void CounterSession::set_filter(std::size_t index, const std::string& filter) {
   State& s = *state_;
   if (index >= s.matrix.event_count())
     throw Error(ErrorKind::InvalidArgument, "no event " + std::to_string(index) + " in the session.", EINVAL);
-  const Event& event = s.matrix.event(index).event;
-  if (event.attr.type != PERF_TYPE_TRACEPOINT)
-    throw Error(ErrorKind::InvalidArgument,
-                "'" + event.name + "' is not a tracepoint: only tracepoints take a filter over their fields.", EINVAL);
-  for (const State::EventFd& at : s.fds) {
-    if (at.event != index) continue;
-    if (int err = kernel::set_filter(at.fd, filter.c_str()); err != 0)
-      throw Error(ErrorKind::InvalidArgument,
-                  "the kernel refused the filter '" + filter + "' of '" + event.name + "' (" + std::strerror(-err) +
-                      "): a filter compares the tracepoint's fields (listed in its format file under tracefs), like "
-                      "'error_code & 2' or 'ret < 0'.",
-                  -err);
-  }
+  for (const State::EventFd& at : s.fds)
+    if (at.event == index) monitor::apply_filter(at.fd, s.matrix.event(index).event, filter);
 }
 
 long CounterSession::event_of_fd(int fd) const noexcept {

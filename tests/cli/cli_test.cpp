@@ -245,6 +245,21 @@ TEST(CliStat, PageFaultsAgreeWithPerf) {
       << ours.err << theirs.err;
 }
 
+// perf's --filter: each applies to the last event of the -e before it, and the two halves of the
+// page faults (by the write bit of the error code) add up to the unfiltered count exactly.
+TEST(CliStat, FiltersSplitATracepointByItsFields) {
+  Result r = run(stat({"-x,", "-e", "exceptions:page_fault_user", "-e",
+                       "exceptions:page_fault_user,exceptions:page_fault_user", "--filter", "error_code & 2", "-e",
+                       "exceptions:page_fault_user", "--filter", "!(error_code & 2)", "--", WORKER, "touch", "3000"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<long long> faults = csv_values(r.err, "exceptions:page_fault_user");
+  ASSERT_EQ(faults.size(), 4u) << r.err;
+  EXPECT_EQ(faults[1], faults[0]) << r.err;
+  EXPECT_GE(faults[2], 3000) << r.err;
+  EXPECT_LT(faults[3], faults[2]) << r.err;
+  EXPECT_EQ(faults[2] + faults[3], faults[0]) << r.err;
+}
+
 TEST(CliStat, ExitStatusIsTheCommands) {
   Result r = run(stat({"-e", "task-clock", "--", WORKER, "exit", "7"}));
   EXPECT_EQ(r.exit_code, 7);

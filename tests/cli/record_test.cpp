@@ -90,6 +90,23 @@ TEST_F(Record, SpinningFunctionTopsPerfReport) {
   EXPECT_GE(in_loop, 0.9 * static_cast<double>(lines_with(script.out, " cpu-clock: "))) << script.out.substr(0, 1000);
 }
 
+TEST_F(Record, FilterKeepsTheSamplesThatPassIt) {
+  ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "exceptions:page_fault_user", "-c", "1", "--filter", "error_code & 2",
+                 "-o", file_, "--", WORKER, "touch", "3000"})
+                .exit_code,
+            0);
+  // Every sample is a write fault: perf script prints the fields of each.
+  const std::string script = perf({"script"});
+  const std::size_t samples = lines_with(script, "exceptions:page_fault_user");
+  EXPECT_GE(samples, 3000u);
+  std::size_t writes = 0;
+  std::istringstream lines(script);
+  for (std::string line; std::getline(lines, line);)
+    if (const std::size_t at = line.find("error_code=0x"); at != std::string::npos)
+      writes += (std::stoul(line.substr(at + 13), nullptr, 16) & 2) != 0;
+  EXPECT_EQ(writes, samples) << script.substr(0, 2000);
+}
+
 TEST_F(Record, CallchainsReachPerfScript) {
   ASSERT_EQ(run({PERFMON, "record", "-q", "-g", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file_, "--",
                  WORKER, "getppid", "100"})

@@ -13,6 +13,7 @@
 
 #include "commands.hpp"
 #include "errors.hpp"
+#include "event_arguments.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "perfmon/catalog.hpp"
@@ -32,7 +33,7 @@ constexpr const char* kSynopsis = "perfmon record [<options>] [--] [<command> [<
 constexpr long kDefaultFrequency = 4000;  // perf record's
 
 struct RecordOptions {
-  std::vector<std::string> events;
+  EventArguments events;
   TargetChoice target;
   long period = 0;
   long frequency = 0;
@@ -115,9 +116,8 @@ void parse_random_period(std::string_view text, RecordOptions& o) {
 }
 
 std::vector<Option> record_options(RecordOptions& o) {
-  std::vector<Option> options = {
-      {'e', "event", "event", "event to sample, perf syntax; repeatable (default: cycles, or cpu-clock without a PMU)",
-       [&](std::string_view v) { o.events.emplace_back(v); }}};
+  std::vector<Option> options =
+      o.events.options("event to sample, perf syntax; repeatable (default: cycles, or cpu-clock without a PMU)");
   for (Option& option : target_options(o.target, Measure::Sample)) options.push_back(std::move(option));
   std::vector<Option> rest = {
       {'c', "count", "n", "a sample every n events",
@@ -178,12 +178,9 @@ std::string default_events(const EventCatalog& catalog, bool quiet) {
 // `command_line` is perfmon's own, for the file's CMDLINE section.
 int record(const RecordOptions& o, std::vector<std::string> command_line) {
   EventCatalog catalog;
-  std::string list;
-  for (const std::string& event : o.events) list += (list.empty() ? "" : ",") + event;
-  if (list.empty()) list = default_events(catalog, o.quiet);
   std::vector<EventGroup> groups;
   try {
-    groups = catalog.parse(list);
+    groups = o.events.lists.empty() ? catalog.parse(default_events(catalog, o.quiet)) : o.events.parse(catalog);
   } catch (const Error& error) {
     return report_error("record", error, 129);  // a usage error, as in perf
   }

@@ -16,6 +16,7 @@
 
 #include "commands.hpp"
 #include "errors.hpp"
+#include "event_arguments.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "perfmon/catalog.hpp"
@@ -40,7 +41,7 @@ constexpr long kSliceMs = 100;
 constexpr const char* kSynopsis = "perfmon stat [<options>] [--] [<command> [<args>]]";
 
 struct StatOptions {
-  std::vector<std::string> events;
+  EventArguments events;
   TargetChoice target;
   bool no_aggr = false;
   bool per_thread = false;
@@ -74,8 +75,7 @@ void split_sets(std::string_view text, std::vector<std::string>& sets) {
 }
 
 std::vector<Option> stat_options(StatOptions& o) {
-  std::vector<Option> options = {{'e', "event", "event", "event selector, perf syntax; repeatable (see 'perfmon list')",
-                                  [&](std::string_view v) { o.events.emplace_back(v); }}};
+  std::vector<Option> options = o.events.options("event selector, perf syntax; repeatable (see 'perfmon list')");
   for (Option& option : target_options(o.target, Measure::Count)) options.push_back(std::move(option));
   std::vector<Option> rest = {
       {'G', "cgroup", "name", "count only tasks of this cgroup (system-wide)",
@@ -196,11 +196,9 @@ class StatCommand {
 
   int execute() {
     EventCatalog catalog;
-    std::string list;
-    for (const std::string& events : o_.events) list += (list.empty() ? "" : ",") + events;
     try {
       if (o_.sets.empty())
-        groups_ = catalog.parse(list.empty() ? kDefaultEvents : list);
+        groups_ = o_.events.lists.empty() ? catalog.parse(kDefaultEvents) : o_.events.parse(catalog);
       else
         set_definitions_ = make_set_definitions(catalog);
     } catch (const Error& error) {
@@ -539,7 +537,7 @@ void validate(const StatOptions& o) {
   if (o.repeat > 1 && (o.interval_ms > 0 || o.per_thread || o.no_aggr))
     throw UsageError("-r cannot be combined with -I, --per-thread or -A");
   if (o.repeat > 1 && o.command.empty()) throw UsageError("-r repeats a command; give one");
-  if (!o.sets.empty() && !o.events.empty())
+  if (!o.sets.empty() && !o.events.lists.empty())
     throw UsageError("--sets names all the events: give them there, not with -e");
   if (!o.sets.empty() && (o.interval_ms > 0 || o.per_thread || o.no_aggr))
     throw UsageError("--sets cannot be combined with -I, --per-thread or -A");
