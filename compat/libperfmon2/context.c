@@ -1,0 +1,871 @@
+/* perfmon2's context calls (§3.1) over perfmon sessions.
+ *
+ * A context holds, per event set, the software state of every PMC and PMD. Loading it opens a
+ * perfmon session with one event per PMC in use in the loaded set (its PMD's value becomes the
+ * event's base: PMD = base + what the kernel counted since); unloading reads the counts back into
+ * the PMDs and closes the session. A PMD loaded within 2^63 of overflowing samples with that
+ * period: its overflow arrives as PFM2_OVERFLOW_SIGNAL in the monitored thread, whose handler
+ * resets it (short reset) or, for a notifying PMC, masks every counter and queues PFM_MSG_OVFL
+ * until pfm_restart (long reset). The descriptor is one end of a SOCK_SEQPACKET pair: the library
+ * writes each message whole into the other end. */
+#define _GNU_SOURCE
+#include "context.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "machine.h"
+#include "registers.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+/* ---- What the parts share ---------------------------------------------------------------------- */
+
+static perfmon_catalog* catalog;
+static pthread_once_t catalog_once = PTHREAD_ONCE_INIT;
+static void make_catalog(void) {
+  catalog = perfmon_catalog_new();
+}
+const perfmon_catalog* pfm2_catalog(void) {
+  pthread_once(&catalog_once, make_catalog);
+  return catalog;
+}
+
+static __thread char detail[512];
+int pfm2_fail(int err, const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(detail, sizeof detail, format, ap);
+  va_end(ap);
+  errno = err;
+  return -1;
+}
+const char* pfm_strerror_detail(void) {
+  return detail;
+}
+
+/* ---- State ------------------------------------------------------------------------------------- */
+
+typedef struct {
+  uint64_t value, long_reset, short_reset, last_reset, ovflsw_thres, random_mask;
+  uint32_t random_state;
+} pmd_state;
+
+typedef struct {
+  uint16_t id, next;
+  uint32_t flags;
+  struct timespec timeout;
+  uint64_t pmc[PFM_MAX_PMCS];
+  uint32_t pmc_flags[PFM_MAX_PMCS];
+  uint64_t reset_pmds[PFM_MAX_PMCS]; /* one word: PFM_MAX_PMD_BITVECTOR is 1 */
+  uint64_t written_pmcs;
+  pmd_state pmd[PFM_MAX_PMDS];
+  uint64_t runs, active_ns;
+} event_set;
+
+typedef struct context {
+  int fd;    /* the program's end */
+  int queue; /* the library's end */
+  uint32_t flags;
+  event_set* sets; /* ordered by id; sets[0] is set 0 */
+  size_t set_count;
+  /* While loaded: */
+  int loaded, started, self;
+  pid_t tid;
+  int cpu;
+  size_t active;
+  perfmon_session* session;
+  size_t events;
+  unsigned event_pmd[PFM_MAX_PMDS];
+  uint64_t base[PFM_MAX_PMDS];
+  int samples[PFM_MAX_PMDS]; /* the event has an overflow period */
+  volatile sig_atomic_t masked;
+  uint64_t overflowed; /* PMDs that overflowed and notified, until pfm_restart */
+  int watcher_running;
+  int watched; /* a pidfd of the loaded thread of another */
+  pthread_t watcher;
+  int watcher_stop[2];
+  struct context* next_context;
+} context;
+
+static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static context* contexts;
+static __thread context* thread_context; /* the self-monitoring context the handler serves */
+
+int pfm2_is_context(int fd) {
+  for (context* c = contexts; c != NULL; c = c->next_context)
+    if (c->fd == fd) return 1;
+  return 0;
+}
+
+static context* find(int fd) {
+  for (context* c = contexts; c != NULL; c = c->next_context)
+    if (c->fd == fd) return c;
+  return NULL;
+}
+
+static event_set* find_set(context* c, uint16_t id) {
+  for (size_t k = 0; k < c->set_count; ++k)
+    if (c->sets[k].id == id) return &c->sets[k];
+  return NULL;
+}
+
+static pid_t gettid_(void) {
+  return (pid_t)syscall(SYS_gettid);
+}
+
+/* ---- Resets and randomization (§3.4.2) ------------------------------------------------------------ */
+
+/* Park and Miller's minimal standard generator, as perfmon2's kernel had it (Carta's form). */
+static uint32_t next_random(uint32_t* state) {
+  uint64_t product = (uint64_t)(*state ? *state : 1) * 16807u;
+  uint32_t value = (uint32_t)((product & 0x7fffffff) + (product >> 31));
+  value = (value & 0x7fffffff) + (value >> 31);
+  *state = value;
+  return value;
+}
+
+static uint64_t reset_value(event_set* set, unsigned pmd, int long_reset) {
+  pmd_state* p = &set->pmd[pmd];
+  uint64_t value = long_reset ? p->long_reset : p->short_reset;
+  if (set->pmc_flags[pmd] & PFM_REGFL_RANDOM) value += next_random(&p->random_state) & p->random_mask;
+  p->last_reset = value;
+  return value;
+}
+
+/* The sampling period of a PMD at `value`: the events left until it passes 2^64; 0 when that is
+ * 2^63 or more (the kernel takes no such period). */
+static uint64_t period_of(uint64_t value) {
+  const uint64_t left = (uint64_t)0 - value;
+  return value == 0 || left >> 63 ? 0 : left;
+}
+
+static long event_of_pmd(const context* c, unsigned pmd) {
+  for (size_t e = 0; e < c->events; ++e)
+    if (c->event_pmd[e] == pmd) return (long)e;
+  return -1;
+}
+
+/* Gives PMD `pmd` a new value now. Async-signal-safe: ioctls only. The event is disabled around
+ * its new period, so that the kernel counts the period from the reset. */
+static void reset_pmd(context* c, unsigned pmd, int long_reset, int enable_after) {
+  event_set* set = &c->sets[c->active];
+  const uint64_t value = reset_value(set, pmd, long_reset);
+  const long e = event_of_pmd(c, pmd);
+  if (e < 0) {
+    set->pmd[pmd].value = value;
+    return;
+  }
+  const int fd = perfmon_session_fd(c->session, (size_t)e, 0);
+  if (fd < 0) return;
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+  c->base[e] = value;
+  uint64_t period = period_of(value);
+  if (c->samples[e]) {
+    if (period == 0) period = (uint64_t)1 << 62; /* not within reach: as good as never */
+    ioctl(fd, PERF_EVENT_IOC_PERIOD, &period);
+  }
+  if (enable_after) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
+static void freeze(context* c) {
+  for (size_t e = 0; e < c->events; ++e) {
+    const int fd = perfmon_session_fd(c->session, e, 0);
+    if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  }
+}
+
+static void thaw(context* c) {
+  for (size_t e = 0; e < c->events; ++e) {
+    const int fd = perfmon_session_fd(c->session, e, 0);
+    if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+  }
+}
+
+/* ---- Messages (§3.3) ----------------------------------------------------------------------------- */
+
+static void send_message(context* c, uint32_t type, uint64_t pmds) {
+  pfm_msg_t message;
+  memset(&message, 0, sizeof message);
+  message.pfm_ovfl_msg.msg_type = type;
+  if (type == PFM_MSG_OVFL) {
+    message.pfm_ovfl_msg.msg_active_set = c->sets[c->active].id;
+    message.pfm_ovfl_msg.msg_ovfl_pmds[0] = pmds;
+  }
+  send(c->queue, &message, sizeof message, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* PFM_FL_OVFL_NO_MSG: no message, but the signal the program asked for with O_ASYNC (§3.3.7). */
+static void signal_owner(context* c) {
+  const int status = fcntl(c->fd, F_GETFL);
+  if (status < 0 || !(status & O_ASYNC)) return;
+  struct f_owner_ex owner;
+  if (fcntl(c->fd, F_GETOWN_EX, &owner) != 0 || owner.pid <= 0) return;
+  int signal = fcntl(c->fd, F_GETSIG);
+  if (signal <= 0) signal = SIGIO;
+  siginfo_t info;
+  memset(&info, 0, sizeof info);
+  info.si_signo = signal;
+  info.si_code = POLL_IN;
+  info.si_fd = c->fd;
+  if (owner.type == F_OWNER_TID)
+    syscall(SYS_rt_tgsigqueueinfo, getpid(), owner.pid, signal, &info);
+  else
+    syscall(SYS_rt_sigqueueinfo, owner.pid, signal, &info);
+}
+
+/* ---- The overflow handler ------------------------------------------------------------------------ */
+
+static void on_overflow(int sig, siginfo_t* info, void* ucontext) {
+  (void)sig;
+  (void)ucontext;
+  const int saved_errno = errno;
+  context* c = thread_context;
+  const long e = c != NULL && c->session != NULL ? perfmon_session_event_of_fd(c->session, info->si_fd) : -1;
+  if (e >= 0 && !c->masked) {
+    event_set* set = &c->sets[c->active];
+    const unsigned pmd = c->event_pmd[e];
+    if (set->pmc_flags[pmd] & PFM_REGFL_OVFL_NOTIFY) {
+      freeze(c);
+      c->masked = 1;
+      c->overflowed |= 1ULL << pmd;
+      if (c->flags & PFM_FL_OVFL_NO_MSG)
+        signal_owner(c);
+      else
+        send_message(c, PFM_MSG_OVFL, 1ULL << pmd);
+    } else {
+      reset_pmd(c, pmd, 0, 1);
+      for (unsigned other = 0; other < PFM_MAX_PMDS; ++other)
+        if (other != pmd && (set->reset_pmds[pmd] >> other & 1)) reset_pmd(c, other, 0, 1);
+    }
+  }
+  errno = saved_errno;
+}
+
+static pthread_once_t handler_once = PTHREAD_ONCE_INIT;
+static int handler_error;
+static void install_handler(void) {
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_sigaction = on_overflow;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  if (sigaction(PFM2_OVERFLOW_SIGNAL, &action, NULL) != 0) handler_error = errno;
+}
+
+/* Every call on a context runs with the overflow signal blocked in the calling thread: the handler
+ * never sees a context in the middle of a call (§3.7: no switch inside perfmon code). */
+typedef struct {
+  sigset_t saved;
+} call_guard;
+
+static void enter(call_guard* guard) {
+  sigset_t overflow;
+  sigemptyset(&overflow);
+  sigaddset(&overflow, PFM2_OVERFLOW_SIGNAL);
+  pthread_sigmask(SIG_BLOCK, &overflow, &guard->saved);
+  pthread_mutex_lock(&lock);
+}
+
+static int leave(call_guard* guard, int result) {
+  const int saved_errno = errno;
+  pthread_mutex_unlock(&lock);
+  pthread_sigmask(SIG_SETMASK, &guard->saved, NULL);
+  errno = saved_errno;
+  return result;
+}
+
+/* ---- Loading and unloading -------------------------------------------------------------------------- */
+
+/* Reads the counts into the active set's PMDs, once, as the session closes. */
+static void save_counts(context* c) {
+  if (c->session == NULL) return;
+  perfmon_session_read(c->session);
+  event_set* set = &c->sets[c->active];
+  uint64_t enabled = 0;
+  for (size_t e = 0; e < c->events; ++e) {
+    perfmon_value value;
+    if (perfmon_session_value(c->session, e, &value) != 0) continue;
+    set->pmd[c->event_pmd[e]].value = c->base[e] + value.raw;
+    if (value.enabled > enabled) enabled = value.enabled;
+  }
+  set->active_ns += enabled;
+}
+
+static void stop_watcher(context* c);
+static void unload(context* c);
+
+static void close_session(context* c) {
+  save_counts(c);
+  if (thread_context == c) thread_context = NULL;
+  perfmon_session_close(c->session);
+  c->session = NULL;
+  c->events = 0;
+}
+
+/* Opens the session of the active set on the loaded thread or CPU, stopped. */
+static int open_session(context* c) {
+  event_set* set = &c->sets[c->active];
+  char events[PFM_MAX_PMCS * 48] = "";
+  uint64_t periods[PFM_MAX_PMDS];
+  size_t length = 0;
+  c->events = 0;
+  for (unsigned n = 0; n < PFM_MAX_PMCS; ++n) {
+    if (!(set->written_pmcs >> n & 1)) continue;
+    char text[48];
+    const int counts = pfm2_event_of(n, set->pmc[n], text, sizeof text);
+    if (counts <= 0) continue;
+    length += (size_t)snprintf(events + length, sizeof events - length, "%s%s", length ? "," : "", text);
+    c->event_pmd[c->events] = n;
+    c->base[c->events] = set->pmd[n].value;
+    periods[c->events] = period_of(set->pmd[n].value);
+    c->samples[c->events] = periods[c->events] != 0;
+    ++c->events;
+  }
+  if (c->events == 0) return 0;
+  int overflows = 0;
+  for (size_t e = 0; e < c->events; ++e) overflows |= c->samples[e];
+  if (overflows && !c->self)
+    return pfm2_fail(EOPNOTSUPP,
+                     "a PMD within 2^63 of overflowing needs a self-monitoring context on Linux (load it on the "
+                     "calling thread): overflows of another thread's counters are not delivered yet");
+  if (overflows) {
+    pthread_once(&handler_once, install_handler);
+    if (handler_error != 0) return pfm2_fail(handler_error, "cannot handle the overflow signal");
+  }
+  perfmon_session_options options;
+  memset(&options, 0, sizeof options);
+  options.no_inherit = 1; /* perfmon2 never inherits (§4.2) */
+  options.fail_unsupported = 1;
+  if (overflows) {
+    options.overflow_periods = periods;
+    options.overflow_period_count = c->events;
+    options.overflow_signal = PFM2_OVERFLOW_SIGNAL;
+  }
+  perfmon_target target = {PERFMON_TARGET_THREAD, c->tid, NULL, 0};
+  if (c->self) target.kind = PERFMON_TARGET_SELF;
+  if (c->cpu >= 0) {
+    target.kind = PERFMON_TARGET_CPUS;
+    target.cpus = &c->cpu;
+    target.cpu_count = 1;
+  }
+  const int err = perfmon_session_open(pfm2_catalog(), events, &target, &options, &c->session);
+  if (err != 0) {
+    c->events = 0;
+    c->session = NULL;
+    /* The kernel's permission rules (perf_event_paranoid, ptrace access) are perfmon2's (§4.2). */
+    return pfm2_fail(err == EACCES                        ? EPERM
+                     : err == ENOENT || err == EOPNOTSUPP ? EINVAL
+                                                          : err,
+                     "%s", perfmon_last_error());
+  }
+  if (c->self) thread_context = c;
+  return 0;
+}
+
+/* PFM_MSG_END (§3.3.6): a thread of another's exits; the context is detached first. */
+static void* watch(void* argument) {
+  context* c = argument;
+  struct pollfd fds[2] = {{c->watched, POLLIN, 0}, {c->watcher_stop[0], POLLIN, 0}};
+  while (poll(fds, 2, -1) < 0 && errno == EINTR) {
+  }
+  if (fds[1].revents) return NULL;
+  pthread_mutex_lock(&lock);
+  if (c->loaded) {
+    close_session(c);
+    c->loaded = c->started = 0;
+    send_message(c, PFM_MSG_END, 0);
+  }
+  pthread_mutex_unlock(&lock);
+  return NULL;
+}
+
+static void stop_watcher(context* c) {
+  if (!c->watcher_running) return;
+  if (write(c->watcher_stop[1], "x", 1) < 0) {
+  }
+  pthread_mutex_unlock(&lock); /* it may be waiting for the lock */
+  pthread_join(c->watcher, NULL);
+  pthread_mutex_lock(&lock);
+  close(c->watcher_stop[0]);
+  close(c->watcher_stop[1]);
+  close(c->watched);
+  c->watcher_running = 0;
+}
+
+static void unload(context* c) {
+  stop_watcher(c);
+  if (!c->loaded) return;
+  close_session(c);
+  c->loaded = c->started = 0;
+  c->masked = 0;
+}
+
+/* ---- The calls ---------------------------------------------------------------------------------- */
+
+static gid_t sys_gid = PFM_GROUP_ANY, thread_gid = PFM_GROUP_ANY;
+
+static int in_group(gid_t group) {
+  if (group == PFM_GROUP_ANY || getegid() == group) return 1;
+  gid_t groups[256];
+  const int count = getgroups(256, groups);
+  for (int k = 0; k < count; ++k)
+    if (groups[k] == group) return 1;
+  return 0;
+}
+
+static const pfm_uuid_t no_format;
+
+int pfm_create_context(pfarg_ctx_t* ctx, int n) {
+  if (ctx == NULL || n != 1) return pfm2_fail(EINVAL, "pfm_create_context takes one pfarg_ctx_t");
+  if (ctx->ctx_flags & ~(uint32_t)(PFM_FL_NOTIFY_BLOCK | PFM_FL_SYSTEM_WIDE | PFM_FL_OVFL_NO_MSG))
+    return pfm2_fail(EINVAL, "ctx_flags has reserved bits set");
+  if ((ctx->ctx_flags & PFM_FL_NOTIFY_BLOCK) && (ctx->ctx_flags & PFM_FL_SYSTEM_WIDE))
+    return pfm2_fail(EINVAL, "PFM_FL_NOTIFY_BLOCK is for per-thread contexts (table 3.2)");
+  if (memcmp(ctx->ctx_smpl_buf_id, no_format, sizeof no_format) != 0)
+    return pfm2_fail(EINVAL, "no sampling format is known by this UUID in this version of libperfmon2");
+  if (!in_group((ctx->ctx_flags & PFM_FL_SYSTEM_WIDE) ? sys_gid : thread_gid))
+    return pfm2_fail(EPERM, "pfm_set_config restricts these contexts to another group of users");
+  if (pfm2_catalog() == NULL) return pfm2_fail(ENOMEM, "cannot read this machine's events");
+  context* c = calloc(1, sizeof *c);
+  event_set* set0 = calloc(1, sizeof *set0);
+  int ends[2];
+  if (c == NULL || set0 == NULL || socketpair(AF_UNIX, SOCK_SEQPACKET, 0, ends) != 0) {
+    const int err = errno;
+    free(c);
+    free(set0);
+    return pfm2_fail(err == EMFILE || err == ENFILE ? err : ENOMEM, "cannot make the context's descriptor");
+  }
+  fcntl(ends[1], F_SETFD, FD_CLOEXEC);
+  fcntl(ends[1], F_SETFL, O_NONBLOCK);
+  c->fd = ends[0];
+  c->queue = ends[1];
+  c->flags = ctx->ctx_flags;
+  c->sets = set0;
+  c->set_count = 1;
+  c->cpu = -1;
+  c->watched = -1;
+  call_guard guard;
+  enter(&guard);
+  c->next_context = contexts;
+  contexts = c;
+  ctx->ctx_fd = c->fd;
+  ctx->ctx_smpl_buf_size = 0;
+  return leave(&guard, 0);
+}
+
+/* The context of `fd`, entered; NULL (errno EBADF) when there is none. */
+static context* enter_context(int fd, call_guard* guard) {
+  enter(guard);
+  context* c = find(fd);
+  if (c == NULL) {
+    leave(guard, 0);
+    pfm2_fail(EBADF, "descriptor %d is not a perfmon2 context", fd);
+  }
+  return c;
+}
+
+/* The context of a call on `n` elements at `array`, entered; NULL (errno set) for no elements, a
+ * descriptor that is no context, or (with `unloaded`) a loaded context. */
+static context* enter_vector(int fd, const void* array, int n, const char* call, int unloaded, call_guard* guard) {
+  if (array == NULL || n <= 0) {
+    pfm2_fail(EINVAL, "%s takes one or more elements", call);
+    return NULL;
+  }
+  context* c = enter_context(fd, guard);
+  if (c != NULL && unloaded && c->loaded) {
+    leave(guard, pfm2_fail(EBUSY, "%s works on an unloaded context only: unload it first", call));
+    return NULL;
+  }
+  return c;
+}
+
+/* The set of register element k (a PMC when `pmc`); NULL when the set or the register does not
+ * exist, with the element's return flag and errno set. */
+static event_set* register_set(context* c, int k, uint16_t set_id, uint16_t reg_num, uint32_t* flags, int pmc) {
+  *flags &= ~PFM_REG_RETFL_MASK;
+  event_set* set = find_set(c, set_id);
+  if (set == NULL) {
+    *flags |= PFM_REG_RETFL_NOSET;
+    pfm2_fail(EINVAL, "element %d: no event set %u", k, set_id);
+  } else if (!pfm2_register_exists(reg_num)) {
+    *flags |= PFM_REG_RETFL_NOTAVAIL;
+    pfm2_fail(EINVAL, "element %d: no %s%u on this machine (pfm_getinfo_%s lists them)", k, pmc ? "PMC" : "PMD",
+              reg_num, pmc ? "pmcs" : "pmds");
+    set = NULL;
+  }
+  return set;
+}
+
+/* Writing the registers of a loaded context changes what is open: the counts go back to the PMDs
+ * (suspend), the writes apply, and the session opens again, started if it was (resume). */
+static void suspend(context* c) {
+  if (c->loaded) close_session(c);
+}
+
+static int resume(context* c, int result) {
+  const int saved_errno = errno;
+  if (!c->loaded || c->session != NULL) return result;
+  if (open_session(c) != 0) {
+    unload(c);
+    return -1;
+  }
+  if (c->started && !c->masked && c->session != NULL && perfmon_session_start(c->session) != 0)
+    return pfm2_fail(EBUSY, "%s", perfmon_last_error());
+  errno = saved_errno;
+  return result;
+}
+
+int pfm_write_pmcs(int fd, pfarg_pmc_t* pmcs, int n) {
+  call_guard guard;
+  context* c = enter_vector(fd, pmcs, n, "pfm_write_pmcs", 0, &guard);
+  if (c == NULL) return -1;
+  suspend(c);
+  for (int k = 0; k < n; ++k) {
+    pfarg_pmc_t* r = &pmcs[k];
+    event_set* set = register_set(c, k, r->reg_set, r->reg_num, &r->reg_flags, 1);
+    char text[48];
+    if (set == NULL) return leave(&guard, resume(c, -1));
+    if ((r->reg_flags & ~(uint32_t)(PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_RANDOM)) ||
+        pfm2_event_of(r->reg_num, r->reg_value, text, sizeof text) < 0 || r->reg_smpl_pmds[0] != 0) {
+      /* Sampled PMDs come with the default format, which this version does not have. */
+      r->reg_flags |= PFM_REG_RETFL_EINVAL;
+      return leave(&guard, resume(c, pfm2_fail(EINVAL, "element %d: value 0x%llx or flags of PMC%u are invalid", k,
+                                               (unsigned long long)r->reg_value, r->reg_num)));
+    }
+    for (unsigned other = 0; other < PFM_MAX_PMDS; ++other)
+      if ((r->reg_reset_pmds[0] >> other & 1) && !pfm2_register_exists(other)) {
+        r->reg_flags |= PFM_REG_RETFL_EINVAL;
+        return leave(&guard, resume(c, pfm2_fail(EINVAL, "element %d: reg_reset_pmds names PMD%u, which does not exist",
+                                                 k, other)));
+      }
+    set->pmc[r->reg_num] = r->reg_value;
+    set->pmc_flags[r->reg_num] = r->reg_flags;
+    set->reset_pmds[r->reg_num] = r->reg_reset_pmds[0];
+    set->written_pmcs |= 1ULL << r->reg_num;
+  }
+  return leave(&guard, resume(c, 0));
+}
+
+int pfm_write_pmds(int fd, pfarg_pmd_t* pmds, int n) {
+  call_guard guard;
+  context* c = enter_vector(fd, pmds, n, "pfm_write_pmds", 0, &guard);
+  if (c == NULL) return -1;
+  suspend(c);
+  for (int k = 0; k < n; ++k) {
+    pfarg_pmd_t* r = &pmds[k];
+    event_set* set = register_set(c, k, r->reg_set, r->reg_num, &r->reg_flags, 0);
+    if (set == NULL) return leave(&guard, resume(c, -1));
+    if (r->reg_flags != 0) {
+      r->reg_flags |= PFM_REG_RETFL_EINVAL;
+      return leave(&guard, resume(c, pfm2_fail(EINVAL, "element %d: PMDs take no flags", k)));
+    }
+    pmd_state* p = &set->pmd[r->reg_num];
+    p->value = r->reg_value;
+    p->long_reset = r->reg_long_reset;
+    p->short_reset = r->reg_short_reset;
+    p->ovflsw_thres = r->reg_ovflsw_thres;
+    p->random_mask = r->reg_random_mask;
+    p->random_state = r->reg_random_seed;
+  }
+  return leave(&guard, resume(c, 0));
+}
+
+int pfm_read_pmds(int fd, pfarg_pmd_t* pmds, int n) {
+  call_guard guard;
+  context* c = enter_vector(fd, pmds, n, "pfm_read_pmds", 0, &guard);
+  if (c == NULL) return -1;
+  if (c->loaded && c->session != NULL && perfmon_session_read(c->session) != 0)
+    return leave(&guard, pfm2_fail(EBUSY, "%s", perfmon_last_error()));
+  for (int k = 0; k < n; ++k) {
+    pfarg_pmd_t* r = &pmds[k];
+    const event_set* set = register_set(c, k, r->reg_set, r->reg_num, &r->reg_flags, 0);
+    if (set == NULL) return leave(&guard, -1);
+    const pmd_state* p = &set->pmd[r->reg_num];
+    r->reg_value = p->value;
+    const long e = c->loaded && set == &c->sets[c->active] ? event_of_pmd(c, r->reg_num) : -1;
+    perfmon_value value;
+    if (e >= 0 && perfmon_session_value(c->session, (size_t)e, &value) == 0) r->reg_value = c->base[e] + value.raw;
+    r->reg_last_reset_val = p->last_reset;
+    r->reg_ovflsw_thres = (set->flags & PFM_SETFL_OVFL_SWITCH) ? p->ovflsw_thres : 0;
+  }
+  return leave(&guard, 0);
+}
+
+int pfm_load_context(int fd, pfarg_load_t* load) {
+  if (load == NULL) return pfm2_fail(EFAULT, "pfm_load_context takes a pfarg_load_t");
+  call_guard guard;
+  context* c = enter_context(fd, &guard);
+  if (c == NULL) return -1;
+  if (c->loaded) return leave(&guard, pfm2_fail(EBUSY, "the context is loaded already: unload it first"));
+  event_set* set = find_set(c, load->load_set);
+  if (set == NULL) return leave(&guard, pfm2_fail(EINVAL, "no event set %u", load->load_set));
+  for (size_t k = 0; k < c->set_count; ++k)
+    if (c->sets[k].flags & (PFM_SETFL_OVFL_SWITCH | PFM_SETFL_TIME_SWITCH))
+      return leave(&guard, pfm2_fail(EOPNOTSUPP,
+                                     "event set %u switches: switching sets is not in this version of "
+                                     "libperfmon2 (perfmon's EventSets does it: docs/api.md)",
+                                     c->sets[k].id));
+  const int system_wide = (c->flags & PFM_FL_SYSTEM_WIDE) != 0;
+  const pid_t caller = gettid_();
+  if (system_wide && load->load_pid != caller)
+    return leave(&guard, pfm2_fail(EINVAL,
+                                   "a system-wide context is loaded by the thread that monitors the CPU: "
+                                   "load_pid must be the caller's gettid() (§3.1.7)"));
+  if (load->load_pid <= 0) return leave(&guard, pfm2_fail(EINVAL, "load_pid %d is no thread", load->load_pid));
+  const int cpu = system_wide ? sched_getcpu() : -1;
+  for (context* other = contexts; other != NULL; other = other->next_context) {
+    if (!other->loaded) continue;
+    if (system_wide && other->cpu == cpu)
+      return leave(&guard, pfm2_fail(EBUSY, "CPU %d has a system-wide context already", cpu));
+    if (!system_wide && other->cpu < 0 && other->tid == load->load_pid)
+      return leave(&guard, pfm2_fail(EBUSY, "thread %d has a context attached already", load->load_pid));
+  }
+  c->tid = load->load_pid;
+  c->cpu = cpu;
+  c->self = !system_wide && load->load_pid == caller;
+  c->active = (size_t)(set - c->sets);
+  c->masked = 0;
+  c->overflowed = 0;
+  /* The message queue is reset (§3.3.5). */
+  pfm_msg_t stale;
+  while (recv(c->fd, &stale, sizeof stale, MSG_DONTWAIT) > 0) {
+  }
+  if (open_session(c) != 0) return leave(&guard, -1);
+  c->loaded = 1;
+  ++set->runs;
+  /* The thread is watched from now: it may exit before the watcher runs. */
+  c->watched = system_wide || c->self ? -1 : (int)syscall(SYS_pidfd_open, c->tid, PIDFD_THREAD);
+  if (c->watched >= 0 && pipe2(c->watcher_stop, O_CLOEXEC) == 0) {
+    if (pthread_create(&c->watcher, NULL, watch, c) == 0) {
+      c->watcher_running = 1;
+    } else {
+      close(c->watcher_stop[0]);
+      close(c->watcher_stop[1]);
+    }
+  }
+  if (c->watched >= 0 && !c->watcher_running) close(c->watched);
+  return leave(&guard, 0);
+}
+
+int pfm_unload_context(int fd) {
+  call_guard guard;
+  context* c = enter_context(fd, &guard);
+  if (c == NULL) return -1;
+  if (!c->loaded) return leave(&guard, pfm2_fail(EBUSY, "the context is not loaded"));
+  unload(c);
+  return leave(&guard, 0);
+}
+
+int pfm_start(int fd, pfarg_start_t* start) {
+  call_guard guard;
+  context* c = enter_context(fd, &guard);
+  if (c == NULL) return -1;
+  if (!c->loaded) return leave(&guard, pfm2_fail(EBUSY, "start needs a loaded context (pfm_load_context)"));
+  if (start != NULL && c->sets[c->active].id != start->start_set) {
+    event_set* set = find_set(c, start->start_set);
+    if (set == NULL) return leave(&guard, pfm2_fail(EINVAL, "no event set %u", start->start_set));
+    close_session(c);
+    c->active = (size_t)(set - c->sets);
+    if (open_session(c) != 0) return leave(&guard, -1);
+    ++set->runs;
+  }
+  c->started = 1;
+  if (c->masked || c->session == NULL) return leave(&guard, 0);
+  return leave(&guard, perfmon_session_start(c->session) == 0 ? 0 : pfm2_fail(EBUSY, "%s", perfmon_last_error()));
+}
+
+int pfm_stop(int fd) {
+  call_guard guard;
+  context* c = enter_context(fd, &guard);
+  if (c == NULL) return -1;
+  if (!c->loaded) return leave(&guard, pfm2_fail(EBUSY, "stop needs a loaded context"));
+  c->started = 0;
+  if (c->session != NULL) freeze(c);
+  return leave(&guard, 0);
+}
+
+int pfm_restart(int fd) {
+  call_guard guard;
+  context* c = enter_context(fd, &guard);
+  if (c == NULL) return -1;
+  if (!c->loaded) return leave(&guard, pfm2_fail(EBUSY, "restart needs a loaded context"));
+  if (!c->masked) return leave(&guard, 0);
+  event_set* set = &c->sets[c->active];
+  uint64_t reset = c->overflowed;
+  for (unsigned pmd = 0; pmd < PFM_MAX_PMDS; ++pmd)
+    if (c->overflowed >> pmd & 1) reset |= set->reset_pmds[pmd];
+  for (unsigned pmd = 0; pmd < PFM_MAX_PMDS; ++pmd)
+    if (reset >> pmd & 1) reset_pmd(c, pmd, 1, 0);
+  c->overflowed = 0;
+  c->masked = 0;
+  if (c->started) thaw(c);
+  return leave(&guard, 0);
+}
+
+/* ---- Event sets (§3.1.10 - 3.1.12) ----------------------------------------------------------------- */
+
+int pfm_create_evtsets(int fd, pfarg_setdesc_t* sets, int n) {
+  call_guard guard;
+  context* c = enter_vector(fd, sets, n, "pfm_create_evtsets", 1, &guard);
+  if (c == NULL) return -1;
+  for (int k = 0; k < n; ++k) {
+    pfarg_setdesc_t* d = &sets[k];
+    d->set_flags &= ~(PFM_SET_RETFL_EINVAL | PFM_SET_RETFL_NOSET);
+    const uint32_t known = PFM_SETFL_OVFL_SWITCH | PFM_SETFL_TIME_SWITCH | PFM_SETFL_EXPL_NEXT | PFM_SETFL_EXCL_IDLE;
+    if ((d->set_flags & ~known) || (d->set_flags & PFM_SETFL_OVFL_SWITCH && d->set_flags & PFM_SETFL_TIME_SWITCH)) {
+      d->set_flags |= PFM_SET_RETFL_EINVAL;
+      return leave(&guard, pfm2_fail(EINVAL, "element %d: set_flags are invalid (one way of switching at most)", k));
+    }
+    event_set* set = find_set(c, d->set_id);
+    if (set == NULL) {
+      event_set* grown = realloc(c->sets, (c->set_count + 1) * sizeof *grown);
+      if (grown == NULL) return leave(&guard, pfm2_fail(ENOMEM, "no memory for another event set"));
+      c->sets = grown;
+      size_t at = c->set_count;
+      while (at > 0 && c->sets[at - 1].id > d->set_id) {
+        c->sets[at] = c->sets[at - 1];
+        --at;
+      }
+      set = &c->sets[at];
+      memset(set, 0, sizeof *set);
+      set->id = d->set_id;
+      ++c->set_count;
+    }
+    set->flags = d->set_flags;
+    set->next = d->set_id_next;
+    set->timeout = d->set_timeout;
+  }
+  return leave(&guard, 0);
+}
+
+int pfm_delete_evtsets(int fd, pfarg_setdesc_t* sets, int n) {
+  call_guard guard;
+  context* c = enter_vector(fd, sets, n, "pfm_delete_evtsets", 1, &guard);
+  if (c == NULL) return -1;
+  for (int k = 0; k < n; ++k) {
+    pfarg_setdesc_t* d = &sets[k];
+    d->set_flags &= ~(PFM_SET_RETFL_EINVAL | PFM_SET_RETFL_NOSET);
+    event_set* set = find_set(c, d->set_id);
+    if (set == NULL || d->set_id == 0) {
+      d->set_flags |= set == NULL ? PFM_SET_RETFL_NOSET : PFM_SET_RETFL_EINVAL;
+      return leave(&guard, pfm2_fail(EINVAL, "element %d: %s", k,
+                                     set == NULL ? "no such event set" : "set 0 always exists (§3.7.5)"));
+    }
+    const size_t at = (size_t)(set - c->sets);
+    memmove(set, set + 1, (c->set_count - at - 1) * sizeof *set);
+    --c->set_count;
+  }
+  return leave(&guard, 0);
+}
+
+int pfm_getinfo_evtsets(int fd, pfarg_setinfo_t* sets, int n) {
+  call_guard guard;
+  context* c = enter_vector(fd, sets, n, "pfm_getinfo_evtsets", 0, &guard);
+  if (c == NULL) return -1;
+  for (int k = 0; k < n; ++k) {
+    pfarg_setinfo_t* info = &sets[k];
+    info->set_flags &= ~(PFM_SET_RETFL_EINVAL | PFM_SET_RETFL_NOSET);
+    event_set* set = find_set(c, info->set_id);
+    if (set == NULL) {
+      info->set_flags |= PFM_SET_RETFL_NOSET;
+      return leave(&guard, pfm2_fail(EINVAL, "element %d: no event set %u", k, info->set_id));
+    }
+    const size_t index = (size_t)(set - c->sets);
+    info->set_flags = set->flags;
+    info->set_id_next = (set->flags & PFM_SETFL_EXPL_NEXT) ? set->next : c->sets[(index + 1) % c->set_count].id;
+    info->set_switch_pmds[0] = 0;
+    info->set_runs = set->runs;
+    info->set_timeout = (set->flags & PFM_SETFL_TIME_SWITCH) ? set->timeout : (struct timespec){0, 0};
+    uint64_t active = set->active_ns;
+    if (c->loaded && index == c->active && c->session != NULL && perfmon_session_read(c->session) == 0) {
+      uint64_t enabled = 0;
+      for (size_t e = 0; e < c->events; ++e) {
+        perfmon_value value;
+        if (perfmon_session_value(c->session, e, &value) == 0 && value.enabled > enabled) enabled = value.enabled;
+      }
+      active += enabled;
+    }
+    info->set_act_duration.tv_sec = (time_t)(active / 1000000000u);
+    info->set_act_duration.tv_nsec = (long)(active % 1000000000u);
+  }
+  return leave(&guard, 0);
+}
+
+/* ---- Registers and configuration (§3.1.13, 3.1.14, 3.1.16, 3.1.17) ---------------------------- */
+
+static int getinfo(pfarg_pmcinfo_t* regs, int n, int pmc) {
+  if (regs == NULL || n <= 0) return pfm2_fail(EINVAL, "pfm_getinfo_pmcs/pmds take one or more elements");
+  for (int k = 0; k < n; ++k) {
+    regs[k].reg_flags &= ~PFM_REG_RETFL_MASK;
+    if (pfm2_register_info(regs[k].reg_num, pmc, &regs[k]) != 0) {
+      regs[k].reg_flags |= PFM_REG_RETFL_EINVAL;
+      return pfm2_fail(EINVAL, "element %d: no %s%u on this machine", k, pmc ? "PMC" : "PMD", regs[k].reg_num);
+    }
+  }
+  return 0;
+}
+
+int pfm_getinfo_pmcs(pfarg_pmcinfo_t* pmcs, int n) {
+  return getinfo(pmcs, n, 1);
+}
+int pfm_getinfo_pmds(pfarg_pmdinfo_t* pmds, int n) {
+  return getinfo(pmds, n, 0);
+}
+
+int pfm_get_config(pfarg_config_t* config) {
+  if (config == NULL) return pfm2_fail(EFAULT, "pfm_get_config takes a pfarg_config_t");
+  memset(config, 0, sizeof *config);
+  config->cf_version = PFM_VERSION;
+  for (unsigned n = 0; n < PFM_MAX_PMCS; ++n)
+    if (pfm2_register_exists(n)) config->cf_impl_pmcs[n / 64] |= 1ULL << (n % 64);
+  memcpy(config->cf_impl_pmds, config->cf_impl_pmcs, sizeof config->cf_impl_pmds);
+  config->cf_sys_gid = sys_gid;
+  config->cf_thread_gid = thread_gid;
+  config->cf_arg_size_max = (size_t)sysconf(_SC_PAGESIZE);
+  config->cf_smpl_buf_size_max = 0;
+  config->cf_counter_width = (uint16_t)pfm2_counter_width();
+  return 0;
+}
+
+int pfm_set_config(pfarg_config_t* config) {
+  if (config == NULL) return pfm2_fail(EFAULT, "pfm_set_config takes a pfarg_config_t");
+  if (geteuid() != 0) return pfm2_fail(EPERM, "only root changes perfmon2's configuration (§3.1.16)");
+  sys_gid = config->cf_sys_gid;
+  thread_gid = config->cf_thread_gid;
+  return 0;
+}
+
+/* ---- close() ------------------------------------------------------------------------------------- */
+
+void pfm2_context_closed(int fd) {
+  call_guard guard;
+  context* c = enter_context(fd, &guard);
+  if (c == NULL) return;
+  unload(c);
+  for (context** link = &contexts; *link != NULL; link = &(*link)->next_context)
+    if (*link == c) {
+      *link = c->next_context;
+      break;
+    }
+  close(c->queue);
+  free(c->sets);
+  free(c);
+  leave(&guard, 0);
+}
