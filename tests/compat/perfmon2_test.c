@@ -269,7 +269,8 @@ static void test_system_wide(void) {
   CHECK(counted >= 200 && counted < 300); /* every thread on CPU 0: ours, and rarely another's */
   /* One system-wide context per CPU. */
   const int second = new_context(PFM_FL_SYSTEM_WIDE);
-  CHECK(load_self(second, 0) == -1 && errno == EBUSY);
+  pfarg_load_t same_cpu = {gettid(), 0};
+  CHECK(pfm_load_context(second, &same_cpu) == -1 && errno == EBUSY);
   close(second);
   close(fd);
   sched_setaffinity(0, sizeof saved, &saved);

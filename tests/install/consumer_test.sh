@@ -59,4 +59,10 @@ gcc -o "$scratch/pctr-example" "$source_dir/../compat/pctr_example.c" $(pkg-conf
   -Wl,-rpath-link,"$scratch/prefix/lib"
 LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/pctr-example" 0x3c | grep -q "^Functionx took" ||
   { echo "install consumer: libpctr's example did not run" >&2; exit 1; }
-echo "install consumer: find_package, pkg-config (C++, C, libcpc, libpmc, libpctr) builds all ran, beside libpfm4's headers"
+# A perfmon2 program through pkg-config libperfmon2: the interface's own test.
+# shellcheck disable=SC2046
+gcc -o "$scratch/perfmon2-test" "$source_dir/../compat/perfmon2_test.c" $(pkg-config --cflags --libs libperfmon2) \
+  -Wl,-rpath-link,"$scratch/prefix/lib"
+LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/perfmon2-test" 2>/dev/null |
+  grep -q "^all checks passed$" || { echo "install consumer: libperfmon2's test failed" >&2; exit 1; }
+echo "install consumer: find_package, pkg-config (C++, C, libcpc, libpmc, libpctr, libperfmon2) builds all ran, beside libpfm4's headers"
