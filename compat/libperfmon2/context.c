@@ -1,13 +1,15 @@
 /* perfmon2's context calls (§3.1) over perfmon sessions.
  *
- * A context holds, per event set, the software state of every PMC and PMD. Loading it opens a
- * perfmon session with one event per PMC in use in the loaded set (its PMD's value becomes the
- * event's base: PMD = base + what the kernel counted since); unloading reads the counts back into
- * the PMDs and closes the session. A PMD loaded within 2^63 of overflowing samples with that
- * period: its overflow arrives as PFM2_OVERFLOW_SIGNAL in the monitored thread, whose handler
- * resets it (short reset) or, for a notifying PMC, masks every counter and queues PFM_MSG_OVFL
- * until pfm_restart (long reset). The descriptor is one end of a SOCK_SEQPACKET pair: the library
- * writes each message whole into the other end. */
+ * A context holds, per event set, the software state of every PMC and PMD. Loading it opens, per
+ * set, a perfmon session with one event per PMC in use (its PMD's value becomes the event's base:
+ * PMD = base + what the kernel counted since), only the active set's being enabled; unloading reads
+ * the counts back into the PMDs and closes the sessions. A set that switches on a timeout has a
+ * timer event too (task-clock, which runs only while the thread does and resumes where it stopped);
+ * the handler switches sets when it or a trigger PMD's overflows run out (§3.7.6). A PMD loaded within 2^63 of
+ * overflowing samples with that period: its overflow arrives as PFM2_OVERFLOW_SIGNAL in the monitored thread, whose
+ * handler resets it (short reset) or, for a notifying PMC, masks every counter and queues PFM_MSG_OVFL until
+ * pfm_restart (long reset). The descriptor is one end of a SOCK_SEQPACKET pair: the library writes each message whole
+ * into the other end. */
 #define _GNU_SOURCE
 #include "context.h"
 
@@ -75,8 +77,18 @@ typedef struct {
   uint64_t reset_pmds[PFM_MAX_PMCS]; /* one word: PFM_MAX_PMD_BITVECTOR is 1 */
   uint64_t written_pmcs;
   pmd_state pmd[PFM_MAX_PMDS];
-  uint64_t runs, active_ns;
+  uint64_t runs, active_ns, switch_pmds;
+  /* While the context is loaded: the set's session, its events (PMDs in use, then the timer), each
+   * event's PMD (TIMER for the timer), base and whether it has an overflow period. */
+  perfmon_session* session;
+  size_t events;
+  unsigned event_pmd[PFM_MAX_PMDS + 1];
+  uint64_t base[PFM_MAX_PMDS + 1];
+  int samples[PFM_MAX_PMDS + 1];
+  uint64_t switches_left[PFM_MAX_PMDS]; /* overflows of each trigger PMD before the set gives way */
 } event_set;
+
+#define TIMER PFM_MAX_PMDS
 
 typedef struct context {
   int fd;    /* the program's end */
@@ -89,12 +101,7 @@ typedef struct context {
   pid_t tid;
   int cpu;
   size_t active;
-  perfmon_session* session;
-  size_t events;
-  unsigned event_pmd[PFM_MAX_PMDS];
-  uint64_t base[PFM_MAX_PMDS];
-  int samples[PFM_MAX_PMDS]; /* the event has an overflow period */
-  volatile sig_atomic_t masked;
+  volatile sig_atomic_t masked, switch_pending;
   uint64_t overflowed; /* PMDs that overflowed and notified, until pfm_restart */
   int watcher_running;
   int watched; /* a pidfd of the loaded thread of another */
@@ -155,47 +162,61 @@ static uint64_t period_of(uint64_t value) {
   return value == 0 || left >> 63 ? 0 : left;
 }
 
-static long event_of_pmd(const context* c, unsigned pmd) {
-  for (size_t e = 0; e < c->events; ++e)
-    if (c->event_pmd[e] == pmd) return (long)e;
+static long event_of_pmd(const event_set* set, unsigned pmd) {
+  for (size_t e = 0; e < set->events; ++e)
+    if (set->event_pmd[e] == pmd) return (long)e;
   return -1;
 }
 
 /* Gives PMD `pmd` a new value now. Async-signal-safe: ioctls only. The event is disabled around
  * its new period, so that the kernel counts the period from the reset. */
-static void reset_pmd(context* c, unsigned pmd, int long_reset, int enable_after) {
-  event_set* set = &c->sets[c->active];
+static void reset_pmd(event_set* set, unsigned pmd, int long_reset, int enable_after) {
   const uint64_t value = reset_value(set, pmd, long_reset);
-  const long e = event_of_pmd(c, pmd);
+  const long e = event_of_pmd(set, pmd);
   if (e < 0) {
     set->pmd[pmd].value = value;
     return;
   }
-  const int fd = perfmon_session_fd(c->session, (size_t)e, 0);
+  const int fd = perfmon_session_fd(set->session, (size_t)e, 0);
   if (fd < 0) return;
   ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
   ioctl(fd, PERF_EVENT_IOC_RESET, 0);
-  c->base[e] = value;
+  set->base[e] = value;
   uint64_t period = period_of(value);
-  if (c->samples[e]) {
+  if (set->samples[e]) {
     if (period == 0) period = (uint64_t)1 << 62; /* not within reach: as good as never */
     ioctl(fd, PERF_EVENT_IOC_PERIOD, &period);
   }
   if (enable_after) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 }
 
-static void freeze(context* c) {
-  for (size_t e = 0; e < c->events; ++e) {
-    const int fd = perfmon_session_fd(c->session, e, 0);
-    if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+/* Disables or enables every event of a set: async-signal-safe. */
+static void set_enabled(event_set* set, int enabled) {
+  for (size_t e = 0; e < set->events; ++e) {
+    const int fd = perfmon_session_fd(set->session, e, 0);
+    if (fd >= 0) ioctl(fd, enabled ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
   }
 }
 
-static void thaw(context* c) {
-  for (size_t e = 0; e < c->events; ++e) {
-    const int fd = perfmon_session_fd(c->session, e, 0);
-    if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-  }
+/* A set becomes the active one: counted from here if monitoring runs. */
+static void activate(context* c, size_t index) {
+  event_set* set = &c->sets[index];
+  c->active = index;
+  ++set->runs;
+  for (unsigned pmd = 0; pmd < PFM_MAX_PMDS; ++pmd) set->switches_left[pmd] = set->pmd[pmd].ovflsw_thres;
+}
+
+/* §3.7.6: the next set (explicit, or the next id round-robin) replaces the active one. */
+static void switch_set(context* c) {
+  event_set* set = &c->sets[c->active];
+  set_enabled(set, 0);
+  size_t next = (c->active + 1) % c->set_count;
+  if (set->flags & PFM_SETFL_EXPL_NEXT)
+    for (size_t k = 0; k < c->set_count; ++k)
+      if (c->sets[k].id == set->next) next = k;
+  activate(c, next);
+  c->switch_pending = 0;
+  if (c->started && !c->masked) set_enabled(&c->sets[next], 1);
 }
 
 /* ---- Messages (§3.3) ----------------------------------------------------------------------------- */
@@ -237,22 +258,31 @@ static void on_overflow(int sig, siginfo_t* info, void* ucontext) {
   (void)ucontext;
   const int saved_errno = errno;
   context* c = thread_context;
-  const long e = c != NULL && c->session != NULL ? perfmon_session_event_of_fd(c->session, info->si_fd) : -1;
-  if (e >= 0 && !c->masked) {
-    event_set* set = &c->sets[c->active];
-    const unsigned pmd = c->event_pmd[e];
+  event_set* set = c != NULL && c->loaded ? &c->sets[c->active] : NULL;
+  const long e = set != NULL && set->session != NULL ? perfmon_session_event_of_fd(set->session, info->si_fd) : -1;
+  if (e >= 0 && !c->masked && set->event_pmd[e] == TIMER) {
+    set->switch_pmds = 0;
+    switch_set(c);
+  } else if (e >= 0 && !c->masked) {
+    const unsigned pmd = set->event_pmd[e];
+    /* A trigger whose overflows ran out: the set gives way now, or at the restart if masked. */
+    const int switching =
+        (set->flags & PFM_SETFL_OVFL_SWITCH) && set->switches_left[pmd] > 0 && --set->switches_left[pmd] == 0;
+    if (switching) set->switch_pmds = 1ULL << pmd;
     if (set->pmc_flags[pmd] & PFM_REGFL_OVFL_NOTIFY) {
-      freeze(c);
+      set_enabled(set, 0);
       c->masked = 1;
+      c->switch_pending = switching;
       c->overflowed |= 1ULL << pmd;
       if (c->flags & PFM_FL_OVFL_NO_MSG)
         signal_owner(c);
       else
         send_message(c, PFM_MSG_OVFL, 1ULL << pmd);
     } else {
-      reset_pmd(c, pmd, 0, 1);
+      reset_pmd(set, pmd, 0, 1);
       for (unsigned other = 0; other < PFM_MAX_PMDS; ++other)
-        if (other != pmd && (set->reset_pmds[pmd] >> other & 1)) reset_pmd(c, other, 0, 1);
+        if (other != pmd && (set->reset_pmds[pmd] >> other & 1)) reset_pmd(set, other, 0, 1);
+      if (switching) switch_set(c);
     }
   }
   errno = saved_errno;
@@ -293,16 +323,15 @@ static int leave(call_guard* guard, int result) {
 
 /* ---- Loading and unloading -------------------------------------------------------------------------- */
 
-/* Reads the counts into the active set's PMDs, once, as the session closes. */
-static void save_counts(context* c) {
-  if (c->session == NULL) return;
-  perfmon_session_read(c->session);
-  event_set* set = &c->sets[c->active];
+/* Reads a set's counts into its PMDs, once, as its session closes. */
+static void save_counts(event_set* set) {
+  if (set->session == NULL) return;
+  perfmon_session_read(set->session);
   uint64_t enabled = 0;
-  for (size_t e = 0; e < c->events; ++e) {
+  for (size_t e = 0; e < set->events; ++e) {
     perfmon_value value;
-    if (perfmon_session_value(c->session, e, &value) != 0) continue;
-    set->pmd[c->event_pmd[e]].value = c->base[e] + value.raw;
+    if (perfmon_session_value(set->session, e, &value) != 0) continue;
+    if (set->event_pmd[e] != TIMER) set->pmd[set->event_pmd[e]].value = set->base[e] + value.raw;
     if (value.enabled > enabled) enabled = value.enabled;
   }
   set->active_ns += enabled;
@@ -311,40 +340,58 @@ static void save_counts(context* c) {
 static void stop_watcher(context* c);
 static void unload(context* c);
 
-static void close_session(context* c) {
-  save_counts(c);
+static void close_sessions(context* c) {
   if (thread_context == c) thread_context = NULL;
-  perfmon_session_close(c->session);
-  c->session = NULL;
-  c->events = 0;
+  for (size_t k = 0; k < c->set_count; ++k) {
+    event_set* set = &c->sets[k];
+    save_counts(set);
+    perfmon_session_close(set->session);
+    set->session = NULL;
+    set->events = 0;
+  }
 }
 
-/* Opens the session of the active set on the loaded thread or CPU, stopped. */
-static int open_session(context* c) {
-  event_set* set = &c->sets[c->active];
-  char events[PFM_MAX_PMCS * 48] = "";
-  uint64_t periods[PFM_MAX_PMDS];
+/* The effective timeout of a set: what the kernel's timer takes (10 us at least). */
+static uint64_t timeout_ns(const event_set* set) {
+  const uint64_t ns = (uint64_t)set->timeout.tv_sec * 1000000000u + (uint64_t)set->timeout.tv_nsec;
+  return ns < 10000 ? 10000 : ns;
+}
+
+/* Opens a set's session on the loaded thread or CPU, disabled. */
+static int open_session(context* c, event_set* set) {
+  char events[PFM_MAX_PMCS * 48 + 16] = "";
+  uint64_t periods[PFM_MAX_PMDS + 1];
   size_t length = 0;
-  c->events = 0;
+  set->events = 0;
   for (unsigned n = 0; n < PFM_MAX_PMCS; ++n) {
     if (!(set->written_pmcs >> n & 1)) continue;
     char text[48];
     const int counts = pfm2_event_of(n, set->pmc[n], text, sizeof text);
     if (counts <= 0) continue;
     length += (size_t)snprintf(events + length, sizeof events - length, "%s%s", length ? "," : "", text);
-    c->event_pmd[c->events] = n;
-    c->base[c->events] = set->pmd[n].value;
-    periods[c->events] = period_of(set->pmd[n].value);
-    c->samples[c->events] = periods[c->events] != 0;
-    ++c->events;
+    set->event_pmd[set->events] = n;
+    set->base[set->events] = set->pmd[n].value;
+    periods[set->events] = period_of(set->pmd[n].value);
+    set->samples[set->events] = periods[set->events] != 0;
+    ++set->events;
   }
-  if (c->events == 0) return 0;
+  if (set->flags & PFM_SETFL_TIME_SWITCH) {
+    snprintf(events + length, sizeof events - length, "%s%s", length ? "," : "",
+             c->cpu >= 0 ? "cpu-clock" : "task-clock");
+    set->event_pmd[set->events] = TIMER;
+    set->base[set->events] = 0;
+    periods[set->events] = timeout_ns(set);
+    set->samples[set->events] = 1;
+    ++set->events;
+  }
+  if (set->events == 0) return 0;
   int overflows = 0;
-  for (size_t e = 0; e < c->events; ++e) overflows |= c->samples[e];
+  for (size_t e = 0; e < set->events; ++e) overflows |= set->samples[e];
   if (overflows && !c->self)
     return pfm2_fail(EOPNOTSUPP,
-                     "a PMD within 2^63 of overflowing needs a self-monitoring context on Linux (load it on the "
-                     "calling thread): overflows of another thread's counters are not delivered yet");
+                     "set %u needs overflows (a PMD within 2^63 of overflowing, or a timeout), which Linux "
+                     "delivers to a self-monitoring context only: load it on the calling thread",
+                     set->id);
   if (overflows) {
     pthread_once(&handler_once, install_handler);
     if (handler_error != 0) return pfm2_fail(handler_error, "cannot handle the overflow signal");
@@ -355,7 +402,7 @@ static int open_session(context* c) {
   options.fail_unsupported = 1;
   if (overflows) {
     options.overflow_periods = periods;
-    options.overflow_period_count = c->events;
+    options.overflow_period_count = set->events;
     options.overflow_signal = PFM2_OVERFLOW_SIGNAL;
   }
   perfmon_target target = {PERFMON_TARGET_THREAD, c->tid, NULL, 0};
@@ -365,16 +412,29 @@ static int open_session(context* c) {
     target.cpus = &c->cpu;
     target.cpu_count = 1;
   }
-  const int err = perfmon_session_open(pfm2_catalog(), events, &target, &options, &c->session);
+  const int err = perfmon_session_open(pfm2_catalog(), events, &target, &options, &set->session);
   if (err != 0) {
-    c->events = 0;
-    c->session = NULL;
+    set->events = 0;
+    set->session = NULL;
     /* The kernel's permission rules (perf_event_paranoid, ptrace access) are perfmon2's (§4.2). */
     return pfm2_fail(err == EACCES                        ? EPERM
                      : err == ENOENT || err == EOPNOTSUPP ? EINVAL
                                                           : err,
-                     "%s", perfmon_last_error());
+                     "set %u: %s", set->id, perfmon_last_error());
   }
+  return 0;
+}
+
+/* Opens every set's session; the handler serves a self-monitoring context from here. */
+static int open_sessions(context* c) {
+  for (size_t k = 0; k < c->set_count; ++k)
+    if (open_session(c, &c->sets[k]) != 0) {
+      const int saved_errno = errno;
+      close_sessions(c);
+      errno = saved_errno;
+      return -1;
+    }
+  /* Set chains are checked as the context loads (§3.1.10). */
   if (c->self) thread_context = c;
   return 0;
 }
@@ -388,7 +448,7 @@ static void* watch(void* argument) {
   if (fds[1].revents) return NULL;
   pthread_mutex_lock(&lock);
   if (c->loaded) {
-    close_session(c);
+    close_sessions(c);
     c->loaded = c->started = 0;
     send_message(c, PFM_MSG_END, 0);
   }
@@ -412,9 +472,9 @@ static void stop_watcher(context* c) {
 static void unload(context* c) {
   stop_watcher(c);
   if (!c->loaded) return;
-  close_session(c);
+  close_sessions(c);
   c->loaded = c->started = 0;
-  c->masked = 0;
+  c->masked = c->switch_pending = 0;
 }
 
 /* ---- The calls ---------------------------------------------------------------------------------- */
@@ -516,18 +576,17 @@ static event_set* register_set(context* c, int k, uint16_t set_id, uint16_t reg_
 /* Writing the registers of a loaded context changes what is open: the counts go back to the PMDs
  * (suspend), the writes apply, and the session opens again, started if it was (resume). */
 static void suspend(context* c) {
-  if (c->loaded) close_session(c);
+  if (c->loaded) close_sessions(c);
 }
 
 static int resume(context* c, int result) {
   const int saved_errno = errno;
-  if (!c->loaded || c->session != NULL) return result;
-  if (open_session(c) != 0) {
+  if (!c->loaded) return result;
+  if (open_sessions(c) != 0) {
     unload(c);
     return -1;
   }
-  if (c->started && !c->masked && c->session != NULL && perfmon_session_start(c->session) != 0)
-    return pfm2_fail(EBUSY, "%s", perfmon_last_error());
+  if (c->started && !c->masked) set_enabled(&c->sets[c->active], 1);
   errno = saved_errno;
   return result;
 }
@@ -591,19 +650,21 @@ int pfm_read_pmds(int fd, pfarg_pmd_t* pmds, int n) {
   call_guard guard;
   context* c = enter_vector(fd, pmds, n, "pfm_read_pmds", 0, &guard);
   if (c == NULL) return -1;
-  if (c->loaded && c->session != NULL && perfmon_session_read(c->session) != 0)
-    return leave(&guard, pfm2_fail(EBUSY, "%s", perfmon_last_error()));
+  for (size_t k = 0; k < c->set_count; ++k)
+    if (c->sets[k].session != NULL && perfmon_session_read(c->sets[k].session) != 0)
+      return leave(&guard, pfm2_fail(EBUSY, "%s", perfmon_last_error()));
   for (int k = 0; k < n; ++k) {
     pfarg_pmd_t* r = &pmds[k];
     const event_set* set = register_set(c, k, r->reg_set, r->reg_num, &r->reg_flags, 0);
     if (set == NULL) return leave(&guard, -1);
     const pmd_state* p = &set->pmd[r->reg_num];
     r->reg_value = p->value;
-    const long e = c->loaded && set == &c->sets[c->active] ? event_of_pmd(c, r->reg_num) : -1;
+    const long e = set->session != NULL ? event_of_pmd(set, r->reg_num) : -1;
     perfmon_value value;
-    if (e >= 0 && perfmon_session_value(c->session, (size_t)e, &value) == 0) r->reg_value = c->base[e] + value.raw;
+    if (e >= 0 && perfmon_session_value(set->session, (size_t)e, &value) == 0) r->reg_value = set->base[e] + value.raw;
     r->reg_last_reset_val = p->last_reset;
-    r->reg_ovflsw_thres = (set->flags & PFM_SETFL_OVFL_SWITCH) ? p->ovflsw_thres : 0;
+    const int trigger = (set->flags & PFM_SETFL_OVFL_SWITCH) && p->ovflsw_thres != 0;
+    r->reg_ovflsw_thres = !trigger ? 0 : c->loaded ? set->switches_left[r->reg_num] : p->ovflsw_thres;
   }
   return leave(&guard, 0);
 }
@@ -617,11 +678,9 @@ int pfm_load_context(int fd, pfarg_load_t* load) {
   event_set* set = find_set(c, load->load_set);
   if (set == NULL) return leave(&guard, pfm2_fail(EINVAL, "no event set %u", load->load_set));
   for (size_t k = 0; k < c->set_count; ++k)
-    if (c->sets[k].flags & (PFM_SETFL_OVFL_SWITCH | PFM_SETFL_TIME_SWITCH))
-      return leave(&guard, pfm2_fail(EOPNOTSUPP,
-                                     "event set %u switches: switching sets is not in this version of "
-                                     "libperfmon2 (perfmon's EventSets does it: docs/api.md)",
-                                     c->sets[k].id));
+    if ((c->sets[k].flags & PFM_SETFL_EXPL_NEXT) && find_set(c, c->sets[k].next) == NULL)
+      return leave(&guard,
+                   pfm2_fail(EINVAL, "set %u's explicit next, set %u, does not exist", c->sets[k].id, c->sets[k].next));
   const int system_wide = (c->flags & PFM_FL_SYSTEM_WIDE) != 0;
   const pid_t caller = gettid_();
   if (system_wide && load->load_pid != caller)
@@ -640,16 +699,16 @@ int pfm_load_context(int fd, pfarg_load_t* load) {
   c->tid = load->load_pid;
   c->cpu = cpu;
   c->self = !system_wide && load->load_pid == caller;
-  c->active = (size_t)(set - c->sets);
-  c->masked = 0;
+  c->masked = c->switch_pending = 0;
   c->overflowed = 0;
   /* The message queue is reset (§3.3.5). */
   pfm_msg_t stale;
   while (recv(c->fd, &stale, sizeof stale, MSG_DONTWAIT) > 0) {
   }
-  if (open_session(c) != 0) return leave(&guard, -1);
+  if (open_sessions(c) != 0) return leave(&guard, -1);
   c->loaded = 1;
-  ++set->runs;
+  activate(c, (size_t)(set - c->sets));
+  for (size_t k = 0; k < c->set_count; ++k) c->sets[k].switch_pmds = 0;
   /* The thread is watched from now: it may exit before the watcher runs. */
   c->watched = system_wide || c->self ? -1 : (int)syscall(SYS_pidfd_open, c->tid, PIDFD_THREAD);
   if (c->watched >= 0 && pipe2(c->watcher_stop, O_CLOEXEC) == 0) {
@@ -678,17 +737,15 @@ int pfm_start(int fd, pfarg_start_t* start) {
   context* c = enter_context(fd, &guard);
   if (c == NULL) return -1;
   if (!c->loaded) return leave(&guard, pfm2_fail(EBUSY, "start needs a loaded context (pfm_load_context)"));
-  if (start != NULL && c->sets[c->active].id != start->start_set) {
+  if (start != NULL) {
     event_set* set = find_set(c, start->start_set);
     if (set == NULL) return leave(&guard, pfm2_fail(EINVAL, "no event set %u", start->start_set));
-    close_session(c);
-    c->active = (size_t)(set - c->sets);
-    if (open_session(c) != 0) return leave(&guard, -1);
-    ++set->runs;
+    set_enabled(&c->sets[c->active], 0);
+    if (set != &c->sets[c->active]) activate(c, (size_t)(set - c->sets));
   }
   c->started = 1;
-  if (c->masked || c->session == NULL) return leave(&guard, 0);
-  return leave(&guard, perfmon_session_start(c->session) == 0 ? 0 : pfm2_fail(EBUSY, "%s", perfmon_last_error()));
+  if (!c->masked) set_enabled(&c->sets[c->active], 1);
+  return leave(&guard, 0);
 }
 
 int pfm_stop(int fd) {
@@ -697,7 +754,7 @@ int pfm_stop(int fd) {
   if (c == NULL) return -1;
   if (!c->loaded) return leave(&guard, pfm2_fail(EBUSY, "stop needs a loaded context"));
   c->started = 0;
-  if (c->session != NULL) freeze(c);
+  set_enabled(&c->sets[c->active], 0);
   return leave(&guard, 0);
 }
 
@@ -712,10 +769,14 @@ int pfm_restart(int fd) {
   for (unsigned pmd = 0; pmd < PFM_MAX_PMDS; ++pmd)
     if (c->overflowed >> pmd & 1) reset |= set->reset_pmds[pmd];
   for (unsigned pmd = 0; pmd < PFM_MAX_PMDS; ++pmd)
-    if (reset >> pmd & 1) reset_pmd(c, pmd, 1, 0);
+    if (reset >> pmd & 1) reset_pmd(set, pmd, 1, 0);
   c->overflowed = 0;
   c->masked = 0;
-  if (c->started) thaw(c);
+  /* A switch that waited for the restart happens now (§3.7.6), to the new set's long resets. */
+  if (c->switch_pending)
+    switch_set(c);
+  else if (c->started)
+    set_enabled(set, 1);
   return leave(&guard, 0);
 }
 
@@ -751,6 +812,11 @@ int pfm_create_evtsets(int fd, pfarg_setdesc_t* sets, int n) {
     set->flags = d->set_flags;
     set->next = d->set_id_next;
     set->timeout = d->set_timeout;
+    if (set->flags & PFM_SETFL_TIME_SWITCH) { /* the effective timeout goes back (§3.1.10) */
+      const uint64_t timeout = timeout_ns(set);
+      d->set_timeout.tv_sec = (time_t)(timeout / 1000000000u);
+      d->set_timeout.tv_nsec = (long)(timeout % 1000000000u);
+    }
   }
   return leave(&guard, 0);
 }
@@ -790,15 +856,17 @@ int pfm_getinfo_evtsets(int fd, pfarg_setinfo_t* sets, int n) {
     const size_t index = (size_t)(set - c->sets);
     info->set_flags = set->flags;
     info->set_id_next = (set->flags & PFM_SETFL_EXPL_NEXT) ? set->next : c->sets[(index + 1) % c->set_count].id;
-    info->set_switch_pmds[0] = 0;
     info->set_runs = set->runs;
-    info->set_timeout = (set->flags & PFM_SETFL_TIME_SWITCH) ? set->timeout : (struct timespec){0, 0};
+    info->set_switch_pmds[0] = set->switch_pmds;
+    const uint64_t timeout = (set->flags & PFM_SETFL_TIME_SWITCH) ? timeout_ns(set) : 0;
+    info->set_timeout.tv_sec = (time_t)(timeout / 1000000000u);
+    info->set_timeout.tv_nsec = (long)(timeout % 1000000000u);
     uint64_t active = set->active_ns;
-    if (c->loaded && index == c->active && c->session != NULL && perfmon_session_read(c->session) == 0) {
+    if (set->session != NULL && perfmon_session_read(set->session) == 0) {
       uint64_t enabled = 0;
-      for (size_t e = 0; e < c->events; ++e) {
+      for (size_t e = 0; e < set->events; ++e) {
         perfmon_value value;
-        if (perfmon_session_value(c->session, e, &value) == 0 && value.enabled > enabled) enabled = value.enabled;
+        if (perfmon_session_value(set->session, e, &value) == 0 && value.enabled > enabled) enabled = value.enabled;
       }
       active += enabled;
     }

@@ -16,14 +16,9 @@
 
 #include <perfmon/compat/pctr.h>
 
-__attribute__((noinline)) static void functionx(unsigned long n) {
-  if (n == 0) return;
-#if defined(__x86_64__)
-  __asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n));
-#elif defined(__aarch64__)
-  __asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
-#endif
-}
+#include "../helpers/exact_loop.h"
+
+__attribute__((noinline)) static void functionx(unsigned long n) { exact_loop(n); }
 
 int main(int argc, char** argv) {
   pctrval tsc;

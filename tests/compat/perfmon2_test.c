@@ -1,7 +1,8 @@
 /* libperfmon2 as a perfmon2 program uses it (C11), exact on tracepoints: the spec's session
  * sequence on the calling thread, 64-bit PMDs with offsets, per-element errors, another thread
  * (and its PFM_MSG_END), one CPU system-wide, overflow messages with pfm_restart and long resets,
- * randomized resets, short resets, O_ASYNC without messages, event sets, perfmonctl and close. */
+ * randomized resets, short resets, O_ASYNC without messages, event sets switched on overflows and
+ * on a timeout, perfmonctl and close. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -438,6 +439,74 @@ static void test_event_sets(void) {
   close(fd);
 }
 
+/* Overflow switching (§3.7.6), exact: set 0 gives way after 100 calls, set 1 after 50, each
+ * counting the calls of its turns on another PMD. 1,000 calls: seven turns of set 0, six of set 1. */
+static void test_overflow_switching(void) {
+  const int fd = new_context(0);
+  pfarg_setdesc_t sets[2];
+  memset(sets, 0, sizeof sets);
+  sets[0].set_id = 0;
+  sets[0].set_flags = PFM_SETFL_OVFL_SWITCH;
+  sets[1].set_id = 1;
+  sets[1].set_flags = PFM_SETFL_OVFL_SWITCH;
+  CHECK(pfm_create_evtsets(fd, sets, 2) == 0);
+  for (uint16_t set = 0; set < 2; ++set) {
+    const uint64_t turn = set == 0 ? 100 : 50;
+    CHECK(program(fd, set, GETPPID_PMC + set, 0, (uint64_t)0 - turn, 0, (uint64_t)0 - turn) == 0);
+    CHECK(program(fd, set, 40 + set, 0, 0, 0, 0) == 0);
+    pfarg_pmd_t trigger;
+    memset(&trigger, 0, sizeof trigger);
+    trigger.reg_num = (uint16_t)(GETPPID_PMC + set);
+    trigger.reg_set = set;
+    trigger.reg_value = trigger.reg_short_reset = (uint64_t)0 - turn;
+    trigger.reg_ovflsw_thres = 1;
+    CHECK(pfm_write_pmds(fd, &trigger, 1) == 0);
+  }
+  CHECK(load_self(fd, 0) == 0 && pfm_start(fd, NULL) == 0);
+  call_getppid(1000);
+  CHECK(pfm_stop(fd) == 0);
+  CHECK(read_pmd(fd, 0, 40) == 700 && read_pmd(fd, 1, 41) == 300);
+  pfarg_setinfo_t info[2];
+  memset(info, 0, sizeof info);
+  info[1].set_id = 1;
+  CHECK(pfm_getinfo_evtsets(fd, info, 2) == 0);
+  CHECK(info[0].set_runs == 7 && info[1].set_runs == 7); /* set 1 is on the PMU at the end */
+  CHECK(info[0].set_switch_pmds[0] == 1ULL << GETPPID_PMC && info[1].set_switch_pmds[0] == 1ULL << SECOND_PMC);
+  close(fd);
+}
+
+/* Time switching: two sets take turns every millisecond of the thread's CPU time; every call is
+ * counted by exactly one of them. */
+static void test_time_switching(void) {
+  const int fd = new_context(0);
+  pfarg_setdesc_t sets[2];
+  memset(sets, 0, sizeof sets);
+  for (uint16_t set = 0; set < 2; ++set) {
+    sets[set].set_id = set;
+    sets[set].set_flags = PFM_SETFL_TIME_SWITCH;
+    sets[set].set_timeout.tv_nsec = 1000000;
+  }
+  CHECK(pfm_create_evtsets(fd, sets, 2) == 0);
+  CHECK(sets[0].set_timeout.tv_sec == 0 && sets[0].set_timeout.tv_nsec == 1000000); /* effective */
+  CHECK(program(fd, 0, GETPPID_PMC, 0, 0, 0, 0) == 0 && program(fd, 1, GETPPID_PMC, 0, 0, 0, 0) == 0);
+  CHECK(load_self(fd, 0) == 0 && pfm_start(fd, NULL) == 0);
+  const int calls = 300000;
+  call_getppid(calls);
+  CHECK(pfm_stop(fd) == 0);
+  const uint64_t first = read_pmd(fd, 0, GETPPID_PMC), second = read_pmd(fd, 1, GETPPID_PMC);
+  CHECK(first + second == (uint64_t)calls && first > 0 && second > 0);
+  pfarg_setinfo_t info[2];
+  memset(info, 0, sizeof info);
+  info[1].set_id = 1;
+  CHECK(pfm_getinfo_evtsets(fd, info, 2) == 0);
+  CHECK(info[0].set_runs >= 2 && info[1].set_runs >= 2);
+  CHECK(info[0].set_act_duration.tv_nsec > 0 || info[0].set_act_duration.tv_sec > 0);
+  CHECK(info[0].set_timeout.tv_nsec == 1000000);
+  printf("time switching: %llu and %llu calls, %llu and %llu runs\n", (unsigned long long)first,
+         (unsigned long long)second, (unsigned long long)info[0].set_runs, (unsigned long long)info[1].set_runs);
+  close(fd);
+}
+
 int main(void) {
   if (pfm_virtual_pmc_value("syscalls:sys_enter_getppid", &getppid_value) != 0) {
     printf("skipped: %s\n", pfm_strerror_detail());
@@ -453,5 +522,7 @@ int main(void) {
   test_short_resets();
   test_no_message_signals();
   test_event_sets();
+  test_overflow_switching();
+  test_time_switching();
   return checks_result();
 }
