@@ -215,6 +215,37 @@ int perfmon_recording_drain(perfmon_recording* recording, perfmon_sampler* sampl
 int perfmon_recording_finish(perfmon_recording* recording, const char* command_line);
 void perfmon_recording_close(perfmon_recording* recording);
 
+/* ---- perfmon2's default sampling format (docs/sampling.md) ----------------------------------- */
+
+/* A sample's header in the format's buffer: perfmon2's pfm_default_smpl_entry_t, whose padding
+ * carries the body's size. */
+typedef struct perfmon_default_entry {
+  int32_t pid, tid;
+  uint16_t event; /* what overflowed (perfmon2: ovfl_pmd) */
+  uint16_t set;
+  uint16_t cpu;
+  uint16_t body_words; /* 64-bit words after the entry (set by the writer) */
+  uint64_t last_reset_val, tstamp, ip;
+} perfmon_default_entry;
+
+#define PERFMON_DEFAULT_NO_HEADER 1 /* samples are their body only */
+#define PERFMON_DEFAULT_IP_HEADER 2 /* a sample's header is its IP */
+
+/* The format's writer over `memory` (8-byte aligned, `bytes` long, owned and kept by the caller,
+ * which may share it, as a mapped file): lays the buffer's header out. EINVAL for unknown flags or
+ * memory that cannot hold the header and one sample of `largest_body_words`. */
+typedef struct perfmon_default_buffer perfmon_default_buffer;
+int perfmon_default_buffer_open(void* memory, size_t bytes, uint32_t flags, size_t largest_body_words,
+                                perfmon_default_buffer** buffer);
+void perfmon_default_buffer_close(perfmon_default_buffer* buffer);
+/* Writes a sample: 0 written; 1 written, and the buffer is full now (perfmon2's post check: the
+ * next sample might not fit); -1 not written (the buffer is full, or a short header's body differs
+ * from the first sample's). Allocates nothing: async-signal-safe. */
+int perfmon_default_buffer_append(perfmon_default_buffer* buffer, const perfmon_default_entry* entry,
+                                  const uint64_t* body, size_t body_words);
+/* Empties the buffer (count 0, the offset after the header); async-signal-safe. */
+void perfmon_default_buffer_restart(perfmon_default_buffer* buffer);
+
 #ifdef __cplusplus
 }
 #endif

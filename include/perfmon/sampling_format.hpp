@@ -70,6 +70,40 @@ struct DefaultFormatEntry {  // pfm_default_smpl_entry_t
 };
 static_assert(sizeof(DefaultFormatHeader) == 40 && sizeof(DefaultFormatEntry) == 40);
 
+// The default format's writer over memory its owner provides (8-byte aligned): the header, the
+// samples in the layout above, perfmon2's post check, the restart. DefaultSamplingFormat writes
+// with it; so does libperfmon2, into the buffer a program maps (perfmon_default_buffer_* in C).
+// After construction it allocates nothing and throws nothing: async-signal-safe.
+class DefaultFormatBuffer {
+ public:
+  // Lays the header out in `memory` (its whole words). Throws perfmon::Error for unknown or
+  // conflicting flags, a body-only format without a body, or memory that cannot hold the header
+  // and one sample of `largest_body_words`.
+  DefaultFormatBuffer(std::span<std::byte> memory, std::uint32_t flags, std::size_t largest_body_words);
+
+  enum class Append { kWritten, kFilled, kDropped };  // kFilled: written, and the buffer is full now
+  // Writes one sample (the entry's body_words is set from `body`), unless the buffer is full or,
+  // with a short header, the body's size differs from the first sample's.
+  Append append(const DefaultFormatEntry& entry, std::span<const std::uint64_t> body) noexcept;
+  // Empties the buffer: count 0, cur_offset after the header (samples already there stay).
+  void restart() noexcept;
+
+  bool full() const noexcept { return full_; }
+  std::uint64_t dropped() const noexcept { return dropped_; }
+  std::span<const std::byte> bytes() const noexcept { return memory_; }
+  const DefaultFormatHeader& header() const noexcept { return *header_; }
+  // Each sample, oldest first (see DefaultSamplingFormat::for_each).
+  void for_each(const std::function<void(const DefaultFormatEntry&, std::span<const std::uint64_t> body)>& visit) const;
+
+ private:
+  std::span<std::byte> memory_;
+  DefaultFormatHeader* header_;
+  std::size_t head_bytes_, largest_sample_;
+  std::size_t fixed_body_words_ = 0;
+  bool full_ = false;
+  std::uint64_t dropped_ = 0;
+};
+
 class DefaultSamplingFormat final : public SamplingFormat {
  public:
   // A buffer of `buffer_bytes` (rounded down to whole words) for the samples of `sampler`, which

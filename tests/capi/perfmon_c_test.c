@@ -1,5 +1,6 @@
 /* The C ABI from C11: exact counts of getppid through a session and a sampler, the errors and
- * their sentences, the version. Exits non-zero, saying what failed, when anything is wrong. */
+ * their sentences, the version, perfmon2's default-format buffer. Exits non-zero, saying what failed, when anything is
+ * wrong. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -119,6 +120,34 @@ int main(void) {
     CHECK(handed == 300);
     CHECK(perfmon_sampler_lost(sampler) == 0);
     perfmon_sampler_close(sampler);
+  }
+
+  /* perfmon2's default format over the caller's memory: 40-byte entries and 8-byte words, full by
+   * the post check when the largest sample (entry + 2 words) might not fit. */
+  static uint64_t memory[32]; /* 256 bytes: a 40-byte header, then samples */
+  perfmon_default_buffer* buffer = NULL;
+  CHECK(perfmon_default_buffer_open(memory, sizeof memory, 0, 2, &buffer) == 0);
+  CHECK(perfmon_default_buffer_open(memory, 60, 0, 2, &buffer) == EINVAL); /* no room for one sample */
+  CHECK(strstr(perfmon_last_error(), "cannot hold") != NULL);
+  CHECK(perfmon_default_buffer_open(memory, sizeof memory, 4, 0, &buffer) == EINVAL); /* unknown flag */
+  if (buffer != NULL) {
+    perfmon_default_entry entry = {0};
+    entry.pid = 7;
+    entry.ip = 0x1234;
+    const uint64_t body[1] = {99};
+    CHECK(perfmon_default_buffer_append(buffer, &entry, body, 1) == 0);  /* 40 + 48 = 88 */
+    CHECK(perfmon_default_buffer_append(buffer, &entry, body, 1) == 0);  /* 136 */
+    CHECK(perfmon_default_buffer_append(buffer, &entry, NULL, 0) == 0);  /* 176: 80 left, 56 needed */
+    CHECK(perfmon_default_buffer_append(buffer, &entry, body, 1) == 1);  /* 224: 32 left: full */
+    CHECK(perfmon_default_buffer_append(buffer, &entry, body, 1) == -1); /* not written */
+    CHECK(memory[0] == 4 && memory[1] == 224 && memory[2] == 1 && memory[3] == sizeof memory); /* the header */
+    perfmon_default_entry first;
+    memcpy(&first, &memory[5], sizeof first);
+    CHECK(first.pid == 7 && first.ip == 0x1234 && first.body_words == 1 && memory[10] == 99);
+    perfmon_default_buffer_restart(buffer);
+    CHECK(memory[0] == 0 && memory[1] == 40 && memory[2] == 1);
+    CHECK(perfmon_default_buffer_append(buffer, &entry, body, 1) == 0);
+    perfmon_default_buffer_close(buffer);
   }
 
   perfmon_catalog_free(catalog);
