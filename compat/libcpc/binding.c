@@ -13,6 +13,8 @@
 #include <time.h>
 #include <ucontext.h>
 
+#include "../common/interrupted_pc.h"
+
 /* ---- The catalogue, the thread's binding, clocks, reports ------------------------------------- */
 
 static pthread_once_t catalog_once = PTHREAD_ONCE_INIT;
@@ -88,18 +90,6 @@ void cpc_report(const char* fn, const char* fmt, ...) {
 
 /* ---- Overflow: the kernel's signal becomes SIGEMT ------------------------------------------------ */
 
-static void* interrupted_pc(const void* context) {
-  const ucontext_t* uc = context;
-#if defined(__x86_64__)
-  return (void*)uc->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-  return (void*)uc->uc_mcontext.pc;
-#else
-  (void)uc;
-  return NULL;
-#endif
-}
-
 /* Queues SIGEMT for the calling thread as the kernel would send it: si_code EMT_CPCOVF, si_addr the
  * program counter. A thread may give itself a positive si_code (rt_tgsigqueueinfo). */
 void cpc_queue_emt(void* pc) {
@@ -130,7 +120,7 @@ static void on_overflow(int sig, siginfo_t* info, void* context) {
   if (binding != NULL && binding->session != NULL && !binding->overflowed &&
       perfmon_session_event_of_fd(binding->session, info->si_fd) >= 0) {
     freeze(binding);
-    cpc_queue_emt(interrupted_pc(context));
+    cpc_queue_emt((void*)interrupted_pc(context));
   }
   errno = saved_errno;
 }

@@ -25,10 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../common/interrupted_pc.h"
 #include "machine.h"
 #include "registers.h"
 
@@ -75,6 +77,7 @@ typedef struct {
   uint64_t pmc[PFM_MAX_PMCS];
   uint32_t pmc_flags[PFM_MAX_PMCS];
   uint64_t reset_pmds[PFM_MAX_PMCS]; /* one word: PFM_MAX_PMD_BITVECTOR is 1 */
+  uint64_t smpl_pmds[PFM_MAX_PMCS];
   uint64_t written_pmcs;
   pmd_state pmd[PFM_MAX_PMDS];
   uint64_t runs, active_ns, switch_pmds;
@@ -94,6 +97,13 @@ typedef struct context {
   int fd;    /* the program's end */
   int queue; /* the library's end */
   uint32_t flags;
+  /* The default format's buffer (§3.6): a memory file the library writes through its own mapping
+   * and the program maps read-only through the context's descriptor. */
+  perfmon_default_buffer* buffer;
+  int buffer_file;
+  void* buffer_memory;
+  size_t buffer_size;
+  void* program_mapping;
   event_set* sets; /* ordered by id; sets[0] is set 0 */
   size_t set_count;
   /* While loaded: */
@@ -253,9 +263,44 @@ static void signal_owner(context* c) {
 
 /* ---- The overflow handler ------------------------------------------------------------------------ */
 
+/* §3.6.4: the default format records the sample of PMD `pmd`, with the PMDs its PMC's
+ * reg_smpl_pmds names as the body. 1 when it was written and the buffer is not full. */
+static int take_sample(context* c, event_set* set, unsigned pmd, const void* ucontext) {
+  uint64_t body[PFM_MAX_PMDS];
+  size_t words = 0;
+  const uint64_t wanted = set->smpl_pmds[pmd];
+  if (wanted != 0 && set->session != NULL) perfmon_session_read(set->session);
+  for (unsigned other = 0; other < PFM_MAX_PMDS; ++other) {
+    if (!(wanted >> other & 1)) continue;
+    const long e = event_of_pmd(set, other);
+    perfmon_value value;
+    const int counting = e >= 0 && perfmon_session_value(set->session, (size_t)e, &value) == 0;
+    body[words++] = counting ? set->base[e] + value.raw : set->pmd[other].value;
+  }
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const int cpu = sched_getcpu();
+  const perfmon_default_entry entry = {getpid(),
+                                       gettid_(),
+                                       (uint16_t)pmd,
+                                       set->id,
+                                       (uint16_t)(cpu < 0 ? 0 : cpu),
+                                       0,
+                                       set->pmd[pmd].last_reset,
+                                       (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
+                                       interrupted_pc(ucontext)};
+  return perfmon_default_buffer_append(c->buffer, &entry, body, words) == 0;
+}
+
+/* After an overflow that does not mask: the short resets of the PMD and those its PMC names. */
+static void short_resets(event_set* set, unsigned pmd) {
+  reset_pmd(set, pmd, 0, 1);
+  for (unsigned other = 0; other < PFM_MAX_PMDS; ++other)
+    if (other != pmd && (set->reset_pmds[pmd] >> other & 1)) reset_pmd(set, other, 0, 1);
+}
+
 static void on_overflow(int sig, siginfo_t* info, void* ucontext) {
   (void)sig;
-  (void)ucontext;
   const int saved_errno = errno;
   context* c = thread_context;
   event_set* set = c != NULL && c->loaded ? &c->sets[c->active] : NULL;
@@ -269,19 +314,24 @@ static void on_overflow(int sig, siginfo_t* info, void* ucontext) {
     const int switching =
         (set->flags & PFM_SETFL_OVFL_SWITCH) && set->switches_left[pmd] > 0 && --set->switches_left[pmd] == 0;
     if (switching) set->switch_pmds = 1ULL << pmd;
-    if (set->pmc_flags[pmd] & PFM_REGFL_OVFL_NOTIFY) {
+    const int notify = (set->pmc_flags[pmd] & PFM_REGFL_OVFL_NOTIFY) != 0;
+    /* With the default format, the sample is recorded and monitoring goes on until the buffer is
+     * full (§3.6.5); without it, a notifying PMD masks at every overflow (§3.4.3). */
+    const int masks = c->buffer != NULL ? !take_sample(c, set, pmd, ucontext) : notify;
+    if (masks) {
       set_enabled(set, 0);
       c->masked = 1;
       c->switch_pending = switching;
       c->overflowed |= 1ULL << pmd;
-      if (c->flags & PFM_FL_OVFL_NO_MSG)
+      if (!notify) {
+        /* A full buffer without notification saturates: masked, silently (§3.6.5). */
+      } else if (c->flags & PFM_FL_OVFL_NO_MSG) {
         signal_owner(c);
-      else
+      } else {
         send_message(c, PFM_MSG_OVFL, 1ULL << pmd);
+      }
     } else {
-      reset_pmd(set, pmd, 0, 1);
-      for (unsigned other = 0; other < PFM_MAX_PMDS; ++other)
-        if (other != pmd && (set->reset_pmds[pmd] >> other & 1)) reset_pmd(set, other, 0, 1);
+      short_resets(set, pmd);
       if (switching) switch_set(c);
     }
   }
@@ -491,6 +541,39 @@ static int in_group(gid_t group) {
 }
 
 static const pfm_uuid_t no_format;
+static const pfm_uuid_t default_format = PFM_DEFAULT_SMPL_UUID;
+
+static void free_buffer(context* c) {
+  perfmon_default_buffer_close(c->buffer);
+  if (c->buffer_memory != NULL) munmap(c->buffer_memory, c->buffer_size);
+  if (c->buffer_file >= 0) close(c->buffer_file);
+}
+
+/* The default format's buffer of `arg` (§3.6.2), in a memory file of whole pages. */
+static int make_buffer(context* c, const pfm_default_smpl_arg_t* arg) {
+  if (arg->buf_flags & ~(uint32_t)(PFM_DFL_SMPL_NO_HDR | PFM_DFL_SMPL_IIP_HDR))
+    return pfm2_fail(EINVAL, "buf_flags has reserved bits set");
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  if (arg->buf_size == 0 || arg->buf_size > ((size_t)1 << 40))
+    return pfm2_fail(EINVAL, "buf_size %zu is no buffer size", arg->buf_size);
+  c->buffer_size = (arg->buf_size + page - 1) / page * page;
+  c->buffer_file = memfd_create("perfmon2-buffer", MFD_CLOEXEC);
+  if (c->buffer_file < 0 || ftruncate(c->buffer_file, (off_t)c->buffer_size) != 0)
+    return pfm2_fail(ENOMEM, "cannot make a sampling buffer of %zu bytes", c->buffer_size);
+  c->buffer_memory = mmap(NULL, c->buffer_size, PROT_READ | PROT_WRITE, MAP_SHARED, c->buffer_file, 0);
+  if (c->buffer_memory == MAP_FAILED) {
+    c->buffer_memory = NULL;
+    return pfm2_fail(ENOMEM, "cannot map a sampling buffer of %zu bytes", c->buffer_size);
+  }
+  /* The largest sample: an entry and every implemented PMD (§3.6.5). */
+  size_t pmds = 0;
+  for (unsigned n = 0; n < PFM_MAX_PMDS; ++n) pmds += (size_t)pfm2_register_exists(n);
+  const uint32_t flags = (arg->buf_flags & PFM_DFL_SMPL_NO_HDR ? PERFMON_DEFAULT_NO_HEADER : 0) |
+                         (arg->buf_flags & PFM_DFL_SMPL_IIP_HDR ? PERFMON_DEFAULT_IP_HEADER : 0);
+  if (perfmon_default_buffer_open(c->buffer_memory, arg->buf_size, flags, pmds, &c->buffer) != 0)
+    return pfm2_fail(EINVAL, "%s", perfmon_last_error());
+  return 0;
+}
 
 int pfm_create_context(pfarg_ctx_t* ctx, int n) {
   if (ctx == NULL || n != 1) return pfm2_fail(EINVAL, "pfm_create_context takes one pfarg_ctx_t");
@@ -498,8 +581,9 @@ int pfm_create_context(pfarg_ctx_t* ctx, int n) {
     return pfm2_fail(EINVAL, "ctx_flags has reserved bits set");
   if ((ctx->ctx_flags & PFM_FL_NOTIFY_BLOCK) && (ctx->ctx_flags & PFM_FL_SYSTEM_WIDE))
     return pfm2_fail(EINVAL, "PFM_FL_NOTIFY_BLOCK is for per-thread contexts (table 3.2)");
-  if (memcmp(ctx->ctx_smpl_buf_id, no_format, sizeof no_format) != 0)
-    return pfm2_fail(EINVAL, "no sampling format is known by this UUID in this version of libperfmon2");
+  const int sampling = memcmp(ctx->ctx_smpl_buf_id, default_format, sizeof default_format) == 0;
+  if (!sampling && memcmp(ctx->ctx_smpl_buf_id, no_format, sizeof no_format) != 0)
+    return pfm2_fail(EINVAL, "no sampling format has this UUID: libperfmon2 has the default format (§3.6.1)");
   if (!in_group((ctx->ctx_flags & PFM_FL_SYSTEM_WIDE) ? sys_gid : thread_gid))
     return pfm2_fail(EPERM, "pfm_set_config restricts these contexts to another group of users");
   if (pfm2_catalog() == NULL) return pfm2_fail(ENOMEM, "cannot read this machine's events");
@@ -512,11 +596,23 @@ int pfm_create_context(pfarg_ctx_t* ctx, int n) {
     free(set0);
     return pfm2_fail(err == EMFILE || err == ENFILE ? err : ENOMEM, "cannot make the context's descriptor");
   }
+  c->buffer_file = -1;
   fcntl(ends[1], F_SETFD, FD_CLOEXEC);
   fcntl(ends[1], F_SETFL, O_NONBLOCK);
   c->fd = ends[0];
   c->queue = ends[1];
   c->flags = ctx->ctx_flags;
+  /* The format's arguments follow the pfarg_ctx_t (§3.5.3). */
+  if (sampling && make_buffer(c, (const pfm_default_smpl_arg_t*)(ctx + 1)) != 0) {
+    const int err = errno;
+    free_buffer(c);
+    close(ends[0]);
+    close(ends[1]);
+    free(c);
+    free(set0);
+    errno = err;
+    return -1;
+  }
   c->sets = set0;
   c->set_count = 1;
   c->cpu = -1;
@@ -526,7 +622,7 @@ int pfm_create_context(pfarg_ctx_t* ctx, int n) {
   c->next_context = contexts;
   contexts = c;
   ctx->ctx_fd = c->fd;
-  ctx->ctx_smpl_buf_size = 0;
+  ctx->ctx_smpl_buf_size = sampling ? c->buffer_size : 0;
   return leave(&guard, 0);
 }
 
@@ -602,21 +698,23 @@ int pfm_write_pmcs(int fd, pfarg_pmc_t* pmcs, int n) {
     char text[48];
     if (set == NULL) return leave(&guard, resume(c, -1));
     if ((r->reg_flags & ~(uint32_t)(PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_RANDOM)) ||
-        pfm2_event_of(r->reg_num, r->reg_value, text, sizeof text) < 0 || r->reg_smpl_pmds[0] != 0) {
-      /* Sampled PMDs come with the default format, which this version does not have. */
+        pfm2_event_of(r->reg_num, r->reg_value, text, sizeof text) < 0 ||
+        (r->reg_smpl_pmds[0] != 0 && c->buffer == NULL)) {
+      /* reg_smpl_pmds is for a sampling format (§3.1.2). */
       r->reg_flags |= PFM_REG_RETFL_EINVAL;
       return leave(&guard, resume(c, pfm2_fail(EINVAL, "element %d: value 0x%llx or flags of PMC%u are invalid", k,
                                                (unsigned long long)r->reg_value, r->reg_num)));
     }
     for (unsigned other = 0; other < PFM_MAX_PMDS; ++other)
-      if ((r->reg_reset_pmds[0] >> other & 1) && !pfm2_register_exists(other)) {
+      if (((r->reg_reset_pmds[0] | r->reg_smpl_pmds[0]) >> other & 1) && !pfm2_register_exists(other)) {
         r->reg_flags |= PFM_REG_RETFL_EINVAL;
-        return leave(&guard, resume(c, pfm2_fail(EINVAL, "element %d: reg_reset_pmds names PMD%u, which does not exist",
+        return leave(&guard, resume(c, pfm2_fail(EINVAL, "element %d: a bit vector names PMD%u, which does not exist",
                                                  k, other)));
       }
     set->pmc[r->reg_num] = r->reg_value;
     set->pmc_flags[r->reg_num] = r->reg_flags;
     set->reset_pmds[r->reg_num] = r->reg_reset_pmds[0];
+    set->smpl_pmds[r->reg_num] = r->reg_smpl_pmds[0];
     set->written_pmcs |= 1ULL << r->reg_num;
   }
   return leave(&guard, resume(c, 0));
@@ -636,7 +734,7 @@ int pfm_write_pmds(int fd, pfarg_pmd_t* pmds, int n) {
       return leave(&guard, resume(c, pfm2_fail(EINVAL, "element %d: PMDs take no flags", k)));
     }
     pmd_state* p = &set->pmd[r->reg_num];
-    p->value = r->reg_value;
+    p->value = p->last_reset = r->reg_value;
     p->long_reset = r->reg_long_reset;
     p->short_reset = r->reg_short_reset;
     p->ovflsw_thres = r->reg_ovflsw_thres;
@@ -763,6 +861,8 @@ int pfm_restart(int fd) {
   context* c = enter_context(fd, &guard);
   if (c == NULL) return -1;
   if (!c->loaded) return leave(&guard, pfm2_fail(EBUSY, "restart needs a loaded context"));
+  /* The default format's buffer starts again, after a notification or not (an active restart). */
+  if (c->buffer != NULL) perfmon_default_buffer_restart(c->buffer);
   if (!c->masked) return leave(&guard, 0);
   event_set* set = &c->sets[c->active];
   uint64_t reset = c->overflowed;
@@ -933,7 +1033,46 @@ void pfm2_context_closed(int fd) {
       break;
     }
   close(c->queue);
+  free_buffer(c);
   free(c->sets);
   free(c);
+  leave(&guard, 0);
+}
+
+/* ---- mmap() of the sampling buffer (§3.5.4) -------------------------------------------------------- */
+
+void* pfm2_context_mmap(int fd, void* address, size_t length, int protection, int flags, off_t offset) {
+  call_guard guard;
+  context* c = enter_context(fd, &guard);
+  if (c == NULL) return MAP_FAILED;
+  const char* wrong = NULL;
+  if (c->buffer == NULL)
+    wrong = "the context has no sampling buffer";
+  else if (protection != PROT_READ)
+    wrong = "the buffer maps read-only: PROT_READ";
+  else if ((flags & MAP_TYPE) != MAP_SHARED || (flags & (MAP_LOCKED | MAP_GROWSDOWN)))
+    wrong = "the buffer maps MAP_SHARED, without MAP_LOCKED or MAP_GROWSDOWN";
+  else if (length != c->buffer_size || offset != 0)
+    wrong = "the buffer maps whole: ctx_smpl_buf_size bytes from offset 0";
+  else if (c->program_mapping != NULL)
+    wrong = "the buffer is mapped already: once per process";
+  if (wrong != NULL) {
+    leave(&guard, pfm2_fail(EINVAL, "%s", wrong));
+    return MAP_FAILED;
+  }
+  void* mapping = mmap(address, length, PROT_READ, flags, c->buffer_file, 0);
+  if (mapping != MAP_FAILED) c->program_mapping = mapping;
+  leave(&guard, 0);
+  return mapping;
+}
+
+void pfm2_context_unmapped(void* address) {
+  int ours = 0; /* most munmaps are not of a buffer: those take no lock */
+  for (context* c = contexts; c != NULL && !ours; c = c->next_context) ours = c->program_mapping == address;
+  if (!ours) return;
+  call_guard guard;
+  enter(&guard);
+  for (context* c = contexts; c != NULL; c = c->next_context)
+    if (c->program_mapping == address) c->program_mapping = NULL;
   leave(&guard, 0);
 }

@@ -127,9 +127,11 @@ int main(void) {
   static uint64_t memory[32]; /* 256 bytes: a 40-byte header, then samples */
   perfmon_default_buffer* buffer = NULL;
   CHECK(perfmon_default_buffer_open(memory, sizeof memory, 0, 2, &buffer) == 0);
-  CHECK(perfmon_default_buffer_open(memory, 60, 0, 2, &buffer) == EINVAL); /* no room for one sample */
+  perfmon_default_buffer* refused = NULL;
+  CHECK(perfmon_default_buffer_open(memory, 60, 0, 2, &refused) == EINVAL); /* no room for one sample */
   CHECK(strstr(perfmon_last_error(), "cannot hold") != NULL);
-  CHECK(perfmon_default_buffer_open(memory, sizeof memory, 4, 0, &buffer) == EINVAL); /* unknown flag */
+  CHECK(perfmon_default_buffer_open(memory, sizeof memory, 4, 0, &refused) == EINVAL); /* unknown flag */
+  CHECK(refused == NULL);
   if (buffer != NULL) {
     perfmon_default_entry entry = {0};
     entry.pid = 7;

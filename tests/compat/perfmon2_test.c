@@ -2,7 +2,8 @@
  * sequence on the calling thread, 64-bit PMDs with offsets, per-element errors, another thread
  * (and its PFM_MSG_END), one CPU system-wide, overflow messages with pfm_restart and long resets,
  * randomized resets, short resets, O_ASYNC without messages, event sets switched on overflows and
- * on a timeout, perfmonctl and close. */
+ * on a timeout, the default sampling format mapped with mmap (notifying and saturating), perfmonctl
+ * and close. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -507,6 +509,121 @@ static void test_time_switching(void) {
   close(fd);
 }
 
+/* ---- The default sampling format (§3.6) --------------------------------------------------------- */
+
+typedef struct {
+  pfarg_ctx_t ctx;
+  pfm_default_smpl_arg_t arg;
+} sampling_context;
+
+static int new_sampling_context(size_t bytes, size_t* mapped_size) {
+  sampling_context request;
+  memset(&request, 0, sizeof request);
+  const pfm_uuid_t uuid = PFM_DEFAULT_SMPL_UUID;
+  memcpy(request.ctx.ctx_smpl_buf_id, uuid, sizeof uuid);
+  request.arg.buf_size = bytes;
+  if (pfm_create_context(&request.ctx, 1) != 0) {
+    fprintf(stderr, "sampling context: %s (%s)\n", strerror(errno), pfm_strerror_detail());
+    return -1;
+  }
+  *mapped_size = request.ctx.ctx_smpl_buf_size;
+  return request.ctx.ctx_fd;
+}
+
+/* PMC32 samples every 10th getppid call with PMD33 (all calls) in each sample's body. A 4096-byte
+ * buffer holds 79 samples of 48 bytes before the post check (room for an entry and all 32 PMDs)
+ * declares it full: 1,000 samples in 10,000 calls give 12 notifications, 52 samples left. */
+static void test_default_format(void) {
+  size_t size = 0;
+  const int fd = new_sampling_context(4096, &size);
+  if (fd < 0) {
+    ++failures;
+    return;
+  }
+  CHECK(size == 4096);
+  /* The spec's mapping rules (§3.5.4). */
+  CHECK(mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) == MAP_FAILED && errno == EINVAL);
+  CHECK(mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED && errno == EINVAL);
+  CHECK(mmap(NULL, size * 2, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED && errno == EINVAL);
+  const void* buffer = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+  CHECK(buffer != MAP_FAILED);
+  CHECK(mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED && errno == EINVAL); /* once */
+  if (buffer == MAP_FAILED) return;
+  const pfm_default_smpl_hdr_t* header = buffer;
+  CHECK(header->hdr_count == 0 && header->hdr_buf_size == 4096 && header->hdr_version == PFM_DEFAULT_SMPL_VERSION);
+  CHECK(header->hdr_cur_offs == sizeof *header);
+
+  pfarg_pmc_t pmc;
+  memset(&pmc, 0, sizeof pmc);
+  pmc.reg_num = GETPPID_PMC;
+  pmc.reg_flags = PFM_REGFL_OVFL_NOTIFY;
+  pmc.reg_value = getppid_value;
+  pmc.reg_smpl_pmds[0] = 1ULL << SECOND_PMC;
+  CHECK(pfm_write_pmcs(fd, &pmc, 1) == 0);
+  CHECK(program(fd, 0, SECOND_PMC, 0, 0, 0, 0) == 0);
+  pfarg_pmd_t pmd;
+  memset(&pmd, 0, sizeof pmd);
+  pmd.reg_num = GETPPID_PMC;
+  pmd.reg_value = pmd.reg_short_reset = pmd.reg_long_reset = (uint64_t)0 - 10;
+  CHECK(pfm_write_pmds(fd, &pmd, 1) == 0);
+  CHECK(load_self(fd, 0) == 0 && pfm_start(fd, NULL) == 0);
+  int messages = 0, full_buffers = 0, samples_right = 0, samples = 0;
+  for (int call = 1; call <= 10000; ++call) {
+    call_getppid(1);
+    pfm_msg_t message;
+    if (!next_message(fd, &message)) continue;
+    ++messages;
+    full_buffers +=
+        message.msg_type == PFM_MSG_OVFL && header->hdr_count == 79 && header->hdr_overflows == (uint64_t)messages;
+    /* Parse the samples from the top (§3.6.4): an entry, then PMD33's value. */
+    const char* at = (const char*)buffer + sizeof *header;
+    for (size_t k = 0; k < header->hdr_count; ++k) {
+      pfm_default_smpl_entry_t entry;
+      uint64_t body;
+      memcpy(&entry, at, sizeof entry);
+      memcpy(&body, at + sizeof entry, sizeof body);
+      at += sizeof entry + sizeof body;
+      ++samples;
+      samples_right += entry.ovfl_pmd == GETPPID_PMC && entry.set == 0 && entry.tid == gettid() &&
+                       entry.pid == getpid() && entry.ip != 0 && entry.last_reset_val == (uint64_t)0 - 10 &&
+                       body == (uint64_t)samples * 10;
+    }
+    CHECK(pfm_restart(fd) == 0);
+    CHECK(header->hdr_count == 0);
+  }
+  CHECK(pfm_stop(fd) == 0);
+  CHECK(messages == 12 && full_buffers == 12 && samples == 948 && samples_right == 948);
+  CHECK(header->hdr_count == 52);
+  CHECK(read_pmd(fd, 0, SECOND_PMC) == 10000); /* nothing lost while masked */
+  CHECK(munmap((void*)buffer, size) == 0);
+  CHECK(mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0) != MAP_FAILED); /* mapped again after munmap */
+  close(fd);
+}
+
+/* A buffer whose PMC does not notify saturates: it fills and monitoring stops, silently. */
+static void test_saturation(void) {
+  size_t size = 0;
+  const int fd = new_sampling_context(4096, &size);
+  const pfm_default_smpl_hdr_t* header = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+  CHECK(header != MAP_FAILED);
+  if (header == MAP_FAILED) return;
+  CHECK(program(fd, 0, GETPPID_PMC, 0, (uint64_t)0 - 10, (uint64_t)0 - 10, (uint64_t)0 - 10) == 0);
+  CHECK(program(fd, 0, SECOND_PMC, 0, 0, 0, 0) == 0);
+  CHECK(load_self(fd, 0) == 0 && pfm_start(fd, NULL) == 0);
+  call_getppid(5000);
+  CHECK(pfm_stop(fd) == 0);
+  /* No body: 40-byte samples; full after 95 (4096 - 40 - 95 * 40 < 296). */
+  CHECK(header->hdr_count == 95 && header->hdr_overflows == 1);
+  CHECK(read_pmd(fd, 0, SECOND_PMC) == 950); /* masked at the 95th sample */
+  pfm_msg_t message;
+  CHECK(!next_message(fd, &message));
+  /* The restart empties the buffer and reloads the long reset value. */
+  CHECK(pfm_restart(fd) == 0 && header->hdr_count == 0 && pfm_start(fd, NULL) == 0);
+  call_getppid(100);
+  CHECK(pfm_stop(fd) == 0 && header->hdr_count == 10);
+  close(fd);
+}
+
 int main(void) {
   if (pfm_virtual_pmc_value("syscalls:sys_enter_getppid", &getppid_value) != 0) {
     printf("skipped: %s\n", pfm_strerror_detail());
@@ -524,5 +641,7 @@ int main(void) {
   test_event_sets();
   test_overflow_switching();
   test_time_switching();
+  test_default_format();
+  test_saturation();
   return checks_result();
 }

@@ -190,6 +190,45 @@ typedef union {
   pfm_ovfl_msg_t pfm_ovfl_msg;
 } pfm_msg_t;
 
+/* ---- The default sampling format (§3.6) ------------------------------------------------------ */
+
+/* Its UUID goes in ctx_smpl_buf_id, and its arguments right after the pfarg_ctx_t given to
+ * pfm_create_context: struct { pfarg_ctx_t ctx; pfm_default_smpl_arg_t arg; }. The buffer is
+ * mapped with mmap(NULL, ctx_smpl_buf_size, PROT_READ, MAP_SHARED, ctx_fd, 0). */
+#define PFM_DEFAULT_SMPL_UUID \
+  { 0x4d, 0x72, 0xbe, 0xc0, 0x06, 0x64, 0x41, 0x43, 0x82, 0xb4, 0xd3, 0xfd, 0x27, 0x24, 0x3c, 0x97 }
+
+typedef struct {
+  size_t buf_size;
+  uint32_t buf_flags;
+} pfm_default_smpl_arg_t;
+
+#define PFM_DFL_SMPL_NO_HDR 0x1  /* samples are their body only */
+#define PFM_DFL_SMPL_IIP_HDR 0x2 /* a sample's header is its instruction pointer only */
+
+typedef struct {
+  size_t hdr_count;
+  size_t hdr_cur_offs;
+  uint64_t hdr_overflows;
+  size_t hdr_buf_size;
+  uint32_t hdr_version;
+  uint32_t hdr_flags;
+} pfm_default_smpl_hdr_t;
+
+#define PFM_DEFAULT_SMPL_VERSION 1
+
+typedef struct {
+  pid_t pid;
+  pid_t tid;
+  uint16_t ovfl_pmd;
+  uint16_t set;
+  uint16_t cpu;
+  /* (padding: this implementation keeps the body's size here, in 64-bit words) */
+  uint64_t last_reset_val;
+  uint64_t tstamp; /* CLOCK_MONOTONIC, in nanoseconds */
+  uintptr_t ip;
+} pfm_default_smpl_entry_t;
+
 /* ---- The calls (§6.1; errors in errno, -1 returned) ------------------------------------------ */
 
 int pfm_create_context(pfarg_ctx_t* ctx, int n);
