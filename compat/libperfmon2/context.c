@@ -114,7 +114,7 @@ typedef struct context {
   volatile sig_atomic_t masked, switch_pending;
   uint64_t overflowed; /* PMDs that overflowed and notified, until pfm_restart */
   int watcher_running;
-  int watched; /* a pidfd of the loaded thread of another */
+  int watched; /* what says the loaded thread of another has exited (watch()) */
   pthread_t watcher;
   int watcher_stop[2];
   struct context* next_context;
@@ -489,13 +489,34 @@ static int open_sessions(context* c) {
   return 0;
 }
 
-/* PFM_MSG_END (§3.3.6): a thread of another's exits; the context is detached first. */
+/* The thread group of thread `tid` (/proc/TID/status), or -1. */
+static pid_t thread_group_of(pid_t tid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+  FILE* status = fopen(path, "re");
+  if (status == NULL) return -1;
+  char line[256];
+  int tgid = -1;
+  while (fgets(line, sizeof line, status) != NULL)
+    if (sscanf(line, "Tgid: %d", &tgid) == 1) break;
+  fclose(status);
+  return tgid;
+}
+
+/* PFM_MSG_END (§3.3.6): a thread of another's exits; the context is detached first. The thread's
+ * pidfd becomes readable then (Linux 6.9 and later: PIDFD_THREAD); on older kernels the watcher
+ * asks every 20 ms whether the thread is still there (tgkill without a signal). */
 static void* watch(void* argument) {
   context* c = argument;
-  struct pollfd fds[2] = {{c->watched, POLLIN, 0}, {c->watcher_stop[0], POLLIN, 0}};
-  while (poll(fds, 2, -1) < 0 && errno == EINTR) {
+  struct pollfd fds[2] = {{c->watcher_stop[0], POLLIN, 0}, {c->watched, POLLIN, 0}};
+  const int with_pidfd = c->watched >= 0;
+  const pid_t group = with_pidfd ? -1 : thread_group_of(c->tid);
+  for (;;) {
+    const int ready = poll(fds, with_pidfd ? 2 : 1, with_pidfd ? -1 : 20);
+    if (fds[0].revents) return NULL;
+    if (ready < 0 && errno == EINTR) continue;
+    if (with_pidfd || syscall(SYS_tgkill, group, c->tid, 0) != 0) break;
   }
-  if (fds[1].revents) return NULL;
   pthread_mutex_lock(&lock);
   if (c->loaded) {
     close_sessions(c);
@@ -504,6 +525,21 @@ static void* watch(void* argument) {
   }
   pthread_mutex_unlock(&lock);
   return NULL;
+}
+
+/* Watches a loaded thread of another, from now: it may exit before the watcher runs. */
+static void start_watcher(context* c) {
+  if (c->cpu >= 0 || c->self) return;
+  c->watched = (int)syscall(SYS_pidfd_open, c->tid, PIDFD_THREAD);
+  if (pipe2(c->watcher_stop, O_CLOEXEC) == 0) {
+    if (pthread_create(&c->watcher, NULL, watch, c) == 0) {
+      c->watcher_running = 1;
+      return;
+    }
+    close(c->watcher_stop[0]);
+    close(c->watcher_stop[1]);
+  }
+  if (c->watched >= 0) close(c->watched);
 }
 
 static void stop_watcher(context* c) {
@@ -515,7 +551,7 @@ static void stop_watcher(context* c) {
   pthread_mutex_lock(&lock);
   close(c->watcher_stop[0]);
   close(c->watcher_stop[1]);
-  close(c->watched);
+  if (c->watched >= 0) close(c->watched);
   c->watcher_running = 0;
 }
 
@@ -672,6 +708,7 @@ static event_set* register_set(context* c, int k, uint16_t set_id, uint16_t reg_
 /* Writing the registers of a loaded context changes what is open: the counts go back to the PMDs
  * (suspend), the writes apply, and the session opens again, started if it was (resume). */
 static void suspend(context* c) {
+  stop_watcher(c);
   if (c->loaded) close_sessions(c);
 }
 
@@ -683,6 +720,7 @@ static int resume(context* c, int result) {
     return -1;
   }
   if (c->started && !c->masked) set_enabled(&c->sets[c->active], 1);
+  start_watcher(c);
   errno = saved_errno;
   return result;
 }
@@ -807,17 +845,7 @@ int pfm_load_context(int fd, pfarg_load_t* load) {
   c->loaded = 1;
   activate(c, (size_t)(set - c->sets));
   for (size_t k = 0; k < c->set_count; ++k) c->sets[k].switch_pmds = 0;
-  /* The thread is watched from now: it may exit before the watcher runs. */
-  c->watched = system_wide || c->self ? -1 : (int)syscall(SYS_pidfd_open, c->tid, PIDFD_THREAD);
-  if (c->watched >= 0 && pipe2(c->watcher_stop, O_CLOEXEC) == 0) {
-    if (pthread_create(&c->watcher, NULL, watch, c) == 0) {
-      c->watcher_running = 1;
-    } else {
-      close(c->watcher_stop[0]);
-      close(c->watcher_stop[1]);
-    }
-  }
-  if (c->watched >= 0 && !c->watcher_running) close(c->watched);
+  start_watcher(c);
   return leave(&guard, 0);
 }
 

@@ -8,10 +8,16 @@
  *   - samples with the default format every million user instructions of the same 20 million, each
  *     sample carrying the user cycles (the cycle counter's PMD): 20 samples, a million cycles apart
  *     and what the handler adds.
+ *   - counts another thread's loop of 2n from outside, until its PFM_MSG_END;
+ *   - counts the CPU system-wide around a loop of 2n;
+ *   - switches two sets after a million and half a million instructions: about 2:1 counts.
  * Prints one line per part; exits 77 (skipped) without hardware pairs. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <perfmon/compat/perfmon2.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -124,6 +130,112 @@ static int sample_loop(void) {
   return 0;
 }
 
+/* A context with PMC0 counting user instructions. */
+static int instructions_context(uint32_t flags) {
+  pfarg_ctx_t ctx;
+  memset(&ctx, 0, sizeof ctx);
+  ctx.ctx_flags = flags;
+  if (pfm_create_context(&ctx, 1) != 0) return -1;
+  pfarg_pmc_t pmc;
+  memset(&pmc, 0, sizeof pmc);
+  pmc.reg_value = instructions_user;
+  return pfm_write_pmcs(ctx.ctx_fd, &pmc, 1) == 0 ? ctx.ctx_fd : -1;
+}
+
+/* ---- Another thread, counted from outside until it exits ---------------------------------------- */
+
+static int go[2];
+static pid_t worker_tid;
+
+static void* worker(void* argument) {
+  (void)argument;
+  __atomic_store_n(&worker_tid, gettid(), __ATOMIC_RELEASE);
+  char byte;
+  if (read(go[0], &byte, 1) == 1) exact_loop(1000000);
+  return NULL;
+}
+
+static int attach(void) {
+  const int fd = instructions_context(0);
+  pthread_t thread;
+  if (fd < 0 || pipe(go) != 0 || pthread_create(&thread, NULL, worker, NULL) != 0) return fail("attach setup");
+  while (__atomic_load_n(&worker_tid, __ATOMIC_ACQUIRE) == 0) sched_yield();
+  pfarg_load_t load = {worker_tid, 0};
+  if (pfm_load_context(fd, &load) != 0 || pfm_start(fd, NULL) != 0) return fail("attaching");
+  if (write(go[1], "g", 1) != 1) return fail("starting the worker");
+  struct pollfd wait = {fd, POLLIN, 0};
+  pfm_msg_t message;
+  const int ended = poll(&wait, 1, 30000) == 1 && read(fd, &message, sizeof message) == (ssize_t)sizeof message &&
+                    message.msg_type == PFM_MSG_END;
+  uint64_t counted = 0;
+  read_pmd0(fd, &counted);
+  pthread_join(thread, NULL);
+  printf("perfmon2 hardware: attached: %s, %llu user instructions (2n = 2000000)\n", ended ? "end message" : "no end",
+         (unsigned long long)counted);
+  close(fd);
+  return 0;
+}
+
+/* ---- The CPU, system-wide (a one-CPU guest: the loop is most of what runs) ---------------------- */
+
+static int system_wide(void) {
+  const int fd = instructions_context(PFM_FL_SYSTEM_WIDE);
+  pfarg_load_t load = {gettid(), 0};
+  uint64_t counted = 0;
+  if (fd < 0 || pfm_load_context(fd, &load) != 0 || count_loop(fd, 1000000, &counted) != 0) return fail("system-wide");
+  printf("perfmon2 hardware: system-wide: %llu user instructions (2n = 2000000)\n", (unsigned long long)counted);
+  close(fd);
+  return 0;
+}
+
+/* ---- Sets switched by overflows of the instruction counter --------------------------------------- */
+
+/* Set 0 gives way after a million user instructions, set 1 after half a million; PMD1 counts each
+ * set's turns: over 30 million, set 0 counts about twice what set 1 does. */
+static int switching(void) {
+  pfarg_ctx_t ctx;
+  memset(&ctx, 0, sizeof ctx);
+  if (pfm_create_context(&ctx, 1) != 0) return fail("pfm_create_context for sets");
+  const int fd = ctx.ctx_fd;
+  pfarg_setdesc_t sets[2];
+  memset(sets, 0, sizeof sets);
+  sets[0].set_flags = sets[1].set_flags = PFM_SETFL_OVFL_SWITCH;
+  sets[1].set_id = 1;
+  if (pfm_create_evtsets(fd, sets, 2) != 0) return fail("pfm_create_evtsets");
+  for (uint16_t set = 0; set < 2; ++set) {
+    pfarg_pmc_t pmcs[2];
+    memset(pmcs, 0, sizeof pmcs);
+    pfarg_pmd_t trigger;
+    memset(&trigger, 0, sizeof trigger);
+    pmcs[0].reg_set = pmcs[1].reg_set = trigger.reg_set = set;
+    pmcs[0].reg_value = pmcs[1].reg_value = instructions_user;
+    pmcs[1].reg_num = 1;
+    trigger.reg_value = trigger.reg_short_reset = (uint64_t)0 - (set == 0 ? 1000000 : 500000);
+    trigger.reg_ovflsw_thres = 1;
+    if (pfm_write_pmcs(fd, pmcs, 2) != 0 || pfm_write_pmds(fd, &trigger, 1) != 0) return fail("programming sets");
+  }
+  pfarg_load_t load = {gettid(), 0};
+  if (pfm_load_context(fd, &load) != 0 || pfm_start(fd, NULL) != 0) return fail("loading sets");
+  for (int chunk = 0; chunk < 15000; ++chunk) {
+    exact_loop(1000);
+    syscall(SYS_getppid); /* the overflow signal comes as the thread enters the kernel */
+  }
+  pfm_stop(fd);
+  pfarg_pmd_t counts[2];
+  memset(counts, 0, sizeof counts);
+  counts[0].reg_num = counts[1].reg_num = 1;
+  counts[1].reg_set = 1;
+  pfarg_setinfo_t info[2];
+  memset(info, 0, sizeof info);
+  info[1].set_id = 1;
+  if (pfm_read_pmds(fd, counts, 2) != 0 || pfm_getinfo_evtsets(fd, info, 2) != 0) return fail("reading sets");
+  printf("perfmon2 hardware: sets: %llu and %llu user instructions, %llu and %llu runs\n",
+         (unsigned long long)counts[0].reg_value, (unsigned long long)counts[1].reg_value,
+         (unsigned long long)info[0].set_runs, (unsigned long long)info[1].set_runs);
+  close(fd);
+  return 0;
+}
+
 int main(void) {
   pfarg_pmcinfo_t info;
   memset(&info, 0, sizeof info);
@@ -169,5 +281,5 @@ int main(void) {
   pfm_stop(fd);
   printf("perfmon2 hardware: %d overflow messages, %d naming PMD0\n", messages, naming_pmd0);
   close(fd);
-  return sample_loop();
+  return sample_loop() || attach() || system_wide() || switching();
 }
