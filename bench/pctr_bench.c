@@ -9,37 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifdef WITH_PCTR
 #include <perfmon/compat/pctr.h>
 #endif
 
-static double now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int compare(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
-typedef void (*operation)(void* context);
-
-/* The median over 9 rounds of `iterations` calls, in ns per call. */
-static double measure(operation op, void* context, long iterations) {
-  double rounds[9];
-  for (int r = 0; r < 9; ++r) {
-    const double start = now_ns();
-    for (long i = 0; i < iterations; ++i) op(context);
-    rounds[r] = (now_ns() - start) / (double)iterations;
-  }
-  qsort(rounds, 9, sizeof *rounds, compare);
-  return rounds[4];
-}
+#include "c_timing.h"
 
 static void open_close(void* context) {
   (void)context;
