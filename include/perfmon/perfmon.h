@@ -20,7 +20,9 @@
  *
  * The ABI is versioned twice: perfmon_api_version() (PERFMON_API_VERSION when the program was
  * built; a library answers with its own, and keeps every call of lower versions), and the
- * library's ELF symbol versions (PERFMON_1 for the calls below).
+ * library's ELF symbol versions: PERFMON_1 for the first calls, PERFMON_2 for those version 2
+ * added or changed (perfmon_session_open, whose options grew; a program built against version 1
+ * keeps calling the PERFMON_1 one, which reads the shorter options).
  */
 #ifndef PERFMON_PERFMON_H
 #define PERFMON_PERFMON_H
@@ -33,7 +35,7 @@
 extern "C" {
 #endif
 
-#define PERFMON_API_VERSION 1
+#define PERFMON_API_VERSION 2
 
 /* The C ABI version of the library in use, and its release ("0.1.0"). */
 int perfmon_api_version(void);
@@ -122,9 +124,17 @@ typedef struct perfmon_session_options {
   size_t overflow_period_count;
   int overflow_signal;
   int stop_after;
+  /* Version 2. The thread of this process that takes the overflow signals (0: the one that opens
+   * the session): with one named, any target without inherit overflows (another process's thread,
+   * a CPU), and that thread takes the signals while the target runs on. */
+  pid_t overflow_thread;
+  /* Version 2. Keep each overflow's record (IP, pid, tid, CPU, CLOCK_MONOTONIC time), for
+   * perfmon_session_take_overflow(). Not with user_space_reads. */
+  int overflow_records;
 } perfmon_session_options;
 
 typedef struct perfmon_session perfmon_session;
+struct perfmon_sample; /* (Sampling, below) */
 
 int perfmon_session_open(const perfmon_catalog* catalog, const char* events, const perfmon_target* target,
                          const perfmon_session_options* options, perfmon_session** session);
@@ -161,6 +171,11 @@ long perfmon_session_event_of_fd(const perfmon_session* session, int fd);
 /* Gives an overflowing event a new period (0: keep it) and arms it for `overflows` more (0: the
  * session's stop_after): the next overflow comes after exactly `period` events. Async-signal-safe. */
 int perfmon_session_rearm(perfmon_session* session, size_t index, uint64_t period, int overflows);
+/* Version 2, with overflow_records: takes the oldest overflow record waiting in the ring of `fd`'s
+ * thread or CPU (`fd`: an overflow signal's si_fd) into `sample` (event, ip, pid, tid, time, cpu;
+ * no callchain). 0, or ENOENT when none waits: every overflow leaves one, so a handler takes them
+ * until ENOENT. Async-signal-safe; one caller at a time per session. */
+int perfmon_session_take_overflow(perfmon_session* session, int fd, struct perfmon_sample* sample);
 
 /* ---- Sampling -------------------------------------------------------------------------------- */
 

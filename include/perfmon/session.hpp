@@ -20,6 +20,7 @@
 #include "perfmon/counter.hpp"
 #include "perfmon/estimate.hpp"
 #include "perfmon/event.hpp"
+#include "perfmon/sample.hpp"
 #include "perfmon/target.hpp"
 
 namespace perfmon {
@@ -44,10 +45,10 @@ struct SessionOptions {
   // counts (a few floating-point additions per event and read: about 5% on a read of four events).
   bool error_bars = false;
 
-  // Overflow signals (Solaris cpc's CPC_BIND_EMT_OVF, perfmon2's PFM_REGFL_OVFL_NOTIFY), for
-  // Target::self() without inherit: event i with overflow_periods[i] > 0 overflows after that many
-  // events and then every that many, raising `overflow_signal` in the thread that opened the
-  // session (si_code POLL_IN, or POLL_HUP for the last of stop_after; si_fd the event's fd, which
+  // Overflow signals (Solaris cpc's CPC_BIND_EMT_OVF, perfmon2's PFM_REGFL_OVFL_NOTIFY), without
+  // inherit, for Target::self() or with an overflow_thread: event i with overflow_periods[i] > 0
+  // overflows after that many events and then every that many, raising `overflow_signal` in the
+  // thread that opened the session (or overflow_thread) (si_code POLL_IN, or POLL_HUP for the last of stop_after; si_fd the event's fd, which
   // event_of_fd() names). With stop_after > 0 each such event stops itself after that many
   // overflows, at the overflow, until rearm(). The count goes on as without: value() is unchanged.
   // An event that stops itself must lead its group and not be a tracepoint: the kernel (6.18) does
@@ -55,6 +56,14 @@ struct SessionOptions {
   std::vector<std::uint64_t> overflow_periods;
   int overflow_signal = 0;
   int stop_after = 0;
+  // The thread of this process that takes the overflow signals (0: the thread that opens the
+  // session). Naming one lets any target without inherit overflow — a thread of another process, a
+  // CPU — and that thread takes the signals (sigwaitinfo, with the signal blocked) while the target
+  // runs on: the handling comes later than the overflow, by the signal's delivery.
+  pid_t overflow_thread = 0;
+  // Keep what the kernel saw at each overflow — the interrupted IP, pid, tid, CPU and
+  // CLOCK_MONOTONIC time — in a ring per location, for take_overflow(). Not with user_space_reads.
+  bool overflow_records = false;
 };
 
 // Whether value() takes off the measurement's own cost, as calibrate() measured it.
@@ -150,6 +159,12 @@ class CounterSession {
   // exactly `period` more events, as a cpc handler re-presets its counter. Returns 0 or an errno.
   // Async-signal-safe (two ioctls per location).
   int rearm(std::size_t index, std::uint64_t period = 0, int overflows = 0) noexcept;
+  // With overflow_records: takes the oldest overflow waiting in the ring of `fd`'s location (`fd`:
+  // an overflow signal's si_fd) into `sample` (ip, pid, tid, time, cpu; event: its index). False
+  // when none waits. Every overflow leaves a record, so a handler takes them until false and a
+  // signal that finds none was taken care of with an earlier one. Async-signal-safe; one caller at
+  // a time per session.
+  bool take_overflow(int fd, std::size_t& event, Sample& sample) noexcept;
 
   // Things the session did on the user's behalf (for example a fallback to user-space counting).
   const std::vector<std::string>& notes() const noexcept;

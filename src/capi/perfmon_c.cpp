@@ -173,8 +173,10 @@ int perfmon_catalog_list(const perfmon_catalog* catalog, const char* source, per
   });
 }
 
-int perfmon_session_open(const perfmon_catalog* catalog, const char* events, const perfmon_target* target,
-                         const perfmon_session_options* options, perfmon_session** session) {
+// Version 2 of perfmon_session_open, the default; version 1 below reads the shorter options.
+extern "C" int perfmon_session_open_v2(const perfmon_catalog* catalog, const char* events,
+                                       const perfmon_target* target, const perfmon_session_options* options,
+                                       perfmon_session** session) {
   if (catalog == nullptr || events == nullptr || session == nullptr)
     return null_argument("a catalogue, an event list and a place for the session are needed.");
   *session = nullptr;
@@ -191,6 +193,8 @@ int perfmon_session_open(const perfmon_catalog* catalog, const char* events, con
                                          options->overflow_periods + options->overflow_period_count);
       settings.overflow_signal = options->overflow_signal;
       settings.stop_after = options->stop_after;
+      settings.overflow_thread = options->overflow_thread;
+      settings.overflow_records = options->overflow_records != 0;
     }
     *session = std::make_unique<perfmon_session>(
                    perfmon::CounterSession(catalog->catalog.parse(events), target_of(target), settings))
@@ -198,6 +202,17 @@ int perfmon_session_open(const perfmon_catalog* catalog, const char* events, con
     return 0;
   });
 }
+
+// Version 1's options ended at stop_after.
+extern "C" int perfmon_session_open_v1(const perfmon_catalog* catalog, const char* events,
+                                       const perfmon_target* target, const perfmon_session_options* options,
+                                       perfmon_session** session) {
+  perfmon_session_options longer{};
+  if (options != nullptr) std::memcpy(&longer, options, offsetof(perfmon_session_options, overflow_thread));
+  return perfmon_session_open_v2(catalog, events, target, options != nullptr ? &longer : nullptr, session);
+}
+__asm__(".symver perfmon_session_open_v1, perfmon_session_open@PERFMON_1");
+__asm__(".symver perfmon_session_open_v2, perfmon_session_open@@PERFMON_2");
 
 void perfmon_session_close(perfmon_session* session) {
   std::unique_ptr<perfmon_session> owned(session);
@@ -305,6 +320,15 @@ long perfmon_session_event_of_fd(const perfmon_session* session, int fd) {
 int perfmon_session_rearm(perfmon_session* session, size_t index, uint64_t period, int overflows) {
   if (session == nullptr) return EINVAL;  // no sentence: this may run in a signal handler
   return session->session.rearm(index, period, overflows);
+}
+
+int perfmon_session_take_overflow(perfmon_session* session, int fd, perfmon_sample* sample) {
+  if (session == nullptr || sample == nullptr) return EINVAL;  // no sentence: this may run in a signal handler
+  std::size_t event = 0;
+  perfmon::Sample taken;
+  if (!session->session.take_overflow(fd, event, taken)) return ENOENT;
+  *sample = perfmon_sample{event, taken.ip, taken.pid, taken.tid, taken.time, taken.cpu, 0, 0, nullptr, 0};
+  return 0;
 }
 
 int perfmon_cpu_info_get(const perfmon_catalog* catalog, perfmon_cpu_info* info) {

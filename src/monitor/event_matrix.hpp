@@ -82,6 +82,7 @@ class EventMatrix {
   std::size_t ring_count() const noexcept { return rings_.size(); }
   const kernel::EventMapping& ring(std::size_t ring) const noexcept { return rings_[ring]; }
   int ring_fd(std::size_t ring) const noexcept { return ring_fds_[ring]; }
+  std::size_t ring_of(std::size_t location) const noexcept { return ring_of_[location]; }
 
   // read() of a pinned group that the kernel could not keep on the PMU (it returns end of file).
   static constexpr int kNotScheduled = -1;

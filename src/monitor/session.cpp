@@ -12,6 +12,7 @@
 #include "diagnose/user_access.hpp"
 #include "events/sources/sysfs_pmu.hpp"
 #include "kernel/perf_event.hpp"
+#include "kernel/sample_layout.hpp"
 #include "monitor/event_matrix.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/pass_plan.hpp"
@@ -19,6 +20,11 @@
 namespace perfmon {
 
 namespace {
+
+// What an overflow record holds (SessionOptions::overflow_records), and the ring it waits in: 8
+// pages, about 680 records, for a handler that comes late.
+constexpr std::uint64_t kOverflowRecordFields = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+constexpr std::size_t kOverflowRingPages = 8;
 
 monitor::OpenSettings settings_for(const Target& target, const SessionOptions& options, bool user_reads) {
   monitor::OpenSettings settings;
@@ -28,6 +34,10 @@ monitor::OpenSettings settings_for(const Target& target, const SessionOptions& o
   settings.enable_on_exec = target.enable_on_exec;
   settings.user_access = user_reads;
   settings.skip_unsupported = options.skip_unsupported;
+  if (options.overflow_records) {
+    settings.sample_type = kOverflowRecordFields;
+    settings.wakeup_events = 1;
+  }
   return settings;
 }
 
@@ -50,11 +60,15 @@ std::vector<EventGroup> with_overflow_periods(std::vector<EventGroup> groups, co
                 std::to_string(options.overflow_periods.size()) + " overflow periods for " + std::to_string(events) +
                     " events: give one per event at most.",
                 EINVAL);
-  if (target.kind != Target::Kind::Self || options.inherit)
+  if ((target.kind != Target::Kind::Self && options.overflow_thread == 0) || options.inherit)
     throw Error(ErrorKind::InvalidArgument,
-                "overflow signals go to the thread that counts itself (Target::self(), inherit off): the kernel cannot "
-                "stop an inherited event after N overflows, nor signal the thread of a child.",
+                "overflow signals go to the thread that counts itself (Target::self()) or to an overflow_thread of "
+                "this process, with inherit off: the kernel cannot stop an inherited event after N overflows, nor "
+                "signal the thread of a child.",
                 EINVAL);
+  if (options.overflow_records && options.user_space_reads)
+    throw Error(ErrorKind::InvalidArgument,
+                "overflow records and user-mode reads both map the events' pages: choose one.", EINVAL);
   if (options.overflow_signal < 0 || options.overflow_signal > SIGRTMAX)
     throw Error(ErrorKind::InvalidArgument, "no signal " + std::to_string(options.overflow_signal) + ".", EINVAL);
   if (options.stop_after < 0)
@@ -72,6 +86,10 @@ std::vector<EventGroup> with_overflow_periods(std::vector<EventGroup> groups, co
                     EINVAL);
       event.attr.sample_period = period;
       event.attr.freq = 0;
+      if (options.overflow_records) {  // records' times on the clock programs read
+        event.attr.use_clockid = 1;
+        event.attr.clockid = CLOCK_MONOTONIC;
+      }
     }
   }
   return groups;
@@ -98,8 +116,15 @@ struct CounterSession::State {
   struct EventFd {
     int fd;
     std::size_t event;
+    std::size_t reader;  // overflow_records: the reader of its location's ring
   };
   std::vector<EventFd> fds;
+  // overflow_records: the rings' readers, each event's sample layout, and the kernel's id of every
+  // fd with its event, sorted by id.
+  std::vector<kernel::RingReader> readers;
+  std::vector<std::size_t> reader_of_ring;
+  std::vector<kernel::SampleLayout> layouts;
+  std::vector<std::pair<std::uint64_t, std::size_t>> event_of_id;
   std::vector<unsigned char> overflows;  // by event
   int stop_after = 0;
 };
@@ -150,17 +175,41 @@ CounterSession::CounterSession(const std::vector<EventGroup>& groups, const Targ
   s.overflows.resize(s.matrix.event_count());
   for (std::size_t e = 0; e < s.matrix.event_count(); ++e)
     s.overflows[e] = s.matrix.event(e).event.attr.sample_period != 0 ? 1 : 0;
+  if (options.overflow_records) {
+    if (int err = s.matrix.map_rings(kOverflowRingPages); err != 0)
+      throw Error(ErrorKind::Limit,
+                  std::string("cannot map the rings of the overflow records: ") + std::strerror(err) +
+                      " (perf_event_mlock_kb limits them).",
+                  err);
+    for (std::size_t ring = 0; ring < s.matrix.ring_count(); ++ring) {
+      s.reader_of_ring.push_back(s.readers.size());
+      if (s.matrix.ring_fd(ring) >= 0) s.readers.push_back(s.matrix.ring(ring).ring());  // else no event there
+    }
+    const monitor::OpenSettings settings = settings_for(target, options, s.user_reads);
+    for (std::size_t e = 0; e < s.matrix.event_count(); ++e)
+      s.layouts.emplace_back(monitor::complete_attr(s.matrix.event(e).event, true, settings));
+  }
   for (const monitor::OpenGroup& group : s.matrix.groups())
-    for (const monitor::GroupFds& at : group.at)
-      for (std::size_t k = 0; k < at.fds.size(); ++k) s.fds.push_back({at.fds[k].get(), at.events[k]});
+    for (std::size_t location = 0; location < group.at.size(); ++location) {
+      const monitor::GroupFds& at = group.at[location];
+      const std::size_t reader = options.overflow_records ? s.reader_of_ring[s.matrix.ring_of(location)] : 0;
+      for (std::size_t k = 0; k < at.fds.size(); ++k) {
+        s.fds.push_back({at.fds[k].get(), at.events[k], reader});
+        if (options.overflow_records) s.event_of_id.emplace_back(at.ids[k], at.events[k]);
+      }
+    }
+  std::sort(s.event_of_id.begin(), s.event_of_id.end());
   s.stop_after = options.stop_after;
   if (options.overflow_signal != 0) {
-    const pid_t self = static_cast<pid_t>(::syscall(SYS_gettid));
+    const pid_t owner =
+        options.overflow_thread != 0 ? options.overflow_thread : static_cast<pid_t>(::syscall(SYS_gettid));
     for (const State::EventFd& at : s.fds)
       if (s.overflows[at.event] != 0)
-        if (int err = kernel::route_overflow_signal(at.fd, self, options.overflow_signal); err != 0)
+        if (int err = kernel::route_overflow_signal(at.fd, owner, options.overflow_signal); err != 0)
           throw Error(ErrorKind::System,
-                      std::string("cannot route overflow signals to this thread: ") + std::strerror(-err) + ".", -err);
+                      std::string("cannot route overflow signals to thread ") + std::to_string(owner) + ": " +
+                          std::strerror(-err) + ".",
+                      -err);
   }
 }
 
@@ -363,6 +412,32 @@ long CounterSession::event_of_fd(int fd) const noexcept {
   for (const State::EventFd& at : state_->fds)
     if (at.fd == fd) return static_cast<long>(at.event);
   return -1;
+}
+
+bool CounterSession::take_overflow(int fd, std::size_t& event, Sample& sample) noexcept {
+  State& s = *state_;
+  if (s.readers.empty()) return false;
+  auto at = std::find_if(s.fds.begin(), s.fds.end(), [fd](const State::EventFd& e) { return e.fd == fd; });
+  if (at == s.fds.end()) return false;
+  kernel::RingReader& reader = s.readers[at->reader];
+  if (reader.corrupt()) return false;
+  reader.begin();
+  bool taken = false;
+  // Other records (PERF_RECORD_LOST when the ring was full) go by; the first sample is taken.
+  while (!taken) {
+    const perf_event_header* record = reader.next();
+    if (record == nullptr) break;
+    if (record->type != PERF_RECORD_SAMPLE) continue;
+    const std::uint64_t id = kernel::record_identifier(*record);
+    auto named = std::lower_bound(s.event_of_id.begin(), s.event_of_id.end(), std::make_pair(id, std::size_t{0}));
+    if (named == s.event_of_id.end() || named->first != id || !s.layouts[named->second].decode(*record, sample))
+      continue;
+    event = named->second;
+    sample.record = nullptr;  // its space goes back to the kernel below
+    taken = true;
+  }
+  reader.consume();
+  return taken;
 }
 
 int CounterSession::rearm(std::size_t index, std::uint64_t period, int overflows) noexcept {

@@ -1,12 +1,17 @@
-/* The C ABI from C11: exact counts of getppid through a session and a sampler, the errors and
- * their sentences, the version, perfmon2's default-format buffer. Exits non-zero, saying what failed, when anything is
+/* The C ABI from C11: exact counts of getppid through a session and a sampler, overflows of
+ * another thread with their records, the errors and their sentences, the version and the version 1
+ * symbol, perfmon2's default-format buffer. Exits non-zero, saying what failed, when anything is
  * wrong. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "perfmon/perfmon.h"
@@ -16,6 +21,106 @@
 static void count_sample(void* context, const perfmon_sample* sample) {
   size_t* count = context;
   if (sample->event == 0 && sample->tid == (uint32_t)syscall(SYS_gettid)) ++*count;
+}
+
+static uint64_t monotonic_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+static int go[2];
+static pid_t worker_tid;
+
+static void* worker(void* argument) {
+  (void)argument;
+  worker_tid = (pid_t)syscall(SYS_gettid);
+  char byte;
+  if (read(go[0], &byte, 1) == 1) call_getppid(1000);
+  return NULL;
+}
+
+/* Overflows of another thread: a signal to this thread for each, and a record of each with the
+ * worker's tid and the address of its system call. */
+static void test_overflows_of_another_thread(const perfmon_catalog* catalog) {
+  const int signo = SIGRTMIN + 7;
+  sigset_t blocked;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, signo);
+  sigprocmask(SIG_BLOCK, &blocked, NULL);
+  CHECK(pipe(go) == 0);
+  pthread_t thread;
+  pthread_create(&thread, NULL, worker, NULL);
+  while (__atomic_load_n(&worker_tid, __ATOMIC_ACQUIRE) == 0) sched_yield();
+  const uint64_t periods[] = {100};
+  perfmon_session_options options = {0};
+  options.no_inherit = 1;
+  options.overflow_periods = periods;
+  options.overflow_period_count = 1;
+  options.overflow_signal = signo;
+  options.overflow_thread = (pid_t)syscall(SYS_gettid);
+  options.overflow_records = 1;
+  perfmon_target other = {PERFMON_TARGET_THREAD, worker_tid, NULL, 0};
+  perfmon_session* session = NULL;
+  CHECK(perfmon_session_open(catalog, "syscalls:sys_enter_getppid", &other, &options, &session) == 0);
+  options.overflow_thread = 0; /* without a thread of ours to take them: refused */
+  perfmon_session* refused = NULL;
+  CHECK(perfmon_session_open(catalog, "syscalls:sys_enter_getppid", &other, &options, &refused) == EINVAL);
+  CHECK(strstr(perfmon_last_error(), "overflow_thread") != NULL);
+  const uint64_t before = monotonic_ns();
+  CHECK(session == NULL || perfmon_session_start(session) == 0);
+  CHECK(write(go[1], "g", 1) == 1);
+  pthread_join(thread, NULL);
+  const uint64_t after = monotonic_ns();
+  if (session != NULL) {
+    CHECK(perfmon_session_read(session) == 0);
+    perfmon_value value;
+    CHECK(perfmon_session_value(session, 0, &value) == 0 && value.raw == 1000);
+    int signals = 0, records = 0, right = 0;
+    siginfo_t info;
+    struct timespec none = {0, 0};
+    while (sigtimedwait(&blocked, &info, &none) == signo) {
+      ++signals;
+      perfmon_sample sample;
+      while (perfmon_session_take_overflow(session, info.si_fd, &sample) == 0) {
+        ++records;
+        Dl_info where;
+        right += sample.event == 0 && sample.tid == (uint32_t)worker_tid && sample.pid == (uint32_t)getpid() &&
+                 sample.time >= before && sample.time <= after && dladdr((void*)(uintptr_t)sample.ip, &where) != 0 &&
+                 where.dli_sname != NULL && strcmp(where.dli_sname, "syscall") == 0;
+      }
+    }
+    CHECK(signals == 10 && records == 10 && right == 10);
+    perfmon_sample sample;
+    CHECK(perfmon_session_take_overflow(session, perfmon_session_fd(session, 0, 0), &sample) == ENOENT);
+    perfmon_session_close(session);
+  }
+  close(go[0]);
+  close(go[1]);
+  sigprocmask(SIG_UNBLOCK, &blocked, NULL);
+}
+
+/* A program built against version 1 calls perfmon_session_open@PERFMON_1, whose options end at
+ * stop_after: what lies after them is never read. */
+typedef int (*session_open_call)(const perfmon_catalog*, const char*, const perfmon_target*,
+                                 const perfmon_session_options*, perfmon_session**);
+static void test_version_1_symbol(const perfmon_catalog* catalog) {
+  void* library = dlopen(NULL, RTLD_NOW);
+  session_open_call open_v1 = (session_open_call)(uintptr_t)dlvsym(library, "perfmon_session_open", "PERFMON_1");
+  session_open_call open_v2 = (session_open_call)(uintptr_t)dlvsym(library, "perfmon_session_open", "PERFMON_2");
+  CHECK(open_v1 != NULL && open_v2 != NULL && open_v1 != open_v2);
+  if (open_v1 == NULL || open_v2 == NULL) return;
+  perfmon_session_options options;
+  memset(&options, 0xff, sizeof options); /* what follows version 1's fields: garbage */
+  memset(&options, 0, offsetof(perfmon_session_options, overflow_thread));
+  options.user_space_reads = 1; /* with overflow_records, refused; version 1 has none */
+  perfmon_target self = {PERFMON_TARGET_SELF, 0, NULL, 0};
+  perfmon_session* session = NULL;
+  CHECK(open_v1(catalog, "task-clock", &self, &options, &session) == 0);
+  perfmon_session_close(session);
+  session = NULL;
+  CHECK(open_v2(catalog, "task-clock", &self, &options, &session) == EINVAL && session == NULL);
+  dlclose(library);
 }
 
 int main(void) {
@@ -89,6 +194,9 @@ int main(void) {
     }
     sigprocmask(SIG_UNBLOCK, &blocked, NULL);
   }
+
+  test_overflows_of_another_thread(catalog);
+  test_version_1_symbol(catalog);
 
   perfmon_cpu_info cpu;
   CHECK(perfmon_cpu_info_get(catalog, &cpu) == 0);

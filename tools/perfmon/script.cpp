@@ -91,8 +91,10 @@ class Printer : public SampleHandler {
     std::printf(with_chain ? "%s %5u " : "%16s %5u ",
                 printable(command.empty() ? ":" + std::to_string(sample.tid) : command).c_str(), sample.tid);
     if (source.attr.sample_type & PERF_SAMPLE_CPU) std::printf("[%03u] ", sample.cpu);
-    std::printf("%llu.%06llu: ", static_cast<unsigned long long>(sample.time / 1'000'000'000),
-                static_cast<unsigned long long>(sample.time % 1'000'000'000 / 1000));
+    char seconds[32];  // right-aligned in 12 columns, as perf script pads them (%12s)
+    std::snprintf(seconds, sizeof seconds, "%llu.%06llu", static_cast<unsigned long long>(sample.time / 1'000'000'000),
+                  static_cast<unsigned long long>(sample.time % 1'000'000'000 / 1000));
+    std::printf("%12s: ", seconds);
     if ((source.attr.sample_type & PERF_SAMPLE_PERIOD) && source.attr.type != PERF_TYPE_TRACEPOINT)
       std::printf("%10llu ", static_cast<unsigned long long>(sample.period));
     std::printf("%s: ", printable(source.name).c_str());
