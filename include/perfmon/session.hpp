@@ -48,8 +48,8 @@ struct SessionOptions {
   // Overflow signals (Solaris cpc's CPC_BIND_EMT_OVF, perfmon2's PFM_REGFL_OVFL_NOTIFY), without
   // inherit, for Target::self() or with an overflow_thread: event i with overflow_periods[i] > 0
   // overflows after that many events and then every that many, raising `overflow_signal` in the
-  // thread that opened the session (or overflow_thread) (si_code POLL_IN, or POLL_HUP for the last of stop_after; si_fd the event's fd, which
-  // event_of_fd() names). With stop_after > 0 each such event stops itself after that many
+  // thread that opened the session (or overflow_thread) (si_code POLL_IN, or POLL_HUP for the last of stop_after; si_fd
+  // the event's fd, which event_of_fd() names). With stop_after > 0 each such event stops itself after that many
   // overflows, at the overflow, until rearm(). The count goes on as without: value() is unchanged.
   // An event that stops itself must lead its group and not be a tracepoint: the kernel (6.18) does
   // not restart a group member or a tracepoint that its refresh count stopped.

@@ -174,9 +174,8 @@ int perfmon_catalog_list(const perfmon_catalog* catalog, const char* source, per
 }
 
 // Version 2 of perfmon_session_open, the default; version 1 below reads the shorter options.
-extern "C" int perfmon_session_open_v2(const perfmon_catalog* catalog, const char* events,
-                                       const perfmon_target* target, const perfmon_session_options* options,
-                                       perfmon_session** session) {
+extern "C" int perfmon_session_open_v2(const perfmon_catalog* catalog, const char* events, const perfmon_target* target,
+                                       const perfmon_session_options* options, perfmon_session** session) {
   if (catalog == nullptr || events == nullptr || session == nullptr)
     return null_argument("a catalogue, an event list and a place for the session are needed.");
   *session = nullptr;
@@ -204,9 +203,8 @@ extern "C" int perfmon_session_open_v2(const perfmon_catalog* catalog, const cha
 }
 
 // Version 1's options ended at stop_after.
-extern "C" int perfmon_session_open_v1(const perfmon_catalog* catalog, const char* events,
-                                       const perfmon_target* target, const perfmon_session_options* options,
-                                       perfmon_session** session) {
+extern "C" int perfmon_session_open_v1(const perfmon_catalog* catalog, const char* events, const perfmon_target* target,
+                                       const perfmon_session_options* options, perfmon_session** session) {
   perfmon_session_options longer{};
   if (options != nullptr) std::memcpy(&longer, options, offsetof(perfmon_session_options, overflow_thread));
   return perfmon_session_open_v2(catalog, events, target, options != nullptr ? &longer : nullptr, session);
