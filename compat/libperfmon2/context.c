@@ -5,11 +5,16 @@
  * PMD = base + what the kernel counted since), only the active set's being enabled; unloading reads
  * the counts back into the PMDs and closes the sessions. A set that switches on a timeout has a
  * timer event too (task-clock, which runs only while the thread does and resumes where it stopped);
- * the handler switches sets when it or a trigger PMD's overflows run out (§3.7.6). A PMD loaded within 2^63 of
- * overflowing samples with that period: its overflow arrives as PFM2_OVERFLOW_SIGNAL in the monitored thread, whose
- * handler resets it (short reset) or, for a notifying PMC, masks every counter and queues PFM_MSG_OVFL until
- * pfm_restart (long reset). The descriptor is one end of a SOCK_SEQPACKET pair: the library writes each message whole
- * into the other end. */
+ * the handler switches sets when it or a trigger PMD's overflows run out (§3.7.6).
+ *
+ * A PMD loaded within 2^63 of overflowing samples with that period. Each overflow leaves the
+ * kernel's record (IP, pid, tid, CPU, time) in the session's ring and raises PFM2_OVERFLOW_SIGNAL:
+ * in the monitored thread for a self-monitoring context, whose handler runs right after the
+ * overflow; in the library's overflow thread for a context on another thread or a CPU, which
+ * handles it under the lock while the target runs on. Either handles the waiting records: a PMD
+ * takes its short reset or, for a notifying PMC, every counter is masked and PFM_MSG_OVFL queued
+ * until pfm_restart (long reset). The descriptor is one end of a SOCK_SEQPACKET pair: the library
+ * writes each message whole into the other end. */
 #define _GNU_SOURCE
 #include "context.h"
 
@@ -20,6 +25,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +37,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../common/interrupted_pc.h"
 #include "machine.h"
 #include "registers.h"
 
@@ -88,6 +94,7 @@ typedef struct {
   unsigned event_pmd[PFM_MAX_PMDS + 1];
   uint64_t base[PFM_MAX_PMDS + 1];
   int samples[PFM_MAX_PMDS + 1];
+  uint64_t period[PFM_MAX_PMDS + 1];    /* the kernel's sampling period, restarted at each overflow */
   uint64_t switches_left[PFM_MAX_PMDS]; /* overflows of each trigger PMD before the set gives way */
 } event_set;
 
@@ -123,6 +130,9 @@ typedef struct context {
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static context* contexts;
 static __thread context* thread_context; /* the self-monitoring context the handler serves */
+
+/* The period of a PMD whose value is not within 2^63 of overflowing: as good as never. */
+#define NEVER ((uint64_t)1 << 62)
 
 int pfm2_is_context(int fd) {
   for (context* c = contexts; c != NULL; c = c->next_context)
@@ -194,9 +204,33 @@ static void reset_pmd(event_set* set, unsigned pmd, int long_reset, int enable_a
   set->base[e] = value;
   uint64_t period = period_of(value);
   if (set->samples[e]) {
-    if (period == 0) period = (uint64_t)1 << 62; /* not within reach: as good as never */
+    if (period == 0) period = NEVER;
     ioctl(fd, PERF_EVENT_IOC_PERIOD, &period);
+    set->period[e] = period;
   }
+  if (enable_after) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
+/* The short reset of PMD `pmd`, event e, after its overflow (§3.4.2). At the overflow base + count
+ * passed 0, so adding the reset value to the base makes the PMD count on from it, keeping what the
+ * target did since (another thread's overflow is handled later than it happened). The kernel
+ * restarted its period at the overflow; where the reset value asks for another, the period becomes
+ * what is left from now. Async-signal-safe. */
+static void short_reset_overflowed(event_set* set, unsigned pmd, size_t e, int enable_after) {
+  const uint64_t value = reset_value(set, pmd, 0);
+  set->base[e] += value;
+  const uint64_t wanted = period_of(value);
+  if ((wanted == 0 ? NEVER : wanted) == set->period[e]) return;
+  const int fd = perfmon_session_fd(set->session, e, 0);
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  uint64_t left = wanted == 0 ? NEVER : wanted;
+  perfmon_value now;
+  if (wanted != 0 && perfmon_session_read(set->session) == 0 && perfmon_session_value(set->session, e, &now) == 0) {
+    left = period_of(set->base[e] + now.raw);
+    if (left == 0) left = 1; /* past 0 again already: it overflows at the next event */
+  }
+  ioctl(fd, PERF_EVENT_IOC_PERIOD, &left);
+  set->period[e] = left;
   if (enable_after) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 }
 
@@ -263,9 +297,10 @@ static void signal_owner(context* c) {
 
 /* ---- The overflow handler ------------------------------------------------------------------------ */
 
-/* §3.6.4: the default format records the sample of PMD `pmd`, with the PMDs its PMC's
- * reg_smpl_pmds names as the body. 1 when it was written and the buffer is not full. */
-static int take_sample(context* c, event_set* set, unsigned pmd, const void* ucontext) {
+/* §3.6.4: the default format records the sample of PMD `pmd`, as the kernel's overflow record
+ * saw it (IP, pid, tid, CPU, time), with the PMDs its PMC's reg_smpl_pmds names as the body (their
+ * values now). 1 when it was written and the buffer is not full. */
+static int take_sample(context* c, event_set* set, unsigned pmd, const perfmon_sample* overflow) {
   uint64_t body[PFM_MAX_PMDS];
   size_t words = 0;
   const uint64_t wanted = set->smpl_pmds[pmd];
@@ -277,38 +312,27 @@ static int take_sample(context* c, event_set* set, unsigned pmd, const void* uco
     const int counting = e >= 0 && perfmon_session_value(set->session, (size_t)e, &value) == 0;
     body[words++] = counting ? set->base[e] + value.raw : set->pmd[other].value;
   }
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  const int cpu = sched_getcpu();
-  const perfmon_default_entry entry = {getpid(),
-                                       gettid_(),
-                                       (uint16_t)pmd,
-                                       set->id,
-                                       (uint16_t)(cpu < 0 ? 0 : cpu),
-                                       0,
-                                       set->pmd[pmd].last_reset,
-                                       (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
-                                       interrupted_pc(ucontext)};
+  const perfmon_default_entry entry = {
+      (int32_t)overflow->pid,   (int32_t)overflow->tid, (uint16_t)pmd, set->id, (uint16_t)overflow->cpu, 0,
+      set->pmd[pmd].last_reset, overflow->time,         overflow->ip};
   return perfmon_default_buffer_append(c->buffer, &entry, body, words) == 0;
 }
 
 /* After an overflow that does not mask: the short resets of the PMD and those its PMC names. */
-static void short_resets(event_set* set, unsigned pmd) {
-  reset_pmd(set, pmd, 0, 1);
+static void short_resets(context* c, event_set* set, unsigned pmd, size_t e) {
+  const int running = c->started && !c->masked;
+  short_reset_overflowed(set, pmd, e, running);
   for (unsigned other = 0; other < PFM_MAX_PMDS; ++other)
-    if (other != pmd && (set->reset_pmds[pmd] >> other & 1)) reset_pmd(set, other, 0, 1);
+    if (other != pmd && (set->reset_pmds[pmd] >> other & 1)) reset_pmd(set, other, 0, running);
 }
 
-static void on_overflow(int sig, siginfo_t* info, void* ucontext) {
-  (void)sig;
-  const int saved_errno = errno;
-  context* c = thread_context;
-  event_set* set = c != NULL && c->loaded ? &c->sets[c->active] : NULL;
-  const long e = set != NULL && set->session != NULL ? perfmon_session_event_of_fd(set->session, info->si_fd) : -1;
-  if (e >= 0 && !c->masked && set->event_pmd[e] == TIMER) {
+/* One overflow of event e of the active set, as the kernel recorded it. */
+static void overflowed(context* c, event_set* set, size_t e, const perfmon_sample* overflow) {
+  if (c->masked) return;
+  if (set->event_pmd[e] == TIMER) {
     set->switch_pmds = 0;
     switch_set(c);
-  } else if (e >= 0 && !c->masked) {
+  } else {
     const unsigned pmd = set->event_pmd[e];
     /* A trigger whose overflows ran out: the set gives way now, or at the restart if masked. */
     const int switching =
@@ -317,7 +341,7 @@ static void on_overflow(int sig, siginfo_t* info, void* ucontext) {
     const int notify = (set->pmc_flags[pmd] & PFM_REGFL_OVFL_NOTIFY) != 0;
     /* With the default format, the sample is recorded and monitoring goes on until the buffer is
      * full (§3.6.5); without it, a notifying PMD masks at every overflow (§3.4.3). */
-    const int masks = c->buffer != NULL ? !take_sample(c, set, pmd, ucontext) : notify;
+    const int masks = c->buffer != NULL ? !take_sample(c, set, pmd, overflow) : notify;
     if (masks) {
       set_enabled(set, 0);
       c->masked = 1;
@@ -331,10 +355,34 @@ static void on_overflow(int sig, siginfo_t* info, void* ucontext) {
         send_message(c, PFM_MSG_OVFL, 1ULL << pmd);
       }
     } else {
-      short_resets(set, pmd);
+      short_resets(c, set, pmd, (size_t)e);
       if (switching) switch_set(c);
     }
   }
+}
+
+/* Handles the overflows waiting in the rings of a loaded context's sets: of the set whose event has
+ * descriptor `fd` (an overflow signal's si_fd), or of every set (fd -1). Records of a set that is
+ * no longer active are dropped. Async-signal-safe. */
+static void handle_overflows(context* c, int fd) {
+  for (size_t k = 0; k < c->set_count; ++k) {
+    event_set* set = &c->sets[k];
+    if (set->session == NULL || (fd >= 0 && perfmon_session_event_of_fd(set->session, fd) < 0)) continue;
+    const int ring = perfmon_session_fd(set->session, 0, 0); /* one location: one ring */
+    perfmon_sample overflow;
+    while (perfmon_session_take_overflow(set->session, ring, &overflow) == 0)
+      if (c->loaded && set == &c->sets[c->active] && overflow.event < set->events)
+        overflowed(c, set, overflow.event, &overflow);
+  }
+}
+
+/* In a self-monitoring thread, right after the overflow. */
+static void on_overflow(int sig, siginfo_t* info, void* ucontext) {
+  (void)sig;
+  (void)ucontext;
+  const int saved_errno = errno;
+  context* c = thread_context;
+  if (c != NULL && c->loaded) handle_overflows(c, info->si_fd);
   errno = saved_errno;
 }
 
@@ -347,6 +395,53 @@ static void install_handler(void) {
   action.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&action.sa_mask);
   if (sigaction(PFM2_OVERFLOW_SIGNAL, &action, NULL) != 0) handler_error = errno;
+}
+
+/* The overflow thread: the kernel signals it the overflows of contexts loaded on another thread or
+ * a CPU. It waits for them with every signal blocked (SIGIO too, which the kernel sends instead
+ * when the real-time signal queue is full: then every such context's rings are looked at), and
+ * handles them under the lock, so never in the middle of a call. It starts with the first such
+ * context and stays. */
+static pthread_once_t overflow_thread_once = PTHREAD_ONCE_INIT;
+static pid_t overflow_thread_tid; /* 0 when it could not start */
+static sem_t overflow_thread_started;
+
+static void* serve_overflows(void* unused) {
+  (void)unused;
+  sigset_t wanted;
+  sigemptyset(&wanted);
+  sigaddset(&wanted, PFM2_OVERFLOW_SIGNAL);
+  sigaddset(&wanted, SIGIO);
+  overflow_thread_tid = gettid_();
+  sem_post(&overflow_thread_started);
+  for (;;) {
+    siginfo_t info;
+    const int sig = sigwaitinfo(&wanted, &info);
+    if (sig < 0) continue;
+    pthread_mutex_lock(&lock);
+    for (context* c = contexts; c != NULL; c = c->next_context)
+      if (c->loaded && !c->self) handle_overflows(c, sig == PFM2_OVERFLOW_SIGNAL ? info.si_fd : -1);
+    pthread_mutex_unlock(&lock);
+  }
+  return NULL;
+}
+
+static void start_overflow_thread(void) {
+  sigset_t all, saved;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &saved); /* the thread starts with every signal blocked */
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+  pthread_t thread;
+  sem_init(&overflow_thread_started, 0, 0);
+  if (pthread_create(&thread, &attributes, serve_overflows, NULL) == 0) {
+    while (sem_wait(&overflow_thread_started) != 0) {
+    }
+    pthread_setname_np(thread, "perfmon2-ovfl");
+  }
+  pthread_attr_destroy(&attributes);
+  pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 /* Every call on a context runs with the overflow signal blocked in the calling thread: the handler
@@ -391,6 +486,7 @@ static void stop_watcher(context* c);
 static void unload(context* c);
 
 static void close_sessions(context* c) {
+  handle_overflows(c, -1); /* the last ones, which the overflow thread may not have seen yet */
   if (thread_context == c) thread_context = NULL;
   for (size_t k = 0; k < c->set_count; ++k) {
     event_set* set = &c->sets[k];
@@ -437,14 +533,12 @@ static int open_session(context* c, event_set* set) {
   if (set->events == 0) return 0;
   int overflows = 0;
   for (size_t e = 0; e < set->events; ++e) overflows |= set->samples[e];
-  if (overflows && !c->self)
-    return pfm2_fail(EOPNOTSUPP,
-                     "set %u needs overflows (a PMD within 2^63 of overflowing, or a timeout), which Linux "
-                     "delivers to a self-monitoring context only: load it on the calling thread",
-                     set->id);
-  if (overflows) {
+  if (overflows && c->self) {
     pthread_once(&handler_once, install_handler);
     if (handler_error != 0) return pfm2_fail(handler_error, "cannot handle the overflow signal");
+  } else if (overflows) {
+    pthread_once(&overflow_thread_once, start_overflow_thread);
+    if (overflow_thread_tid == 0) return pfm2_fail(EAGAIN, "cannot start the thread that handles overflows");
   }
   perfmon_session_options options;
   memset(&options, 0, sizeof options);
@@ -454,7 +548,10 @@ static int open_session(context* c, event_set* set) {
     options.overflow_periods = periods;
     options.overflow_period_count = set->events;
     options.overflow_signal = PFM2_OVERFLOW_SIGNAL;
+    options.overflow_thread = c->self ? 0 : overflow_thread_tid;
+    options.overflow_records = 1;
   }
+  for (size_t e = 0; e < set->events; ++e) set->period[e] = periods[e];
   perfmon_target target = {PERFMON_TARGET_THREAD, c->tid, NULL, 0};
   if (c->self) target.kind = PERFMON_TARGET_SELF;
   if (c->cpu >= 0) {
@@ -881,6 +978,7 @@ int pfm_stop(int fd) {
   if (!c->loaded) return leave(&guard, pfm2_fail(EBUSY, "stop needs a loaded context"));
   c->started = 0;
   set_enabled(&c->sets[c->active], 0);
+  handle_overflows(c, -1); /* what overflowed before, in samples and messages when the call returns */
   return leave(&guard, 0);
 }
 

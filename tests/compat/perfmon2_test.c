@@ -624,6 +624,157 @@ static void test_saturation(void) {
   close(fd);
 }
 
+/* ---- Overflows of another thread and of a CPU: the library's overflow thread handles them ----- */
+
+/* A thread that makes `calls` getppid calls each time it is handed a byte, and ends at 'q'. */
+static int paced_go[2];
+static pid_t paced_tid;
+static int paced_calls;
+
+static void* paced_worker(void* argument) {
+  (void)argument;
+  __atomic_store_n(&paced_tid, gettid(), __ATOMIC_RELEASE);
+  char byte;
+  while (read(paced_go[0], &byte, 1) == 1 && byte != 'q') call_getppid(paced_calls);
+  return NULL;
+}
+
+static pthread_t start_paced(int calls) {
+  paced_calls = calls;
+  paced_tid = 0;
+  CHECK(pipe(paced_go) == 0);
+  pthread_t thread;
+  pthread_create(&thread, NULL, paced_worker, NULL);
+  while (__atomic_load_n(&paced_tid, __ATOMIC_ACQUIRE) == 0) sched_yield();
+  return thread;
+}
+
+static void stop_paced(pthread_t thread) {
+  CHECK(write(paced_go[1], "q", 1) == 1);
+  pthread_join(thread, NULL);
+  close(paced_go[0]);
+  close(paced_go[1]);
+}
+
+/* The next message within 10 s: 1 and the message, or 0. */
+static int wait_message(int fd, pfm_msg_t* message) {
+  struct pollfd wait = {fd, POLLIN, 0};
+  return poll(&wait, 1, 10000) == 1 && read(fd, message, sizeof *message) == (ssize_t)sizeof *message;
+}
+
+/* A monitoring thread restarts another after each notification (§3.4.3): the worker pauses after
+ * every 100 calls, and each pause follows an overflow at its 100th call that masked monitoring. */
+static void test_other_thread_notifications(void) {
+  const pthread_t thread = start_paced(100);
+  const int fd = new_context(0);
+  const uint64_t minus_100 = (uint64_t)0 - 100;
+  CHECK(program(fd, 0, GETPPID_PMC, PFM_REGFL_OVFL_NOTIFY, minus_100, minus_100, 0) == 0);
+  CHECK(program(fd, 0, SECOND_PMC, 0, 0, 0, 0) == 0);
+  pfarg_load_t load = {paced_tid, 0};
+  CHECK(pfm_load_context(fd, &load) == 0 && pfm_start(fd, NULL) == 0);
+  int right = 0;
+  for (int round = 0; round < 3; ++round) {
+    CHECK(write(paced_go[1], "g", 1) == 1);
+    pfm_msg_t message;
+    const int got = wait_message(fd, &message);
+    right += got && message.msg_type == PFM_MSG_OVFL && message.pfm_ovfl_msg.msg_ovfl_pmds[0] == 1ULL << GETPPID_PMC &&
+             read_pmd(fd, 0, GETPPID_PMC) == 0;
+    CHECK(pfm_restart(fd) == 0);
+    CHECK(read_pmd(fd, 0, GETPPID_PMC) == minus_100); /* the long reset */
+  }
+  CHECK(right == 3);
+  CHECK(read_pmd(fd, 0, SECOND_PMC) == 300);
+  stop_paced(thread);
+  close(fd);
+}
+
+/* The default format samples another thread (§3.6): a sample every 10th of its 300 calls, each
+ * with the worker's ids and the address of its system call as the kernel saw them; the last ones
+ * are in the buffer when PFM_MSG_END says the thread has gone. */
+static void test_other_thread_samples(void) {
+  size_t size = 0;
+  const int fd = new_sampling_context(4096, &size);
+  const pfm_default_smpl_hdr_t* header = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+  CHECK(header != MAP_FAILED);
+  if (header == MAP_FAILED) return;
+  const pthread_t thread = start_paced(300);
+  const uint64_t minus_10 = (uint64_t)0 - 10;
+  CHECK(program(fd, 0, GETPPID_PMC, 0, minus_10, minus_10, minus_10) == 0);
+  pfarg_load_t load = {paced_tid, 0};
+  const pid_t worker = paced_tid;
+  CHECK(pfm_load_context(fd, &load) == 0 && pfm_start(fd, NULL) == 0);
+  CHECK(write(paced_go[1], "g", 1) == 1);
+  stop_paced(thread);
+  pfm_msg_t message;
+  CHECK(wait_message(fd, &message) && message.msg_type == PFM_MSG_END);
+  CHECK(header->hdr_count == 30);
+  int right = 0;
+  const char* at = (const char*)header + sizeof *header;
+  for (size_t k = 0; k < header->hdr_count; ++k, at += sizeof(pfm_default_smpl_entry_t)) {
+    pfm_default_smpl_entry_t entry;
+    memcpy(&entry, at, sizeof entry);
+    right += entry.tid == worker && entry.pid == getpid() && entry.ovfl_pmd == GETPPID_PMC &&
+             entry.last_reset_val == minus_10 && entry.ip - (uintptr_t)syscall < 64;
+  }
+  CHECK(right == 30);
+  CHECK(read_pmd(fd, 0, GETPPID_PMC) == minus_10); /* 300 calls, 30 short resets: nothing lost */
+  close(fd);
+}
+
+/* Sets of another thread switch on its CPU time (the overflow thread switches them). */
+static void test_other_thread_time_switching(void) {
+  const int calls = 200000;
+  const pthread_t thread = start_paced(calls);
+  const int fd = new_context(0);
+  pfarg_setdesc_t sets[2];
+  memset(sets, 0, sizeof sets);
+  for (uint16_t set = 0; set < 2; ++set) {
+    sets[set].set_id = set;
+    sets[set].set_flags = PFM_SETFL_TIME_SWITCH;
+    sets[set].set_timeout.tv_nsec = 1000000;
+  }
+  CHECK(pfm_create_evtsets(fd, sets, 2) == 0);
+  CHECK(program(fd, 0, GETPPID_PMC, 0, 0, 0, 0) == 0 && program(fd, 1, GETPPID_PMC, 0, 0, 0, 0) == 0);
+  pfarg_load_t load = {paced_tid, 0};
+  CHECK(pfm_load_context(fd, &load) == 0 && pfm_start(fd, NULL) == 0);
+  CHECK(write(paced_go[1], "g", 1) == 1);
+  stop_paced(thread);
+  pfm_msg_t message;
+  CHECK(wait_message(fd, &message) && message.msg_type == PFM_MSG_END);
+  const uint64_t first = read_pmd(fd, 0, GETPPID_PMC), second = read_pmd(fd, 1, GETPPID_PMC);
+  /* A call made while the overflow thread switches is counted by neither. */
+  CHECK(first + second <= (uint64_t)calls && first > calls / 10 && second > calls / 10);
+  pfarg_setinfo_t info[2];
+  memset(info, 0, sizeof info);
+  info[1].set_id = 1;
+  CHECK(pfm_getinfo_evtsets(fd, info, 2) == 0 && info[0].set_runs >= 2 && info[1].set_runs >= 2);
+  printf("another thread's time switching: %llu and %llu of %d calls, %llu and %llu runs\n", (unsigned long long)first,
+         (unsigned long long)second, calls, (unsigned long long)info[0].set_runs, (unsigned long long)info[1].set_runs);
+  close(fd);
+}
+
+/* A system-wide context's overflow notifies too (the thread that loaded it may sleep in poll). */
+static void test_system_wide_notification(void) {
+  cpu_set_t one, saved;
+  sched_getaffinity(0, sizeof saved, &saved);
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  if (sched_setaffinity(0, sizeof one, &one) != 0) {
+    printf("system-wide notification: skipped, cannot run on CPU 0\n");
+    return;
+  }
+  const int fd = new_context(PFM_FL_SYSTEM_WIDE);
+  const uint64_t minus_100 = (uint64_t)0 - 100;
+  CHECK(program(fd, 0, GETPPID_PMC, PFM_REGFL_OVFL_NOTIFY, minus_100, minus_100, 0) == 0);
+  CHECK(load_self(fd, 0) == 0 && pfm_start(fd, NULL) == 0);
+  call_getppid(100);
+  pfm_msg_t message;
+  CHECK(wait_message(fd, &message) && message.msg_type == PFM_MSG_OVFL &&
+        message.pfm_ovfl_msg.msg_ovfl_pmds[0] == 1ULL << GETPPID_PMC);
+  close(fd);
+  sched_setaffinity(0, sizeof saved, &saved);
+}
+
 int main(void) {
   if (pfm_virtual_pmc_value("syscalls:sys_enter_getppid", &getppid_value) != 0) {
     printf("skipped: %s\n", pfm_strerror_detail());
@@ -643,5 +794,9 @@ int main(void) {
   test_time_switching();
   test_default_format();
   test_saturation();
+  test_other_thread_notifications();
+  test_other_thread_samples();
+  test_other_thread_time_switching();
+  test_system_wide_notification();
   return checks_result();
 }
