@@ -250,15 +250,20 @@ static void test_other_thread(void) {
 
 /* ---- One CPU, system-wide (§3.1.7): the thread pins itself and loads ---------------------------- */
 
-static void test_system_wide(void) {
-  cpu_set_t one, saved;
-  sched_getaffinity(0, sizeof saved, &saved);
+/* Runs the calling thread on CPU 0 only, keeping its CPUs in *saved: 1, or 0 (saying so) if not. */
+static int run_on_cpu0(cpu_set_t* saved, const char* test) {
+  cpu_set_t one;
+  sched_getaffinity(0, sizeof *saved, saved);
   CPU_ZERO(&one);
   CPU_SET(0, &one);
-  if (sched_setaffinity(0, sizeof one, &one) != 0) {
-    printf("system-wide: skipped, cannot run on CPU 0\n");
-    return;
-  }
+  if (sched_setaffinity(0, sizeof one, &one) == 0) return 1;
+  printf("%s: skipped, cannot run on CPU 0\n", test);
+  return 0;
+}
+
+static void test_system_wide(void) {
+  cpu_set_t saved;
+  if (!run_on_cpu0(&saved, "system-wide")) return;
   const int fd = new_context(PFM_FL_SYSTEM_WIDE);
   CHECK(program(fd, 0, GETPPID_PMC, 0, 0, 0, 0) == 0);
   pfarg_load_t other = {getpid() + 1, 0};
@@ -530,6 +535,15 @@ static int new_sampling_context(size_t bytes, size_t* mapped_size) {
   return request.ctx.ctx_fd;
 }
 
+/* A sampling context of `bytes` with its buffer mapped at *header; -1 (a failure counted) if not. */
+static int mapped_sampling_context(size_t bytes, const pfm_default_smpl_hdr_t** header) {
+  size_t size = 0;
+  const int fd = new_sampling_context(bytes, &size);
+  *header = fd < 0 ? MAP_FAILED : mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+  CHECK(*header != MAP_FAILED);
+  return *header == MAP_FAILED ? -1 : fd;
+}
+
 /* PMC32 samples every 10th getppid call with PMD33 (all calls) in each sample's body. A 4096-byte
  * buffer holds 79 samples of 48 bytes before the post check (room for an entry and all 32 PMDs)
  * declares it full: 1,000 samples in 10,000 calls give 12 notifications, 52 samples left. */
@@ -602,11 +616,9 @@ static void test_default_format(void) {
 
 /* A buffer whose PMC does not notify saturates: it fills and monitoring stops, silently. */
 static void test_saturation(void) {
-  size_t size = 0;
-  const int fd = new_sampling_context(4096, &size);
-  const pfm_default_smpl_hdr_t* header = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-  CHECK(header != MAP_FAILED);
-  if (header == MAP_FAILED) return;
+  const pfm_default_smpl_hdr_t* header;
+  const int fd = mapped_sampling_context(4096, &header);
+  if (fd < 0) return;
   CHECK(program(fd, 0, GETPPID_PMC, 0, (uint64_t)0 - 10, (uint64_t)0 - 10, (uint64_t)0 - 10) == 0);
   CHECK(program(fd, 0, SECOND_PMC, 0, 0, 0, 0) == 0);
   CHECK(load_self(fd, 0) == 0 && pfm_start(fd, NULL) == 0);
@@ -692,11 +704,9 @@ static void test_other_thread_notifications(void) {
  * with the worker's ids and the address of its system call as the kernel saw them; the last ones
  * are in the buffer when PFM_MSG_END says the thread has gone. */
 static void test_other_thread_samples(void) {
-  size_t size = 0;
-  const int fd = new_sampling_context(4096, &size);
-  const pfm_default_smpl_hdr_t* header = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-  CHECK(header != MAP_FAILED);
-  if (header == MAP_FAILED) return;
+  const pfm_default_smpl_hdr_t* header;
+  const int fd = mapped_sampling_context(4096, &header);
+  if (fd < 0) return;
   const pthread_t thread = start_paced(300);
   const uint64_t minus_10 = (uint64_t)0 - 10;
   CHECK(program(fd, 0, GETPPID_PMC, 0, minus_10, minus_10, minus_10) == 0);
@@ -755,14 +765,8 @@ static void test_other_thread_time_switching(void) {
 
 /* A system-wide context's overflow notifies too (the thread that loaded it may sleep in poll). */
 static void test_system_wide_notification(void) {
-  cpu_set_t one, saved;
-  sched_getaffinity(0, sizeof saved, &saved);
-  CPU_ZERO(&one);
-  CPU_SET(0, &one);
-  if (sched_setaffinity(0, sizeof one, &one) != 0) {
-    printf("system-wide notification: skipped, cannot run on CPU 0\n");
-    return;
-  }
+  cpu_set_t saved;
+  if (!run_on_cpu0(&saved, "system-wide notification")) return;
   const int fd = new_context(PFM_FL_SYSTEM_WIDE);
   const uint64_t minus_100 = (uint64_t)0 - 100;
   CHECK(program(fd, 0, GETPPID_PMC, PFM_REGFL_OVFL_NOTIFY, minus_100, minus_100, 0) == 0);
