@@ -192,6 +192,8 @@ static void test_element_errors(void) {
   CHECK(load_self(fd, 0) == 0 && pfm_start(fd, NULL) == 0);
   call_getppid(42);
   CHECK(pfm_stop(fd) == 0 && read_pmd(fd, 0, GETPPID_PMC) == 42);
+  char small[8]; /* less than a message (§3.3.3) */
+  CHECK(read(fd, small, sizeof small) == -1 && errno == EINVAL);
   close(fd);
   pfarg_ctx_t bad;
   memset(&bad, 0, sizeof bad);
