@@ -78,6 +78,10 @@ std::vector<EventGroup> with_overflow_periods(std::vector<EventGroup> groups, co
     for (Event& event : group.events) {
       const std::uint64_t period = index < options.overflow_periods.size() ? options.overflow_periods[index] : 0;
       ++index;
+      if (options.overflow_records) {  // records' times on the clock programs read (one clock per ring)
+        event.attr.use_clockid = 1;
+        event.attr.clockid = CLOCK_MONOTONIC;
+      }
       if (period == 0) continue;
       if (period >> 63)
         throw Error(ErrorKind::InvalidArgument,
@@ -86,10 +90,6 @@ std::vector<EventGroup> with_overflow_periods(std::vector<EventGroup> groups, co
                     EINVAL);
       event.attr.sample_period = period;
       event.attr.freq = 0;
-      if (options.overflow_records) {  // records' times on the clock programs read
-        event.attr.use_clockid = 1;
-        event.attr.clockid = CLOCK_MONOTONIC;
-      }
     }
   }
   return groups;
@@ -179,7 +179,7 @@ CounterSession::CounterSession(const std::vector<EventGroup>& groups, const Targ
     if (int err = s.matrix.map_rings(kOverflowRingPages); err != 0)
       throw Error(ErrorKind::Limit,
                   std::string("cannot map the rings of the overflow records: ") + std::strerror(err) +
-                      " (perf_event_mlock_kb limits them).",
+                      (err == EPERM || err == ENOMEM ? " (kernel.perf_event_mlock_kb limits them)." : "."),
                   err);
     for (std::size_t ring = 0; ring < s.matrix.ring_count(); ++ring) {
       s.reader_of_ring.push_back(s.readers.size());
