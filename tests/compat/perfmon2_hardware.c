@@ -58,9 +58,15 @@ static int count_loop(int fd, unsigned long n, uint64_t* value) {
   return read_pmd0(fd, value);
 }
 
-/* The default format on the hardware counter: a sample every million user instructions of a loop
- * of 20 million, each with the user cycles so far (the cycle counter's PMD as its body). */
-static int sample_loop(void) {
+/* Where the PMU interrupt left a thread that overflowed a user-mode counter: at the system call
+ * (QEMU raises the interrupt as the thread enters the kernel), or already in the kernel's entry
+ * code, whose address the kernel records then (the top 16 bits set on arm64). */
+static int at_kernel_entry(uint64_t ip) {
+  return ip - (uintptr_t)syscall < 64 || ip >> 48 == 0xffff;
+}
+
+/* A context with the default format's 64 KiB buffer, mapped at *header; -1 if not. */
+static int sampling_context(const pfm_default_smpl_hdr_t** header) {
   struct {
     pfarg_ctx_t ctx;
     pfm_default_smpl_arg_t arg;
@@ -69,10 +75,17 @@ static int sample_loop(void) {
   const pfm_uuid_t uuid = PFM_DEFAULT_SMPL_UUID;
   memcpy(request.ctx.ctx_smpl_buf_id, uuid, sizeof uuid);
   request.arg.buf_size = 65536;
-  if (pfm_create_context(&request.ctx, 1) != 0) return fail("pfm_create_context with the default format");
-  const int fd = request.ctx.ctx_fd;
-  const pfm_default_smpl_hdr_t* header = mmap(NULL, request.ctx.ctx_smpl_buf_size, PROT_READ, MAP_SHARED, fd, 0);
-  if (header == MAP_FAILED) return fail("mapping the buffer");
+  if (pfm_create_context(&request.ctx, 1) != 0) return -1;
+  *header = mmap(NULL, request.ctx.ctx_smpl_buf_size, PROT_READ, MAP_SHARED, request.ctx.ctx_fd, 0);
+  return *header == MAP_FAILED ? -1 : request.ctx.ctx_fd;
+}
+
+/* The default format on the hardware counter: a sample every million user instructions of a loop
+ * of 20 million, each with the user cycles so far (the cycle counter's PMD as its body). */
+static int sample_loop(void) {
+  const pfm_default_smpl_hdr_t* header;
+  const int fd = sampling_context(&header);
+  if (fd < 0) return fail("a context with the default format, its buffer mapped");
   pfarg_pmc_t pmcs[2];
   memset(pmcs, 0, sizeof pmcs);
   pmcs[0].reg_value = instructions_user;
@@ -96,7 +109,7 @@ static int sample_loop(void) {
   /* The samples: where (in this program's code?) and the cycles between them. */
   const char* at = (const char*)header + sizeof *header;
   const uintptr_t loop_start = (uintptr_t)exact_loop;
-  int with_ip = 0;
+  int with_ip = 0, at_call = 0;
   uint64_t previous = 0, least_step = UINT64_MAX, largest_step = 0;
   for (size_t k = 0; k < header->hdr_count; ++k) {
     pfm_default_smpl_entry_t entry;
@@ -105,12 +118,20 @@ static int sample_loop(void) {
     memcpy(&cycles, at + sizeof entry, sizeof cycles);
     at += sizeof entry + sizeof cycles;
     with_ip += entry.ovfl_pmd == 0 && entry.ip != 0;
+    at_call += at_kernel_entry(entry.ip);
+    if (k == 0)
+      printf("perfmon2 hardware: first sample IP %#llx (syscall at %#llx)\n", (unsigned long long)entry.ip,
+             (unsigned long long)(uintptr_t)syscall);
     if (k > 0 && cycles - previous < least_step) least_step = cycles - previous;
     if (k > 0 && cycles - previous > largest_step) largest_step = cycles - previous;
     previous = cycles;
   }
   printf("perfmon2 hardware: %zu samples, %d with an IP, cycle steps %llu to %llu\n", (size_t)header->hdr_count,
          with_ip, (unsigned long long)least_step, (unsigned long long)largest_step);
+  /* The kernel's record says where the PMU interrupted: QEMU raises the overflow interrupt as the
+   * thread next enters the kernel (its PMU updates counters lazily), so in the kernel's entry code
+   * (on a real PMU it would be in the loop). */
+  printf("perfmon2 hardware: sample IPs: %d of %zu at kernel entry\n", at_call, (size_t)header->hdr_count);
   if (header->hdr_count != 20 || with_ip != 20) { /* what went wrong, for the log */
     at = (const char*)header + sizeof *header;
     for (size_t k = 0; k < header->hdr_count; ++k) {
@@ -173,6 +194,61 @@ static int attach(void) {
   printf("perfmon2 hardware: attached: %s, %llu user instructions (2n = 2000000)\n", ended ? "end message" : "no end",
          (unsigned long long)counted);
   close(fd);
+  return 0;
+}
+
+/* Another thread's loop of 1,000 runs of 2,000 instructions, each followed by a system call (where
+ * QEMU raises the overflow interrupt). */
+static void* chunked_worker(void* argument) {
+  (void)argument;
+  __atomic_store_n(&worker_tid, gettid(), __ATOMIC_RELEASE);
+  char byte;
+  if (read(go[0], &byte, 1) == 1)
+    for (int chunk = 0; chunk < 1000; ++chunk) {
+      exact_loop(1000);
+      syscall(SYS_getppid);
+    }
+  return NULL;
+}
+
+/* The default format samples another thread: the library's overflow thread takes its overflows,
+ * and each sample's IP is the kernel's record of where the worker was. */
+static int attach_sampling(void) {
+  const pfm_default_smpl_hdr_t* header;
+  const int fd = sampling_context(&header);
+  if (fd < 0) return fail("a context with the default format, its buffer mapped");
+  pfarg_pmc_t pmc;
+  memset(&pmc, 0, sizeof pmc);
+  pmc.reg_value = instructions_user;
+  pfarg_pmd_t pmd;
+  memset(&pmd, 0, sizeof pmd);
+  pmd.reg_value = pmd.reg_short_reset = pmd.reg_long_reset = (uint64_t)0 - 100000;
+  worker_tid = 0;
+  pthread_t thread;
+  if (pipe(go) != 0 || pthread_create(&thread, NULL, chunked_worker, NULL) != 0) return fail("sampling setup");
+  while (__atomic_load_n(&worker_tid, __ATOMIC_ACQUIRE) == 0) sched_yield();
+  pfarg_load_t load = {worker_tid, 0};
+  if (pfm_write_pmcs(fd, &pmc, 1) != 0 || pfm_write_pmds(fd, &pmd, 1) != 0 || pfm_load_context(fd, &load) != 0 ||
+      pfm_start(fd, NULL) != 0)
+    return fail("sampling another thread");
+  if (write(go[1], "g", 1) != 1) return fail("starting the worker");
+  struct pollfd wait = {fd, POLLIN, 0};
+  pfm_msg_t message;
+  const int ended = poll(&wait, 1, 30000) == 1 && read(fd, &message, sizeof message) == (ssize_t)sizeof message &&
+                    message.msg_type == PFM_MSG_END;
+  pthread_join(thread, NULL);
+  const char* at = (const char*)header + sizeof *header;
+  int theirs = 0;
+  for (size_t k = 0; k < header->hdr_count; ++k, at += sizeof(pfm_default_smpl_entry_t)) {
+    pfm_default_smpl_entry_t entry;
+    memcpy(&entry, at, sizeof entry);
+    theirs += entry.tid == worker_tid && at_kernel_entry(entry.ip);
+  }
+  printf("perfmon2 hardware: another thread: %s, %zu samples, %d at its kernel entries\n",
+         ended ? "end message" : "no end", (size_t)header->hdr_count, theirs);
+  close(fd);
+  close(go[0]);
+  close(go[1]);
   return 0;
 }
 
@@ -281,5 +357,5 @@ int main(void) {
   pfm_stop(fd);
   printf("perfmon2 hardware: %d overflow messages, %d naming PMD0\n", messages, naming_pmd0);
   close(fd);
-  return sample_loop() || attach() || system_wide() || switching();
+  return sample_loop() || attach() || attach_sampling() || system_wide() || switching();
 }
