@@ -755,7 +755,7 @@ static void test_other_thread_time_switching(void) {
   CHECK(wait_message(fd, &message) && message.msg_type == PFM_MSG_END);
   const uint64_t first = read_pmd(fd, 0, GETPPID_PMC), second = read_pmd(fd, 1, GETPPID_PMC);
   /* A call made while the overflow thread switches is counted by neither. */
-  CHECK(first + second <= (uint64_t)calls && first > calls / 10 && second > calls / 10);
+  CHECK(first + second <= (uint64_t)calls && first > (uint64_t)calls / 10 && second > (uint64_t)calls / 10);
   pfarg_setinfo_t info[2];
   memset(info, 0, sizeof info);
   info[1].set_id = 1;
