@@ -13,7 +13,8 @@
 #include <time.h>
 #include <ucontext.h>
 
-#include "../common/interrupted_pc.h"
+#include "../common/signal_handler.h"
+#include "interrupted_pc.h"
 
 /* ---- The catalogue, the thread's binding, clocks, reports ------------------------------------- */
 
@@ -129,13 +130,7 @@ static pthread_once_t handler_once = PTHREAD_ONCE_INIT;
 static int handler_error;
 
 static void install_handler(void) {
-  struct sigaction action;
-  memset(&action, 0, sizeof action);
-  action.sa_sigaction = on_overflow;
-  action.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&action.sa_mask);
-  sigaddset(&action.sa_mask, SIGEMT);
-  if (sigaction(CPC_INTERNAL_SIGNAL, &action, NULL) != 0) handler_error = errno;
+  handler_error = install_siginfo_handler(CPC_INTERNAL_SIGNAL, on_overflow, SIGEMT);
 }
 
 /* ---- Binding ----------------------------------------------------------------------------------- */

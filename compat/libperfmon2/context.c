@@ -37,6 +37,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../common/signal_handler.h"
 #include "machine.h"
 #include "registers.h"
 
@@ -182,6 +183,12 @@ static uint64_t period_of(uint64_t value) {
   return value == 0 || left >> 63 ? 0 : left;
 }
 
+/* The period the kernel is given for a sampling PMD at `value`. */
+static uint64_t kernel_period(uint64_t value) {
+  const uint64_t period = period_of(value);
+  return period == 0 ? NEVER : period;
+}
+
 static long event_of_pmd(const event_set* set, unsigned pmd) {
   for (size_t e = 0; e < set->events; ++e)
     if (set->event_pmd[e] == pmd) return (long)e;
@@ -202,9 +209,8 @@ static void reset_pmd(event_set* set, unsigned pmd, int long_reset, int enable_a
   ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
   ioctl(fd, PERF_EVENT_IOC_RESET, 0);
   set->base[e] = value;
-  uint64_t period = period_of(value);
   if (set->samples[e]) {
-    if (period == 0) period = NEVER;
+    uint64_t period = kernel_period(value);
     ioctl(fd, PERF_EVENT_IOC_PERIOD, &period);
     set->period[e] = period;
   }
@@ -219,13 +225,13 @@ static void reset_pmd(event_set* set, unsigned pmd, int long_reset, int enable_a
 static void short_reset_overflowed(event_set* set, unsigned pmd, size_t e, int enable_after) {
   const uint64_t value = reset_value(set, pmd, 0);
   set->base[e] += value;
-  const uint64_t wanted = period_of(value);
-  if ((wanted == 0 ? NEVER : wanted) == set->period[e]) return;
+  uint64_t left = kernel_period(value);
+  if (left == set->period[e]) return;
   const int fd = perfmon_session_fd(set->session, e, 0);
   ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-  uint64_t left = wanted == 0 ? NEVER : wanted;
   perfmon_value now;
-  if (wanted != 0 && perfmon_session_read(set->session) == 0 && perfmon_session_value(set->session, e, &now) == 0) {
+  if (period_of(value) != 0 && perfmon_session_read(set->session) == 0 &&
+      perfmon_session_value(set->session, e, &now) == 0) {
     left = period_of(set->base[e] + now.raw);
     if (left == 0) left = 1; /* past 0 again already: it overflows at the next event */
   }
@@ -389,12 +395,7 @@ static void on_overflow(int sig, siginfo_t* info, void* ucontext) {
 static pthread_once_t handler_once = PTHREAD_ONCE_INIT;
 static int handler_error;
 static void install_handler(void) {
-  struct sigaction action;
-  memset(&action, 0, sizeof action);
-  action.sa_sigaction = on_overflow;
-  action.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&action.sa_mask);
-  if (sigaction(PFM2_OVERFLOW_SIGNAL, &action, NULL) != 0) handler_error = errno;
+  handler_error = install_siginfo_handler(PFM2_OVERFLOW_SIGNAL, on_overflow, 0);
 }
 
 /* The overflow thread: the kernel signals it the overflows of contexts loaded on another thread or

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "../helpers/exact_loop.h"
+#include "../helpers/perfmon2_samples.h"
 
 #if defined(__aarch64__)
 static const uint64_t instructions_user = 0x08 | 1ULL << 31; /* INST_RETIRED, P: not at EL1 */
@@ -107,21 +108,15 @@ static int sample_loop(void) {
   }
   pfm_stop(fd);
   /* The samples: where (in this program's code?) and the cycles between them. */
-  const char* at = (const char*)header + sizeof *header;
-  const uintptr_t loop_start = (uintptr_t)exact_loop;
+  const char* at = first_sample(header);
   int with_ip = 0, at_call = 0;
   uint64_t previous = 0, least_step = UINT64_MAX, largest_step = 0;
   for (size_t k = 0; k < header->hdr_count; ++k) {
     pfm_default_smpl_entry_t entry;
     uint64_t cycles;
-    memcpy(&entry, at, sizeof entry);
-    memcpy(&cycles, at + sizeof entry, sizeof cycles);
-    at += sizeof entry + sizeof cycles;
+    next_sample(&at, &entry, &cycles, 1);
     with_ip += entry.ovfl_pmd == 0 && entry.ip != 0;
     at_call += at_kernel_entry(entry.ip);
-    if (k == 0)
-      printf("perfmon2 hardware: first sample IP %#llx (syscall at %#llx)\n", (unsigned long long)entry.ip,
-             (unsigned long long)(uintptr_t)syscall);
     if (k > 0 && cycles - previous < least_step) least_step = cycles - previous;
     if (k > 0 && cycles - previous > largest_step) largest_step = cycles - previous;
     previous = cycles;
@@ -132,16 +127,15 @@ static int sample_loop(void) {
    * thread next enters the kernel (its PMU updates counters lazily), so in the kernel's entry code
    * (on a real PMU it would be in the loop). */
   printf("perfmon2 hardware: sample IPs: %d of %zu at kernel entry\n", at_call, (size_t)header->hdr_count);
-  if (header->hdr_count != 20 || with_ip != 20) { /* what went wrong, for the log */
-    at = (const char*)header + sizeof *header;
+  if (header->hdr_count != 20 || with_ip != 20 || at_call != 20) { /* what went wrong, for the log */
+    printf("  syscall at %#llx\n", (unsigned long long)(uintptr_t)syscall);
+    at = first_sample(header);
     for (size_t k = 0; k < header->hdr_count; ++k) {
       pfm_default_smpl_entry_t entry;
       uint64_t cycles;
-      memcpy(&entry, at, sizeof entry);
-      memcpy(&cycles, at + sizeof entry, sizeof cycles);
-      at += sizeof entry + sizeof cycles;
-      printf("  sample %zu: pmd %u, ip loop%+lld, cycles %llu, last reset %lld\n", k, entry.ovfl_pmd,
-             (long long)(entry.ip - loop_start), (unsigned long long)cycles, (long long)entry.last_reset_val);
+      next_sample(&at, &entry, &cycles, 1);
+      printf("  sample %zu: pmd %u, ip %#llx, cycles %llu, last reset %lld\n", k, entry.ovfl_pmd,
+             (unsigned long long)entry.ip, (unsigned long long)cycles, (long long)entry.last_reset_val);
     }
     uint64_t value = 0;
     read_pmd0(fd, &value);
@@ -237,11 +231,11 @@ static int attach_sampling(void) {
   const int ended = poll(&wait, 1, 30000) == 1 && read(fd, &message, sizeof message) == (ssize_t)sizeof message &&
                     message.msg_type == PFM_MSG_END;
   pthread_join(thread, NULL);
-  const char* at = (const char*)header + sizeof *header;
+  const char* at = first_sample(header);
   int theirs = 0;
-  for (size_t k = 0; k < header->hdr_count; ++k, at += sizeof(pfm_default_smpl_entry_t)) {
+  for (size_t k = 0; k < header->hdr_count; ++k) {
     pfm_default_smpl_entry_t entry;
-    memcpy(&entry, at, sizeof entry);
+    next_sample(&at, &entry, NULL, 0);
     theirs += entry.tid == worker_tid && at_kernel_entry(entry.ip);
   }
   printf("perfmon2 hardware: another thread: %s, %zu samples, %d at its kernel entries\n",

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../helpers/c_checks.h"
+#include "../helpers/perfmon2_samples.h"
 
 #define GETPPID_PMC 32 /* the first virtual pair */
 #define SECOND_PMC 33
@@ -448,17 +449,31 @@ static void test_event_sets(void) {
   close(fd);
 }
 
+/* Sets 0 and 1, switching as `flags` say (every `timeout_ns` with PFM_SETFL_TIME_SWITCH), as
+ * pfm_create_evtsets leaves their descriptors in `sets`. */
+static int create_sets_0_and_1(int fd, uint32_t flags, long timeout_ns, pfarg_setdesc_t sets[2]) {
+  memset(sets, 0, 2 * sizeof *sets);
+  for (uint16_t set = 0; set < 2; ++set) {
+    sets[set].set_id = set;
+    sets[set].set_flags = flags;
+    sets[set].set_timeout.tv_nsec = timeout_ns;
+  }
+  return pfm_create_evtsets(fd, sets, 2);
+}
+
+/* pfm_getinfo_evtsets of sets 0 and 1. */
+static int info_of_sets_0_and_1(int fd, pfarg_setinfo_t info[2]) {
+  memset(info, 0, 2 * sizeof *info);
+  info[1].set_id = 1;
+  return pfm_getinfo_evtsets(fd, info, 2);
+}
+
 /* Overflow switching (§3.7.6), exact: set 0 gives way after 100 calls, set 1 after 50, each
  * counting the calls of its turns on another PMD. 1,000 calls: seven turns of set 0, six of set 1. */
 static void test_overflow_switching(void) {
   const int fd = new_context(0);
   pfarg_setdesc_t sets[2];
-  memset(sets, 0, sizeof sets);
-  sets[0].set_id = 0;
-  sets[0].set_flags = PFM_SETFL_OVFL_SWITCH;
-  sets[1].set_id = 1;
-  sets[1].set_flags = PFM_SETFL_OVFL_SWITCH;
-  CHECK(pfm_create_evtsets(fd, sets, 2) == 0);
+  CHECK(create_sets_0_and_1(fd, PFM_SETFL_OVFL_SWITCH, 0, sets) == 0);
   for (uint16_t set = 0; set < 2; ++set) {
     const uint64_t turn = set == 0 ? 100 : 50;
     CHECK(program(fd, set, GETPPID_PMC + set, 0, (uint64_t)0 - turn, 0, (uint64_t)0 - turn) == 0);
@@ -476,9 +491,7 @@ static void test_overflow_switching(void) {
   CHECK(pfm_stop(fd) == 0);
   CHECK(read_pmd(fd, 0, 40) == 700 && read_pmd(fd, 1, 41) == 300);
   pfarg_setinfo_t info[2];
-  memset(info, 0, sizeof info);
-  info[1].set_id = 1;
-  CHECK(pfm_getinfo_evtsets(fd, info, 2) == 0);
+  CHECK(info_of_sets_0_and_1(fd, info) == 0);
   CHECK(info[0].set_runs == 7 && info[1].set_runs == 7); /* set 1 is on the PMU at the end */
   CHECK(info[0].set_switch_pmds[0] == 1ULL << GETPPID_PMC && info[1].set_switch_pmds[0] == 1ULL << SECOND_PMC);
   close(fd);
@@ -489,13 +502,7 @@ static void test_overflow_switching(void) {
 static void test_time_switching(void) {
   const int fd = new_context(0);
   pfarg_setdesc_t sets[2];
-  memset(sets, 0, sizeof sets);
-  for (uint16_t set = 0; set < 2; ++set) {
-    sets[set].set_id = set;
-    sets[set].set_flags = PFM_SETFL_TIME_SWITCH;
-    sets[set].set_timeout.tv_nsec = 1000000;
-  }
-  CHECK(pfm_create_evtsets(fd, sets, 2) == 0);
+  CHECK(create_sets_0_and_1(fd, PFM_SETFL_TIME_SWITCH, 1000000, sets) == 0);
   CHECK(sets[0].set_timeout.tv_sec == 0 && sets[0].set_timeout.tv_nsec == 1000000); /* effective */
   CHECK(program(fd, 0, GETPPID_PMC, 0, 0, 0, 0) == 0 && program(fd, 1, GETPPID_PMC, 0, 0, 0, 0) == 0);
   CHECK(load_self(fd, 0) == 0 && pfm_start(fd, NULL) == 0);
@@ -505,9 +512,7 @@ static void test_time_switching(void) {
   const uint64_t first = read_pmd(fd, 0, GETPPID_PMC), second = read_pmd(fd, 1, GETPPID_PMC);
   CHECK(first + second == (uint64_t)calls && first > 0 && second > 0);
   pfarg_setinfo_t info[2];
-  memset(info, 0, sizeof info);
-  info[1].set_id = 1;
-  CHECK(pfm_getinfo_evtsets(fd, info, 2) == 0);
+  CHECK(info_of_sets_0_and_1(fd, info) == 0);
   CHECK(info[0].set_runs >= 2 && info[1].set_runs >= 2);
   CHECK(info[0].set_act_duration.tv_nsec > 0 || info[0].set_act_duration.tv_sec > 0);
   CHECK(info[0].set_timeout.tv_nsec == 1000000);
@@ -592,13 +597,11 @@ static void test_default_format(void) {
     full_buffers +=
         message.msg_type == PFM_MSG_OVFL && header->hdr_count == 79 && header->hdr_overflows == (uint64_t)messages;
     /* Parse the samples from the top (§3.6.4): an entry, then PMD33's value. */
-    const char* at = (const char*)buffer + sizeof *header;
+    const char* at = first_sample(header);
     for (size_t k = 0; k < header->hdr_count; ++k) {
       pfm_default_smpl_entry_t entry;
       uint64_t body;
-      memcpy(&entry, at, sizeof entry);
-      memcpy(&body, at + sizeof entry, sizeof body);
-      at += sizeof entry + sizeof body;
+      next_sample(&at, &entry, &body, 1);
       ++samples;
       samples_right += entry.ovfl_pmd == GETPPID_PMC && entry.set == 0 && entry.tid == gettid() &&
                        entry.pid == getpid() && entry.ip != 0 && entry.last_reset_val == (uint64_t)0 - 10 &&
@@ -721,10 +724,10 @@ static void test_other_thread_samples(void) {
   CHECK(wait_message(fd, &message) && message.msg_type == PFM_MSG_END);
   CHECK(header->hdr_count == 30);
   int right = 0;
-  const char* at = (const char*)header + sizeof *header;
-  for (size_t k = 0; k < header->hdr_count; ++k, at += sizeof(pfm_default_smpl_entry_t)) {
+  const char* at = first_sample(header);
+  for (size_t k = 0; k < header->hdr_count; ++k) {
     pfm_default_smpl_entry_t entry;
-    memcpy(&entry, at, sizeof entry);
+    next_sample(&at, &entry, NULL, 0);
     right += entry.tid == worker && entry.pid == getpid() && entry.ovfl_pmd == GETPPID_PMC &&
              entry.last_reset_val == minus_10 && entry.ip - (uintptr_t)syscall < 64;
   }
@@ -739,13 +742,7 @@ static void test_other_thread_time_switching(void) {
   const pthread_t thread = start_paced(calls);
   const int fd = new_context(0);
   pfarg_setdesc_t sets[2];
-  memset(sets, 0, sizeof sets);
-  for (uint16_t set = 0; set < 2; ++set) {
-    sets[set].set_id = set;
-    sets[set].set_flags = PFM_SETFL_TIME_SWITCH;
-    sets[set].set_timeout.tv_nsec = 1000000;
-  }
-  CHECK(pfm_create_evtsets(fd, sets, 2) == 0);
+  CHECK(create_sets_0_and_1(fd, PFM_SETFL_TIME_SWITCH, 1000000, sets) == 0);
   CHECK(program(fd, 0, GETPPID_PMC, 0, 0, 0, 0) == 0 && program(fd, 1, GETPPID_PMC, 0, 0, 0, 0) == 0);
   pfarg_load_t load = {paced_tid, 0};
   CHECK(pfm_load_context(fd, &load) == 0 && pfm_start(fd, NULL) == 0);
@@ -757,9 +754,7 @@ static void test_other_thread_time_switching(void) {
   /* A call made while the overflow thread switches is counted by neither. */
   CHECK(first + second <= (uint64_t)calls && first > (uint64_t)calls / 10 && second > (uint64_t)calls / 10);
   pfarg_setinfo_t info[2];
-  memset(info, 0, sizeof info);
-  info[1].set_id = 1;
-  CHECK(pfm_getinfo_evtsets(fd, info, 2) == 0 && info[0].set_runs >= 2 && info[1].set_runs >= 2);
+  CHECK(info_of_sets_0_and_1(fd, info) == 0 && info[0].set_runs >= 2 && info[1].set_runs >= 2);
   printf("another thread's time switching: %llu and %llu of %d calls, %llu and %llu runs\n", (unsigned long long)first,
          (unsigned long long)second, calls, (unsigned long long)info[0].set_runs, (unsigned long long)info[1].set_runs);
   close(fd);

@@ -1,6 +1,7 @@
-/* What the compat libraries' overflow handlers share: the program counter a signal interrupted. */
-#ifndef PERFMON_COMPAT_INTERRUPTED_PC_H
-#define PERFMON_COMPAT_INTERRUPTED_PC_H
+/* The program counter a signal interrupted: where libcpc's overflow signal says the counter
+ * overflowed (si_addr). */
+#ifndef PERFMON_LIBCPC_INTERRUPTED_PC_H
+#define PERFMON_LIBCPC_INTERRUPTED_PC_H
 
 #include <stdint.h>
 #include <ucontext.h>
