@@ -178,9 +178,11 @@ void read_functions(const ElfView& elf, SymbolTables::Table& table) {
             if (std::string_view v = version_name(elf, *definitions, version & kVersionIndex); !v.empty())
               name.append("@").append(v);
         }
+        // Where the version begins, taken before the name moves into the record.
+        const std::size_t version_at = plain_size < name.size() ? plain_size : std::string::npos;
         found.push_back({{symbol.st_value, symbol.st_size, std::move(name)},
                          static_cast<unsigned>(ELF64_ST_BIND(symbol.st_info)),
-                         plain_size < name.size() ? plain_size : std::string::npos});
+                         version_at});
       }
     }
     if (!found.empty()) {  // .symtab holds all of .dynsym's

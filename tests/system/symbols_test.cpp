@@ -135,13 +135,17 @@ TEST_F(StrippedFiles, IgnoreADebugFileOfAnotherBuild) {
   EXPECT_EQ(leaf_name((dir_ / "no-root").string()), "(none)");
 }
 
+// A hidden version is named with its version only where another version of the name needs telling
+// apart, as perf names them.
 TEST_F(StrippedFiles, HiddenSymbolVersionsAreNamedWithTheirVersion) {
   const std::string library = (dir_ / "libversioned.so").string();
   fs::copy_file(VERSIONED_LIBRARY, library);
   const std::uint64_t v1 = file_offset_of(library, "versioned_function_v1"),
-                      v2 = file_offset_of(library, "versioned_function_v2");
+                      v2 = file_offset_of(library, "versioned_function_v2"),
+                      only = file_offset_of(library, "only_hidden_function_v1");
   ASSERT_NE(v1, 0u);
   ASSERT_NE(v2, 0u);
+  ASSERT_NE(only, 0u);
   run("strip --strip-all '" + library + "'");  // .dynsym alone names them now
   SymbolTables symbols((dir_ / "no-root").string());
   std::uint64_t into = 1;
@@ -152,6 +156,9 @@ TEST_F(StrippedFiles, HiddenSymbolVersionsAreNamedWithTheirVersion) {
   const std::string* default_version = symbols.function_in_file(library, v2, into);
   ASSERT_NE(default_version, nullptr);
   EXPECT_EQ(*default_version, "versioned_function");
+  const std::string* alone = symbols.function_in_file(library, only, into);
+  ASSERT_NE(alone, nullptr);
+  EXPECT_EQ(*alone, "only_hidden_function");
 }
 
 // Where SymbolTables finds DWARF for perfmon_leaf: its line lies in the worker's source, on the
