@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include <signal.h>
 #include <sys/syscall.h>
@@ -14,17 +15,13 @@
 #include "kernel/perf_event.hpp"
 #include "kernel/sample_layout.hpp"
 #include "monitor/event_matrix.hpp"
+#include "monitor/overflow_records.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/pass_plan.hpp"
 
 namespace perfmon {
 
 namespace {
-
-// What an overflow record holds (SessionOptions::overflow_records), and the ring it waits in: 8
-// pages, about 680 records, for a handler that comes late.
-constexpr std::uint64_t kOverflowRecordFields = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
-constexpr std::size_t kOverflowRingPages = 8;
 
 monitor::OpenSettings settings_for(const Target& target, const SessionOptions& options, bool user_reads) {
   monitor::OpenSettings settings;
@@ -34,10 +31,7 @@ monitor::OpenSettings settings_for(const Target& target, const SessionOptions& o
   settings.enable_on_exec = target.enable_on_exec;
   settings.user_access = user_reads;
   settings.skip_unsupported = options.skip_unsupported;
-  if (options.overflow_records) {
-    settings.sample_type = kOverflowRecordFields;
-    settings.wakeup_events = 1;
-  }
+  if (options.overflow_records) monitor::OverflowRecords::request(settings);
   return settings;
 }
 
@@ -78,10 +72,7 @@ std::vector<EventGroup> with_overflow_periods(std::vector<EventGroup> groups, co
     for (Event& event : group.events) {
       const std::uint64_t period = index < options.overflow_periods.size() ? options.overflow_periods[index] : 0;
       ++index;
-      if (options.overflow_records) {  // records' times on the clock programs read (one clock per ring)
-        event.attr.use_clockid = 1;
-        event.attr.clockid = CLOCK_MONOTONIC;
-      }
+      if (options.overflow_records) monitor::OverflowRecords::use_monotonic_clock(event);
       if (period == 0) continue;
       if (period >> 63)
         throw Error(ErrorKind::InvalidArgument,
@@ -112,19 +103,14 @@ struct CounterSession::State {
   std::vector<std::uint64_t> overhead;  // by event, once calibrated
   std::size_t user_mode_reads = 0;
   std::vector<std::string> notes;
-  // Overflow signals: every fd with its event, and the events with a period.
+  // Overflow signals: every fd with its event and location, and the events with a period.
   struct EventFd {
     int fd;
     std::size_t event;
-    std::size_t reader;  // overflow_records: the reader of its location's ring
+    std::size_t location;
   };
   std::vector<EventFd> fds;
-  // overflow_records: the rings' readers, each event's sample layout, and the kernel's id of every
-  // fd with its event, sorted by id.
-  std::vector<kernel::RingReader> readers;
-  std::vector<std::size_t> reader_of_ring;
-  std::vector<kernel::SampleLayout> layouts;
-  std::vector<std::pair<std::uint64_t, std::size_t>> event_of_id;
+  std::optional<monitor::OverflowRecords> records;
   std::vector<unsigned char> overflows;  // by event
   int stop_after = 0;
 };
@@ -175,30 +161,12 @@ CounterSession::CounterSession(const std::vector<EventGroup>& groups, const Targ
   s.overflows.resize(s.matrix.event_count());
   for (std::size_t e = 0; e < s.matrix.event_count(); ++e)
     s.overflows[e] = s.matrix.event(e).event.attr.sample_period != 0 ? 1 : 0;
-  if (options.overflow_records) {
-    if (int err = s.matrix.map_rings(kOverflowRingPages); err != 0)
-      throw Error(ErrorKind::Limit,
-                  std::string("cannot map the rings of the overflow records: ") + std::strerror(err) +
-                      (err == EPERM || err == ENOMEM ? " (kernel.perf_event_mlock_kb limits them)." : "."),
-                  err);
-    for (std::size_t ring = 0; ring < s.matrix.ring_count(); ++ring) {
-      s.reader_of_ring.push_back(s.readers.size());
-      if (s.matrix.ring_fd(ring) >= 0) s.readers.push_back(s.matrix.ring(ring).ring());  // else no event there
-    }
-    const monitor::OpenSettings settings = settings_for(target, options, s.user_reads);
-    for (std::size_t e = 0; e < s.matrix.event_count(); ++e)
-      s.layouts.emplace_back(monitor::complete_attr(s.matrix.event(e).event, true, settings));
-  }
+  if (options.overflow_records) s.records.emplace(s.matrix, settings_for(target, options, s.user_reads));
   for (const monitor::OpenGroup& group : s.matrix.groups())
     for (std::size_t location = 0; location < group.at.size(); ++location) {
       const monitor::GroupFds& at = group.at[location];
-      const std::size_t reader = options.overflow_records ? s.reader_of_ring[s.matrix.ring_of(location)] : 0;
-      for (std::size_t k = 0; k < at.fds.size(); ++k) {
-        s.fds.push_back({at.fds[k].get(), at.events[k], reader});
-        if (options.overflow_records) s.event_of_id.emplace_back(at.ids[k], at.events[k]);
-      }
+      for (std::size_t k = 0; k < at.fds.size(); ++k) s.fds.push_back({at.fds[k].get(), at.events[k], location});
     }
-  std::sort(s.event_of_id.begin(), s.event_of_id.end());
   s.stop_after = options.stop_after;
   if (options.overflow_signal != 0) {
     const pid_t owner =
@@ -416,28 +384,9 @@ long CounterSession::event_of_fd(int fd) const noexcept {
 
 bool CounterSession::take_overflow(int fd, std::size_t& event, Sample& sample) noexcept {
   State& s = *state_;
-  if (s.readers.empty()) return false;
+  if (!s.records) return false;
   auto at = std::find_if(s.fds.begin(), s.fds.end(), [fd](const State::EventFd& e) { return e.fd == fd; });
-  if (at == s.fds.end()) return false;
-  kernel::RingReader& reader = s.readers[at->reader];
-  if (reader.corrupt()) return false;
-  reader.begin();
-  bool taken = false;
-  // Other records (PERF_RECORD_LOST when the ring was full) go by; the first sample is taken.
-  while (!taken) {
-    const perf_event_header* record = reader.next();
-    if (record == nullptr) break;
-    if (record->type != PERF_RECORD_SAMPLE) continue;
-    const std::uint64_t id = kernel::record_identifier(*record);
-    auto named = std::lower_bound(s.event_of_id.begin(), s.event_of_id.end(), std::make_pair(id, std::size_t{0}));
-    if (named == s.event_of_id.end() || named->first != id || !s.layouts[named->second].decode(*record, sample))
-      continue;
-    event = named->second;
-    sample.record = nullptr;  // its space goes back to the kernel below
-    taken = true;
-  }
-  reader.consume();
-  return taken;
+  return at != s.fds.end() && s.records->take(at->location, event, sample);
 }
 
 int CounterSession::rearm(std::size_t index, std::uint64_t period, int overflows) noexcept {
