@@ -31,6 +31,7 @@
 #include "perfmon/counter.hpp"
 #include "perfmon/estimate.hpp"
 #include "perfmon/event.hpp"
+#include "perfmon/sample.hpp"
 #include "perfmon/session.hpp"
 #include "perfmon/target.hpp"
 
@@ -71,8 +72,18 @@ struct EventSetInfo {
   std::chrono::nanoseconds timeout{0};  // effective: what the kernel's timer takes
 };
 
+// What an overflow hook asks of the sets (EventSetOptions::on_overflow).
+enum class OverflowAction {
+  Continue,  // the set counts on (and gives way if a trigger ran out)
+  Hold,      // the active set stops counting, its timer too, until resume()
+};
+
 struct EventSetOptions {
-  SessionOptions session;  // inherit and skip_unsupported apply; user_space_reads does not
+  // inherit and skip_unsupported apply; user_space_reads does not. overflow_thread: a thread of
+  // this process that takes the overflow signals instead of the one that makes the sets, and hands
+  // them to handle_overflow() (switch_in_handler false; the caller serializes its calls on the sets
+  // with those). The other overflow options are the sets' own (triggers, timeouts, on_overflow).
+  SessionOptions session;
   // The set on the PMU first.
   std::uint16_t first = 0;
   // The real-time signal overflows of timers and triggers arrive as (0: SIGRTMIN + 2).
@@ -83,6 +94,17 @@ struct EventSetOptions {
   // for other targets): the signal is blocked in the thread that made the EventSets and waits
   // there; that thread switches in service() or handle_overflow().
   std::optional<bool> switch_in_handler;
+
+  // Called for each overflow of an event of the active set that has a sampling period (its
+  // attr.sample_period, triggers included), with the kernel's record of it (IP, pid, tid, CPU,
+  // CLOCK_MONOTONIC time), where switches run, before the trigger's overflow is counted. Hold stops
+  // the set until resume(); a switch that its triggers ask for meanwhile waits for resume() too
+  // (perfmon2's masking, §3.4.3). The hook may read() the sets and ioctl() their fd()s; it runs in
+  // a signal handler where switches do. Records of a set that is not active, or held, are dropped.
+  struct OverflowHook {
+    OverflowAction (*function)(void* user, std::size_t set, std::size_t event, const Sample& record) = nullptr;
+    void* user = nullptr;
+  } on_overflow;
 };
 
 class EventSets {
@@ -107,6 +129,17 @@ class EventSets {
   // Switch to the next set now (perfmon2 has no call for it; tests and tools use it). Returns 0 or
   // an errno.
   int switch_now() noexcept;
+  // Make set `set` (an index) the active one now, as perfmon2's pfm_start(start_set) does; nothing
+  // when it is already. Returns 0 or an errno.
+  int switch_to(std::size_t set) noexcept;
+
+  // After an overflow hook's Hold: the active set counts again (if started), or gives way first if
+  // a trigger ran out meanwhile. Returns 0 or an errno.
+  int resume() noexcept;
+  bool held() const noexcept;
+  // With on_overflow: hands every overflow record waiting in the active set's rings to the hook (for
+  // a caller that stops, or lost a signal to a full queue). Returns true when it switched.
+  bool handle_waiting_overflows() noexcept;
 
   // Caller-driven switching (switch_in_handler false): wait up to `timeout_ms` (-1: no limit) for
   // overflow signals and switch as they ask. Returns the number of switches made.
@@ -139,6 +172,9 @@ class EventSets {
   // The scaled value with its standard error, from the event's rate in each activation of its set
   // (SliceStatistics; read at every switch).
   CountEstimate estimate(std::size_t set, std::size_t index) const noexcept;
+
+  // The descriptor of event `index` of a set at a location (for ioctls such as a new period), or -1.
+  int fd(std::size_t set, std::size_t index, std::size_t location) const noexcept;
 
   const std::vector<Location>& locations() const noexcept;
   const std::vector<std::string>& notes() const noexcept;

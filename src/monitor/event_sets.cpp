@@ -12,6 +12,7 @@
 
 #include "kernel/perf_event.hpp"
 #include "monitor/event_matrix.hpp"
+#include "monitor/overflow_records.hpp"
 #include "perfmon/error.hpp"
 
 namespace perfmon {
@@ -82,19 +83,22 @@ struct EventSets::State {
     std::vector<EventSetDefinition::Trigger> triggers;
     std::unique_ptr<monitor::EventMatrix> matrix;
     std::unique_ptr<monitor::EventMatrix> timer;
-    std::vector<CounterValue> values;           // [event * locations + location], as of the last read()
-    std::vector<CounterValue> slice_base;       // the same, as of the set's last switch away
-    std::vector<CounterValue> slice_now;        // taken at a switch
-    std::vector<SliceStatistics> slices;        // by event, locations summed
-    std::vector<double> slice_active;           // by location: the set's time in the slice being closed
-    std::vector<std::uint32_t> overflows_left;  // by trigger
+    std::vector<CounterValue> values;                 // [event * locations + location], as of the last read()
+    std::vector<CounterValue> slice_base;             // the same, as of the set's last switch away
+    std::vector<CounterValue> slice_now;              // taken at a switch
+    std::vector<SliceStatistics> slices;              // by event, locations summed
+    std::vector<double> slice_active;                 // by location: the set's time in the slice being closed
+    std::vector<std::uint32_t> overflows_left;        // by trigger
+    std::vector<int> trigger_of_event;                // -1 for an event that is no trigger
+    std::optional<monitor::OverflowRecords> records;  // with a hook
     std::uint64_t runs = 0;
     std::uint64_t last_switch_triggers = 0;
   };
   struct Route {
     int fd;
     std::uint32_t set;
-    std::int32_t trigger;  // -1: the set's timer
+    std::int32_t trigger;  // -1: the set's timer; -2: a sampled event of a hooked set
+    std::uint32_t location;
   };
 
   std::vector<Set> sets;
@@ -104,12 +108,18 @@ struct EventSets::State {
   std::vector<std::string> notes;
   int signo = 0;
   bool in_handler = false;
+  bool signals_elsewhere = false;  // routed to an overflow_thread: no signal mask of ours to undo
+  EventSetOptions::OverflowHook hook;
   // Touched by the switch, which may run in a signal handler of the same thread.
   volatile std::sig_atomic_t active = 0;
   volatile std::sig_atomic_t running = 0;
-  volatile std::sig_atomic_t busy = 0;            // inside read(), start(), stop(), reset()
-  volatile std::sig_atomic_t pending_switch = 0;  // asked for while busy
+  volatile std::sig_atomic_t busy = 0;             // depth of calls inside the library
+  volatile std::sig_atomic_t pending_switch = 0;   // asked for while busy
+  volatile std::sig_atomic_t records_waiting = 0;  // a hooked overflow came while busy
+  volatile std::sig_atomic_t held = 0;             // by the hook, until resume()
+  volatile std::sig_atomic_t held_switch = 0;      // a trigger ran out while held
   std::uint64_t pending_triggers = 0;
+  std::uint64_t held_triggers = 0;
   std::uint64_t switch_count = 0;
 
   const Route* route_of(int fd) const noexcept {
@@ -170,12 +180,15 @@ struct EventSets::State {
     for (std::size_t t = 0; t < set.triggers.size(); ++t) set.overflows_left[t] = set.triggers[t].overflows;
   }
 
-  int switch_sets(std::uint64_t triggers) noexcept {
+  // The active set gives way to `to` (its next by default).
+  int switch_sets(std::uint64_t triggers, std::optional<std::size_t> to = std::nullopt) noexcept {
     Set& from = sets[static_cast<std::size_t>(active)];
     int err = running ? disable(from) : 0;
     from.last_switch_triggers = triggers;
-    activate(from.next);
-    if (running) {
+    activate(to.value_or(from.next));
+    if (running && held) {
+      close_slice(from);
+    } else if (running) {
       // Switching from another process, the target runs on meanwhile: the next set is enabled
       // first and the last one read after, so that the blind spot is one ioctl. In the monitored
       // thread's handler, the target's own work waits: the last set is read before the next is
@@ -199,7 +212,21 @@ struct EventSets::State {
     switch_sets(triggers);
   }
 
+  void enter_library() noexcept {
+    busy = busy + 1;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  }
+  // What overflows asked for while the library was busy happens as its outermost call ends.
   void leave_library() noexcept {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (busy > 1) {
+      busy = busy - 1;
+      return;
+    }
+    if (records_waiting) {
+      records_waiting = 0;
+      take_records(static_cast<std::size_t>(active));
+    }
     busy = 0;
     std::atomic_signal_fence(std::memory_order_seq_cst);
     if (pending_switch) {
@@ -210,16 +237,61 @@ struct EventSets::State {
     }
   }
 
-  // One overflow of a timer or trigger. True when it switched (or will, once the library's call ends).
+  bool counts(std::uint32_t set) const noexcept {
+    return running && !held && set == static_cast<std::uint32_t>(active);
+  }
+
+  // One overflow of trigger t of the active set: its cause bit when it ends the set's turn, else 0.
+  std::uint64_t trigger_overflowed(Set& set, std::size_t t) noexcept {
+    std::uint32_t& left = set.overflows_left[t];
+    return left != 0 && --left == 0 ? std::uint64_t{1} << t : 0;
+  }
+
+  // Hands the records waiting in a hooked set's rings to the hook, in order, and does what they
+  // ask. True when the set gave way.
+  bool take_records(std::size_t index) noexcept {
+    Set& set = sets[index];
+    if (!set.records) return false;
+    busy = busy + 1;  // a read() in the hook leaves switches to us
+    bool switched = false;
+    std::size_t event = 0;
+    Sample record;
+    for (std::size_t location = 0; location < location_count; ++location)
+      while (set.records->take(location, event, record)) {
+        if (!counts(static_cast<std::uint32_t>(index))) continue;
+        const OverflowAction action = hook.function(hook.user, index, event, record);
+        const int trigger = set.trigger_of_event[event];
+        const std::uint64_t cause = trigger >= 0 ? trigger_overflowed(set, static_cast<std::size_t>(trigger)) : 0;
+        if (action == OverflowAction::Hold) {
+          disable(set);
+          held = 1;
+          if (cause != 0) held_switch = 1, held_triggers |= cause;
+        } else if (cause != 0) {
+          switch_sets(cause);
+          switched = true;
+        }
+      }
+    busy = busy - 1;
+    return switched;
+  }
+
+  // One overflow signal of a timer, trigger or hooked event. True when it switched (or will, once
+  // the library's call ends).
   bool overflow(int fd) noexcept {
     const Route* route = route_of(fd);
-    if (route == nullptr || !running || route->set != static_cast<std::uint32_t>(active)) return false;
-    Set& set = sets[route->set];
+    if (route == nullptr) return false;
+    if (route->trigger == -2 || (hook.function != nullptr && route->trigger >= 0)) {
+      if (busy) {
+        records_waiting = 1;
+        return false;
+      }
+      return take_records(route->set);
+    }
+    if (!counts(route->set)) return false;
     std::uint64_t cause = 0;
     if (route->trigger >= 0) {
-      std::uint32_t& left = set.overflows_left[static_cast<std::size_t>(route->trigger)];
-      if (left == 0 || --left != 0) return false;
-      cause = std::uint64_t{1} << route->trigger;
+      cause = trigger_overflowed(sets[route->set], static_cast<std::size_t>(route->trigger));
+      if (cause == 0) return false;
     }
     request_switch(cause);
     return true;
@@ -283,17 +355,22 @@ EventSets::EventSets(std::vector<EventSetDefinition> definitions, const Target& 
   if (s.signo < SIGRTMIN || s.signo > SIGRTMAX)
     throw invalid("signal " + std::to_string(s.signo) + " is not a real-time signal (" + std::to_string(SIGRTMIN) +
                   " to " + std::to_string(SIGRTMAX) + "); overflows must queue, one signal each.");
-  s.in_handler = options.switch_in_handler.value_or(target.kind == Target::Kind::Self);
-  if (s.in_handler && target.kind != Target::Kind::Self)
+  s.signals_elsewhere = options.session.overflow_thread != 0;
+  s.in_handler = options.switch_in_handler.value_or(target.kind == Target::Kind::Self && !s.signals_elsewhere);
+  if (s.in_handler && (target.kind != Target::Kind::Self || s.signals_elsewhere))
     throw invalid(
-        "switching in a signal handler needs the calling thread as the target: the handler runs in the thread "
-        "that made the sets; switch with service() instead.");
+        "switching in a signal handler needs the calling thread as the target, and its signals: the handler runs "
+        "in the thread that made the sets; switch with service() or handle_overflow() instead.");
+  s.hook = options.on_overflow;
 
   monitor::OpenSettings settings;
   settings.read_format =
       PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
   settings.inherit = options.session.inherit;
   settings.skip_unsupported = options.session.skip_unsupported;
+  monitor::OpenSettings timer_settings = settings;
+  timer_settings.read_format = 0;
+  if (s.hook.function != nullptr) monitor::OverflowRecords::request(settings);
 
   s.sets.resize(definitions.size());
   for (std::size_t i = 0; i < definitions.size(); ++i) {
@@ -332,15 +409,20 @@ EventSets::EventSets(std::vector<EventSetDefinition> definitions, const Target& 
     if (definition.triggers.size() > 64) throw invalid(set_name(definition.id) + " has more than 64 triggers.");
     set.triggers = definition.triggers;
     set.overflows_left.resize(set.triggers.size());
+    set.trigger_of_event.assign(flat.size(), -1);
+    for (std::size_t t = 0; t < set.triggers.size(); ++t)
+      set.trigger_of_event[set.triggers[t].event] = static_cast<int>(t);
+    if (s.hook.function != nullptr)
+      for (Event* event : flat) monitor::OverflowRecords::use_monotonic_clock(*event);
 
     settings.enable_on_exec = target.enable_on_exec && i == *first;
     set.matrix = std::make_unique<monitor::EventMatrix>(definition.groups, target, settings);
     for (const std::string& note : set.matrix->notes()) s.notes.push_back(set_name(set.id) + ": " + note);
+    if (s.hook.function != nullptr) set.records.emplace(*set.matrix, settings);
     if (definition.timeout.count() > 0) {
       set.timeout = std::max(definition.timeout, kShortestTimeout);
       const bool cpu_wide = set.matrix->locations().cpu_wide();
-      monitor::OpenSettings timer_settings = settings;
-      timer_settings.read_format = 0;
+      timer_settings.enable_on_exec = settings.enable_on_exec;
       set.timer = std::make_unique<monitor::EventMatrix>(
           std::vector<EventGroup>{EventGroup{{timer_event(cpu_wide, set.timeout)}}},
           timer_target(target, set.matrix->locations()), timer_settings);
@@ -365,14 +447,21 @@ EventSets::EventSets(std::vector<EventSetDefinition> definitions, const Target& 
     if (set.timer)
       for (const monitor::OpenGroup& group : set.timer->groups())
         for (const monitor::GroupFds& at : group.at)
-          for (const kernel::FileDescriptor& fd : at.fds) s.routes.push_back({fd.get(), i, -1});
+          for (const kernel::FileDescriptor& fd : at.fds) s.routes.push_back({fd.get(), i, -1, 0});
+    if (s.hook.function != nullptr)  // every sampled event, triggers too: their records go to the hook
+      for (const monitor::OpenGroup& group : set.matrix->groups())
+        for (std::uint32_t location = 0; location < group.at.size(); ++location)
+          for (std::size_t k = 0; k < group.at[location].fds.size(); ++k)
+            if (set.matrix->event(group.at[location].events[k]).event.attr.sample_period != 0)
+              s.routes.push_back({group.at[location].fds[k].get(), i, -2, location});
     for (std::size_t t = 0; t < set.triggers.size(); ++t) {
       bool opened = false;
       for (const monitor::OpenGroup& group : set.matrix->groups())
-        for (const monitor::GroupFds& at : group.at)
-          for (std::size_t k = 0; k < at.fds.size(); ++k)
-            if (at.events[k] == set.triggers[t].event) {
-              s.routes.push_back({at.fds[k].get(), i, static_cast<std::int32_t>(t)});
+        for (std::uint32_t location = 0; location < group.at.size(); ++location)
+          for (std::size_t k = 0; k < group.at[location].fds.size(); ++k)
+            if (group.at[location].events[k] == set.triggers[t].event) {
+              if (s.hook.function == nullptr)
+                s.routes.push_back({group.at[location].fds[k].get(), i, static_cast<std::int32_t>(t), location});
               opened = true;
             }
       if (!opened)
@@ -381,14 +470,14 @@ EventSets::EventSets(std::vector<EventSetDefinition> definitions, const Target& 
     }
   }
   std::sort(s.routes.begin(), s.routes.end(), [](const State::Route& a, const State::Route& b) { return a.fd < b.fd; });
-  const pid_t owner = static_cast<pid_t>(::syscall(SYS_gettid));
+  const pid_t owner = s.signals_elsewhere ? options.session.overflow_thread : static_cast<pid_t>(::syscall(SYS_gettid));
   // The events are disabled: nothing overflows before the handler and the mask are in place.
   for (const State::Route& route : s.routes)
     if (int err = kernel::route_overflow_signal(route.fd, owner, s.signo); err != 0)
-      throw Error(
-          ErrorKind::System,
-          std::string("cannot route the event sets' overflow signals to this thread: ") + std::strerror(-err) + ".",
-          -err);
+      throw Error(ErrorKind::System,
+                  "cannot route the event sets' overflow signals to thread " + std::to_string(owner) + ": " +
+                      std::strerror(-err) + ".",
+                  -err);
   if (s.in_handler) {
     std::lock_guard<std::mutex> lock(install_mutex);
     if (!installed[s.signo]) {
@@ -416,9 +505,12 @@ EventSets::EventSets(std::vector<EventSetDefinition> definitions, const Target& 
   sigemptyset(&ours);
   sigaddset(&ours, s.signo);
   // In the handler's thread the signal must come through; elsewhere it waits, blocked, until
-  // service() or the caller takes it (and is unblocked again when the last such set goes).
-  ::pthread_sigmask(s.in_handler ? SIG_UNBLOCK : SIG_BLOCK, &ours, &before);
-  if (!s.in_handler && caller_sets[s.signo]++ == 0) unblock_when_done[s.signo] = !sigismember(&before, s.signo);
+  // service() or the caller takes it (and is unblocked again when the last such set goes). An
+  // overflow_thread masks it itself.
+  if (!s.signals_elsewhere) {
+    ::pthread_sigmask(s.in_handler ? SIG_UNBLOCK : SIG_BLOCK, &ours, &before);
+    if (!s.in_handler && caller_sets[s.signo]++ == 0) unblock_when_done[s.signo] = !sigismember(&before, s.signo);
+  }
   s.activate(*first);
   if (target.enable_on_exec) s.running = 1;  // the kernel enables the first set at the exec
 }
@@ -445,7 +537,7 @@ void EventSets::release() noexcept {
   }
   // A signal already queued for a closed fd finds no set and is ignored; the handler stays.
   const int signo = state_->signo;
-  if (state_->in_handler || --caller_sets[signo] > 0) return;
+  if (state_->in_handler || state_->signals_elsewhere || --caller_sets[signo] > 0) return;
   state_.reset();  // no more overflows: the fds are closed
   sigset_t ours;
   sigemptyset(&ours);
@@ -459,8 +551,8 @@ void EventSets::release() noexcept {
 
 void EventSets::start() {
   State& s = *state_;
-  s.busy = 1;
-  const int err = s.enable(s.sets[static_cast<std::size_t>(s.active)]);
+  s.enter_library();
+  const int err = s.held ? 0 : s.enable(s.sets[static_cast<std::size_t>(s.active)]);
   s.running = 1;
   s.leave_library();
   monitor::EventMatrix::check_control(err, "start", "the event sets");
@@ -468,19 +560,19 @@ void EventSets::start() {
 
 void EventSets::stop() {
   State& s = *state_;
-  s.busy = 1;
+  s.enter_library();
   State::Set& set = s.sets[static_cast<std::size_t>(s.active)];
   const int err = s.disable(set);
   if (s.running) s.close_slice(set);
   s.running = 0;
   s.pending_switch = 0;  // stopped: an overflow that came meanwhile switches nothing
-  s.busy = 0;
+  s.busy = s.busy - 1;
   monitor::EventMatrix::check_control(err, "stop", "the event sets");
 }
 
 void EventSets::reset() {
   State& s = *state_;
-  s.busy = 1;
+  s.enter_library();
   int err = 0;
   for (State::Set& set : s.sets) {
     if (int e = set.matrix->reset(); e != 0 && err == 0) err = e;
@@ -500,10 +592,51 @@ void EventSets::reset() {
 
 int EventSets::switch_now() noexcept {
   State& s = *state_;
-  s.busy = 1;
+  s.enter_library();
   const int err = s.switch_sets(0);
   s.leave_library();
   return err;
+}
+
+int EventSets::switch_to(std::size_t set) noexcept {
+  State& s = *state_;
+  if (set >= s.sets.size()) return EINVAL;
+  if (set == static_cast<std::size_t>(s.active)) return 0;
+  s.enter_library();
+  const int err = s.switch_sets(0, set);
+  s.leave_library();
+  return err;
+}
+
+int EventSets::resume() noexcept {
+  State& s = *state_;
+  if (!s.held) return 0;
+  s.enter_library();
+  s.held = 0;
+  int err = 0;
+  if (s.held_switch) {
+    s.held_switch = 0;
+    const std::uint64_t triggers = s.held_triggers;
+    s.held_triggers = 0;
+    err = s.switch_sets(triggers);
+  } else if (s.running) {
+    err = s.enable(s.sets[static_cast<std::size_t>(s.active)]);
+  }
+  s.leave_library();
+  return err;
+}
+
+bool EventSets::held() const noexcept {
+  return state_->held != 0;
+}
+
+bool EventSets::handle_waiting_overflows() noexcept {
+  State& s = *state_;
+  if (s.hook.function == nullptr) return false;
+  s.enter_library();
+  const bool switched = s.take_records(static_cast<std::size_t>(s.active));
+  s.leave_library();
+  return switched;
 }
 
 int EventSets::service(int timeout_ms) {
@@ -539,7 +672,7 @@ bool EventSets::switches_in_handler() const noexcept {
 
 int EventSets::read() noexcept {
   State& s = *state_;
-  s.busy = 1;
+  s.enter_library();
   std::atomic_signal_fence(std::memory_order_seq_cst);
   int first_error = 0;
   const std::size_t n = s.location_count;
@@ -612,6 +745,17 @@ CounterValue EventSets::value(std::size_t set_index, std::size_t index) const no
 
 CountEstimate EventSets::estimate(std::size_t set, std::size_t index) const noexcept {
   return state_->sets[set].slices[index].estimate(static_cast<double>(value(set, index).enabled));
+}
+
+int EventSets::fd(std::size_t set, std::size_t index, std::size_t location) const noexcept {
+  const State& s = *state_;
+  if (set >= s.sets.size() || location >= s.location_count) return -1;
+  for (const monitor::OpenGroup& group : s.sets[set].matrix->groups()) {
+    const monitor::GroupFds& at = group.at[location];
+    for (std::size_t k = 0; k < at.fds.size(); ++k)
+      if (at.events[k] == index) return at.fds[k].get();
+  }
+  return -1;
 }
 
 const std::vector<Location>& EventSets::locations() const noexcept {

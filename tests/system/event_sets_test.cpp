@@ -4,7 +4,12 @@
 #include <gtest/gtest.h>
 #include <time.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "../helpers/system_calls.hpp"
@@ -263,6 +268,134 @@ TEST(EventSets, MovedSetsKeepSwitching) {
   EXPECT_EQ(later.switches(), 4u);
   EXPECT_EQ(later.value(0, 0).raw, 10u);
   EXPECT_EQ(later.value(1, 0).raw, 10u);
+}
+
+// What an overflow hook saw: each record with its set and event, and when to ask for a hold.
+struct HookLog {
+  struct Seen {
+    std::size_t set, event;
+    Sample record;
+  };
+  Seen seen[64];
+  std::atomic<int> count{0};
+  int hold_at = -1;  // the index of the record that holds, if any
+  static OverflowAction hook(void* user, std::size_t set, std::size_t event, const Sample& record) {
+    HookLog& log = *static_cast<HookLog*>(user);
+    const int n = log.count.load();
+    if (n < 64) log.seen[n] = {set, event, record};
+    log.count.store(n + 1);
+    return n == log.hold_at ? OverflowAction::Hold : OverflowAction::Continue;
+  }
+};
+
+EventSetOptions hooked(HookLog& log) {
+  EventSetOptions options = no_inherit();
+  options.on_overflow = {&HookLog::hook, &log};
+  return options;
+}
+
+// Every 10th call overflows the sampled getppid of either set; set 0 gives way after three of its
+// overflows, set 1 after one, a cycle of 40 calls. 95 calls: set 0 counts 30+30+15 with 7
+// overflows, set 1 10+10 with 2, and the hook sees all 9 in order, each the kernel's record of
+// this thread.
+TEST(EventSets, TheOverflowHookSeesEveryOverflowOfTheActiveSetWithItsRecord) {
+  std::vector<EventSetDefinition> sets{set_of(0, kGetppid), set_of(1, kGetppid)};
+  sets[0].triggers = {{0, 10, 3}};
+  sets[1].triggers = {{0, 10, 1}};
+  HookLog log;
+  EventSets session(sets, Target::self(), hooked(log));
+  timespec before;
+  clock_gettime(CLOCK_MONOTONIC, &before);
+  session.start();
+  call_getppid(95);
+  session.stop();
+  ASSERT_EQ(session.read(), 0);
+  EXPECT_EQ(session.value(0, 0).raw, 75u);
+  EXPECT_EQ(session.value(1, 0).raw, 20u);
+  EXPECT_EQ(session.switches(), 4u);
+  ASSERT_EQ(log.count.load(), 9);
+  const std::size_t sets_seen[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  std::uint64_t last = static_cast<std::uint64_t>(before.tv_sec) * 1'000'000'000u + before.tv_nsec;
+  for (int i = 0; i < 9; ++i) {
+    const HookLog::Seen& seen = log.seen[i];
+    EXPECT_EQ(seen.set, sets_seen[i]) << i;
+    EXPECT_EQ(seen.event, 0u);
+    EXPECT_EQ(seen.record.tid, static_cast<std::uint32_t>(::syscall(SYS_gettid)));
+    EXPECT_NE(seen.record.ip, 0u);
+    EXPECT_GT(seen.record.time, last) << "records come in order, on CLOCK_MONOTONIC";
+    last = seen.record.time;
+  }
+}
+
+// A hold stops the set at once, the switch its trigger asked for included, until resume(): the 50
+// calls made meanwhile count nowhere, and the resume switches to set 1.
+TEST(EventSets, AHoldStopsTheSetAndItsSwitchUntilResume) {
+  std::vector<EventSetDefinition> sets{set_of(0, kGetppid), set_of(1, kGetppid)};
+  sets[0].triggers = {{0, 10, 2}};
+  HookLog log;
+  log.hold_at = 1;
+  EventSets session(sets, Target::self(), hooked(log));
+  session.start();
+  call_getppid(20);
+  EXPECT_TRUE(session.held());
+  EXPECT_EQ(session.active_set(), 0u);
+  call_getppid(50);
+  ASSERT_EQ(session.resume(), 0);
+  EXPECT_FALSE(session.held());
+  EXPECT_EQ(session.active_set(), 1u);
+  call_getppid(5);
+  session.stop();
+  ASSERT_EQ(session.read(), 0);
+  EXPECT_EQ(session.value(0, 0).raw, 20u);
+  EXPECT_EQ(session.value(1, 0).raw, 5u);
+  EXPECT_EQ(session.info(0).last_switch_triggers, 1u);
+  EXPECT_EQ(log.count.load(), 2);
+}
+
+// Another thread's sets, their signals routed to an overflow_thread (this one, which blocks the
+// signal and hands it over): the hook sees the thread's 10 overflows, each with its tid, and
+// switches follow them (set 0 gives way after 5).
+TEST(EventSets, AnOverflowThreadHandsAnotherThreadsOverflowsToTheHook) {
+  std::atomic<pid_t> tid{0};
+  std::atomic<bool> go{false}, done{false};
+  std::thread worker([&] {
+    tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    while (!go) std::this_thread::yield();
+    call_getppid(100);
+    done = true;
+  });
+  while (tid == 0) std::this_thread::yield();
+  std::vector<EventSetDefinition> sets{set_of(0, kGetppid), set_of(1, kGetppid)};
+  sets[0].triggers = {{0, 10, 5}};
+  sets[1].groups.front().events.front().attr.sample_period = 10;
+  HookLog log;
+  EventSetOptions options = hooked(log);
+  options.session.overflow_thread = static_cast<pid_t>(::syscall(SYS_gettid));
+  options.signal = SIGRTMIN + 5;
+  sigset_t ours, before;
+  sigemptyset(&ours);
+  sigaddset(&ours, options.signal);
+  pthread_sigmask(SIG_BLOCK, &ours, &before);
+  {
+    EventSets session(sets, Target::thread(tid), options);
+    EXPECT_FALSE(session.switches_in_handler());
+    session.start();
+    go = true;
+    const timespec wait{0, 5'000'000};
+    while (!done || log.count.load() < 10) {
+      siginfo_t info;
+      if (sigtimedwait(&ours, &info, &wait) > 0) session.handle_overflow(info);
+      if (done) session.handle_waiting_overflows();
+      if (done && log.count.load() < 10 && sigtimedwait(&ours, &info, &wait) < 0) break;
+    }
+    session.stop();
+    ASSERT_EQ(log.count.load(), 10);
+    for (int i = 0; i < 10; ++i) EXPECT_EQ(log.seen[i].record.tid, static_cast<std::uint32_t>(tid.load())) << i;
+    EXPECT_EQ(log.seen[9].set, 1u);
+    EXPECT_EQ(session.switches(), 1u);
+  }
+  worker.join();
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
 }
 
 TEST(EventSets, DefinitionsThatCannotWorkAreRefused) {
