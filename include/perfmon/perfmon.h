@@ -22,7 +22,7 @@
  * built; a library answers with its own, and keeps every call of lower versions), and the
  * library's ELF symbol versions: PERFMON_1 for the first calls, PERFMON_2 for those version 2
  * added or changed (perfmon_session_open, whose options grew; a program built against version 1
- * keeps calling the PERFMON_1 one, which reads the shorter options).
+ * keeps calling the PERFMON_1 one, which reads the shorter options), PERFMON_3 for the event sets.
  */
 #ifndef PERFMON_PERFMON_H
 #define PERFMON_PERFMON_H
@@ -35,7 +35,7 @@
 extern "C" {
 #endif
 
-#define PERFMON_API_VERSION 2
+#define PERFMON_API_VERSION 3
 
 /* The C ABI version of the library in use, and its release ("0.1.0"). */
 int perfmon_api_version(void);
@@ -212,6 +212,108 @@ int perfmon_sampler_stop(perfmon_sampler* sampler);
 int perfmon_sampler_drain(perfmon_sampler* sampler, perfmon_sample_callback callback, void* context, size_t* samples);
 /* Samples the kernel dropped because a ring was full. */
 uint64_t perfmon_sampler_lost(const perfmon_sampler* sampler);
+
+/* ---- Event sets (perfmon2 §3.7; docs/api.md) -------------------------------------------------- */
+
+/* Version 3. More events than the PMU has counters, one set on it at a time, switched by the
+ * library after a timeout or after overflows of trigger events; an overflow hook takes part in
+ * every overflow of the active set (perfmon2's notifications, sampling and masking sit on it). */
+
+typedef struct perfmon_set_trigger {
+  size_t event;       /* an event of the set (its index, in the order written) */
+  uint64_t period;    /* it overflows every `period` events */
+  uint32_t overflows; /* and the set gives way after this many of its overflows */
+} perfmon_set_trigger;
+
+typedef struct perfmon_set_definition {
+  uint16_t id;        /* sets are ordered by id; holes are allowed */
+  const char* events; /* perf's syntax, groups in braces */
+  int explicit_next;  /* 1: `next` follows this set; 0: the next id, round-robin */
+  uint16_t next;
+  uint64_t timeout_ns;                 /* give way after this long on the PMU (at least 10 us), or */
+  const perfmon_set_trigger* triggers; /* after overflows of these */
+  size_t trigger_count;
+  /* Event i overflows every overflow_periods[i] events (0: never), for the hook (i <
+   * overflow_period_count); a trigger's period is its own. */
+  const uint64_t* overflow_periods;
+  size_t overflow_period_count;
+} perfmon_set_definition;
+
+typedef enum perfmon_overflow_action {
+  PERFMON_OVERFLOW_CONTINUE = 0, /* the set counts on (and gives way if a trigger ran out) */
+  PERFMON_OVERFLOW_HOLD = 1      /* the active set stops, its timer too, until perfmon_event_sets_resume() */
+} perfmon_overflow_action;
+
+/* Called with the kernel's record of each overflow of the active set's overflowing events
+ * (record->event: the event's index in the set; ip, pid, tid, cpu, CLOCK_MONOTONIC time), where
+ * switches run, before a trigger's overflow is counted. It may read the sets and ioctl() their fds.
+ * With the default switching for the calling thread it runs in a signal handler:
+ * async-signal-safe calls only. */
+typedef perfmon_overflow_action (*perfmon_overflow_hook)(void* context, size_t set, const perfmon_sample* record);
+
+typedef struct perfmon_event_sets_options {
+  int no_inherit;
+  int fail_unsupported;
+  uint16_t first; /* the id of the set on the PMU first */
+  int signal;     /* the real-time signal overflows arrive as; 0: SIGRTMIN + 2 */
+  /* For the calling thread, switches run in a signal handler the library installs; with
+   * caller_switches (and for every other target) they run in perfmon_event_sets_service() or
+   * perfmon_event_sets_handle_overflow(), the signal blocked in the thread that opened the sets. */
+  int caller_switches;
+  /* A thread of this process that takes the signals instead (it blocks them itself and hands them
+   * to perfmon_event_sets_handle_overflow()); the caller serializes its calls on the sets. */
+  pid_t overflow_thread;
+  perfmon_overflow_hook on_overflow;
+  void* hook_context;
+} perfmon_event_sets_options;
+
+typedef struct perfmon_set_info {
+  uint16_t id, next;
+  uint64_t runs;                 /* activations, the first included */
+  uint64_t active_ns;            /* time on the PMU, as of the last read */
+  uint64_t last_switch_triggers; /* bit n: trigger n ended the set's last turn (0 after a timeout) */
+  uint64_t timeout_ns;           /* the effective timeout */
+} perfmon_set_info;
+
+typedef struct perfmon_event_sets perfmon_event_sets;
+
+/* Opens every set on the target, disabled, set `first` active. EINVAL with the reason for a set
+ * that cannot work (no events, a duplicate id, a next or trigger that names nothing, a timeout and
+ * triggers both). */
+int perfmon_event_sets_open(const perfmon_catalog* catalog, const perfmon_set_definition* sets, size_t count,
+                            const perfmon_target* target, const perfmon_event_sets_options* options,
+                            perfmon_event_sets** event_sets);
+void perfmon_event_sets_close(perfmon_event_sets* event_sets);
+int perfmon_event_sets_start(perfmon_event_sets* event_sets);
+int perfmon_event_sets_stop(perfmon_event_sets* event_sets);
+int perfmon_event_sets_reset(perfmon_event_sets* event_sets);
+/* Reads every set; no switch splits it. Allocates nothing (the hook may call it). */
+int perfmon_event_sets_read(perfmon_event_sets* event_sets);
+/* The next set, or set `set` (an index in id order), becomes the active one now. */
+int perfmon_event_sets_switch_now(perfmon_event_sets* event_sets);
+int perfmon_event_sets_switch_to(perfmon_event_sets* event_sets, size_t set);
+/* After PERFMON_OVERFLOW_HOLD: the set counts again (if started), or gives way first if a trigger
+ * ran out meanwhile. */
+int perfmon_event_sets_resume(perfmon_event_sets* event_sets);
+int perfmon_event_sets_held(const perfmon_event_sets* event_sets);
+/* An overflow signal taken by the caller (its si_signo and si_fd): 1 when the sets switched, 0
+ * when not (or the signal is another's). Async-signal-safe. */
+int perfmon_event_sets_handle_overflow(perfmon_event_sets* event_sets, int signal, int fd);
+/* Hands every overflow record waiting to the hook (before a stop; after SIGIO replaced signals a
+ * full queue lost). 1 when the sets switched. */
+int perfmon_event_sets_handle_waiting(perfmon_event_sets* event_sets);
+/* Waits up to timeout_ms (-1: no limit) for overflow signals and handles them: the switches made. */
+int perfmon_event_sets_service(perfmon_event_sets* event_sets, int timeout_ms);
+int perfmon_event_sets_signal(const perfmon_event_sets* event_sets);
+size_t perfmon_event_sets_count(const perfmon_event_sets* event_sets);
+size_t perfmon_event_sets_active(const perfmon_event_sets* event_sets); /* an index, in id order */
+uint64_t perfmon_event_sets_switches(const perfmon_event_sets* event_sets);
+int perfmon_event_sets_info(const perfmon_event_sets* event_sets, size_t set, perfmon_set_info* info);
+size_t perfmon_event_sets_event_count(const perfmon_event_sets* event_sets, size_t set);
+/* The last read value of a set's event: raw as counted, scaled to the whole measurement. */
+int perfmon_event_sets_value(const perfmon_event_sets* event_sets, size_t set, size_t event, perfmon_value* value);
+/* The descriptor of a set's event at a location (a thread or CPU of the target), or -1. */
+int perfmon_event_sets_fd(const perfmon_event_sets* event_sets, size_t set, size_t event, size_t location);
 
 /* ---- Recording: perf.data files ---------------------------------------------------------------- */
 

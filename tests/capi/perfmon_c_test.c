@@ -1,7 +1,7 @@
 /* The C ABI from C11: exact counts of getppid through a session and a sampler, overflows of
- * another thread with their records, the errors and their sentences, the version and the version 1
- * symbol, perfmon2's default-format buffer. Exits non-zero, saying what failed, when anything is
- * wrong. */
+ * another thread with their records, event sets with an overflow hook that holds, the errors and
+ * their sentences, the version and the version 1 symbol, perfmon2's default-format buffer. Exits non-zero, saying what
+ * failed, when anything is wrong. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -100,6 +100,78 @@ static void test_overflows_of_another_thread(const perfmon_catalog* catalog) {
   sigprocmask(SIG_UNBLOCK, &blocked, NULL);
 }
 
+/* What the event sets' hook saw: the sets of its records, and which record holds. */
+typedef struct {
+  size_t sets[16];
+  int count, hold_at;
+  pid_t tid;
+  int tids_right;
+} hook_log;
+
+static perfmon_overflow_action log_overflow(void* context, size_t set, const perfmon_sample* record) {
+  hook_log* log = context;
+  if (log->count < 16) log->sets[log->count] = set;
+  log->tids_right += record->tid == (uint32_t)log->tid && record->event == 0 && record->ip != 0;
+  return log->count++ == log->hold_at ? PERFMON_OVERFLOW_HOLD : PERFMON_OVERFLOW_CONTINUE;
+}
+
+/* Two sets of getppid, switched in this thread's handler: set 0 overflows every 10 calls and gives
+ * way after 3, set 1 after 1 overflow of 10. The hook holds at set 0's 5th overflow (the 60th call:
+ * set 0 30, set 1 10, set 0 20): the next 50 calls count nowhere, then the resume lets set 0 on for
+ * 10 more calls, its turn's third overflow, which switches to set 1 for 10 and back to set 0 for 5. */
+static void test_event_sets(const perfmon_catalog* catalog) {
+  const perfmon_set_trigger every_3 = {0, 10, 3}, every_1 = {0, 10, 1};
+  perfmon_set_definition sets[2];
+  memset(sets, 0, sizeof sets);
+  sets[0].id = 0;
+  sets[0].events = "syscalls:sys_enter_getppid";
+  sets[0].triggers = &every_3;
+  sets[0].trigger_count = 1;
+  sets[1].id = 4;
+  sets[1].events = "syscalls:sys_enter_getppid,task-clock";
+  sets[1].triggers = &every_1;
+  sets[1].trigger_count = 1;
+  hook_log log = {{0}, 0, 5, (pid_t)syscall(SYS_gettid), 0};
+  perfmon_event_sets_options options = {0};
+  options.no_inherit = 1;
+  options.on_overflow = log_overflow;
+  options.hook_context = &log;
+  perfmon_target self = {PERFMON_TARGET_SELF, 0, NULL, 0};
+  perfmon_event_sets* event_sets = NULL;
+  CHECK(perfmon_event_sets_open(catalog, sets, 2, &self, &options, &event_sets) == 0);
+  if (event_sets == NULL) return;
+  CHECK(perfmon_event_sets_count(event_sets) == 2);
+  CHECK(perfmon_event_sets_event_count(event_sets, 1) == 2);
+  CHECK(perfmon_event_sets_fd(event_sets, 0, 0, 0) >= 0 && perfmon_event_sets_fd(event_sets, 0, 1, 0) == -1);
+  CHECK(perfmon_event_sets_start(event_sets) == 0);
+  call_getppid(70);
+  CHECK(perfmon_event_sets_held(event_sets) == 1);
+  call_getppid(40);
+  CHECK(perfmon_event_sets_resume(event_sets) == 0);
+  CHECK(perfmon_event_sets_held(event_sets) == 0);
+  call_getppid(25);
+  CHECK(perfmon_event_sets_stop(event_sets) == 0);
+  CHECK(perfmon_event_sets_read(event_sets) == 0);
+  perfmon_value value;
+  CHECK(perfmon_event_sets_value(event_sets, 0, 0, &value) == 0 && value.raw == 30 + 20 + 10 + 5);
+  CHECK(perfmon_event_sets_value(event_sets, 1, 0, &value) == 0 && value.raw == 10 + 10);
+  CHECK(perfmon_event_sets_value(event_sets, 1, 2, &value) == EINVAL);
+  CHECK(perfmon_event_sets_switches(event_sets) == 4);
+  CHECK(perfmon_event_sets_active(event_sets) == 0);
+  perfmon_set_info info;
+  CHECK(perfmon_event_sets_info(event_sets, 1, &info) == 0 && info.id == 4 && info.next == 0 && info.runs == 2);
+  CHECK(info.last_switch_triggers == 1 && info.active_ns > 0);
+  const size_t expected[] = {0, 0, 0, 1, 0, 0, 0, 1};
+  CHECK(log.count == 8 && log.tids_right == 8);
+  for (int i = 0; i < 8 && i < log.count; ++i) CHECK(log.sets[i] == expected[i]);
+  perfmon_event_sets_close(event_sets);
+
+  /* A set that cannot work is refused with its reason. */
+  sets[1].timeout_ns = 1000000;
+  CHECK(perfmon_event_sets_open(catalog, sets, 2, &self, &options, &event_sets) == EINVAL && event_sets == NULL);
+  CHECK(strstr(perfmon_last_error(), "event set 4") != NULL);
+}
+
 /* A program built against version 1 calls perfmon_session_open@PERFMON_1, whose options end at
  * stop_after: what lies after them is never read. */
 typedef int (*session_open_call)(const perfmon_catalog*, const char*, const perfmon_target*,
@@ -196,6 +268,7 @@ int main(void) {
   }
 
   test_overflows_of_another_thread(catalog);
+  test_event_sets(catalog);
   test_version_1_symbol(catalog);
 
   perfmon_cpu_info cpu;
