@@ -159,6 +159,9 @@ class EventSets {
   std::size_t set_count() const noexcept;
   EventSetInfo info(std::size_t set) const noexcept;
   std::size_t active_set() const noexcept;  // an index, in id order
+  // Overflows of trigger `trigger` of a set before it ends the set's turn (as of its last
+  // activation and since); 0 for no such trigger.
+  std::uint32_t overflows_left(std::size_t set, std::size_t trigger) const noexcept;
   std::uint64_t switches() const noexcept;  // since construction or reset()
 
   std::size_t event_count(std::size_t set) const noexcept;

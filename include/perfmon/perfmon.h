@@ -308,6 +308,8 @@ int perfmon_event_sets_signal(const perfmon_event_sets* event_sets);
 size_t perfmon_event_sets_count(const perfmon_event_sets* event_sets);
 size_t perfmon_event_sets_active(const perfmon_event_sets* event_sets); /* an index, in id order */
 uint64_t perfmon_event_sets_switches(const perfmon_event_sets* event_sets);
+/* Overflows of a set's trigger (an index into its triggers) before it ends the set's turn. */
+uint32_t perfmon_event_sets_overflows_left(const perfmon_event_sets* event_sets, size_t set, size_t trigger);
 int perfmon_event_sets_info(const perfmon_event_sets* event_sets, size_t set, perfmon_set_info* info);
 size_t perfmon_event_sets_event_count(const perfmon_event_sets* event_sets, size_t set);
 /* The last read value of a set's event: raw as counted, scaled to the whole measurement. */

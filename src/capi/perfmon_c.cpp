@@ -499,6 +499,10 @@ uint64_t perfmon_event_sets_switches(const perfmon_event_sets* event_sets) {
   return event_sets == nullptr ? 0 : event_sets->sets->switches();
 }
 
+uint32_t perfmon_event_sets_overflows_left(const perfmon_event_sets* event_sets, size_t set, size_t trigger) {
+  return valid_set(event_sets, set) ? event_sets->sets->overflows_left(set, trigger) : 0;
+}
+
 int perfmon_event_sets_info(const perfmon_event_sets* event_sets, size_t set, perfmon_set_info* info) {
   if (!valid_set(event_sets, set) || info == nullptr) return null_argument("no such event set, or no place for it.");
   const perfmon::EventSetInfo got = event_sets->sets->info(set);

@@ -709,6 +709,10 @@ EventSetInfo EventSets::info(std::size_t index) const noexcept {
 std::size_t EventSets::active_set() const noexcept {
   return static_cast<std::size_t>(state_->active);
 }
+std::uint32_t EventSets::overflows_left(std::size_t set, std::size_t trigger) const noexcept {
+  const State& s = *state_;
+  return set < s.sets.size() && trigger < s.sets[set].overflows_left.size() ? s.sets[set].overflows_left[trigger] : 0;
+}
 std::uint64_t EventSets::switches() const noexcept {
   return state_->switch_count;
 }

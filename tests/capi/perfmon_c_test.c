@@ -147,6 +147,7 @@ static void test_event_sets(const perfmon_catalog* catalog) {
   call_getppid(70);
   CHECK(perfmon_event_sets_held(event_sets) == 1);
   call_getppid(40);
+  CHECK(perfmon_event_sets_overflows_left(event_sets, 0, 0) == 1); /* c50 and c60 of this turn */
   CHECK(perfmon_event_sets_resume(event_sets) == 0);
   CHECK(perfmon_event_sets_held(event_sets) == 0);
   call_getppid(25);
