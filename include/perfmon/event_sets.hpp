@@ -136,6 +136,8 @@ class EventSets {
   // After an overflow hook's Hold: the active set counts again (if started), or gives way first if
   // a trigger ran out meanwhile. Returns 0 or an errno.
   int resume() noexcept;
+  // Holds the active set as an overflow hook's Hold does (a caller that reopens held sets).
+  int hold() noexcept;
   bool held() const noexcept;
   // With on_overflow: hands every overflow record waiting in the active set's rings to the hook (for
   // a caller that stops, or lost a signal to a full queue). Returns true when it switched.

@@ -295,6 +295,8 @@ int perfmon_event_sets_switch_to(perfmon_event_sets* event_sets, size_t set);
 /* After PERFMON_OVERFLOW_HOLD: the set counts again (if started), or gives way first if a trigger
  * ran out meanwhile. */
 int perfmon_event_sets_resume(perfmon_event_sets* event_sets);
+/* Holds the active set as PERFMON_OVERFLOW_HOLD does. */
+int perfmon_event_sets_hold(perfmon_event_sets* event_sets);
 int perfmon_event_sets_held(const perfmon_event_sets* event_sets);
 /* An overflow signal taken by the caller (its si_signo and si_fd): 1 when the sets switched, 0
  * when not (or the signal is another's). Async-signal-safe. */

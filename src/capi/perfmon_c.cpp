@@ -457,6 +457,11 @@ int perfmon_event_sets_resume(perfmon_event_sets* event_sets) {
   return control(event_sets->sets->resume(), "cannot resume the event sets: an ioctl failed.");
 }
 
+int perfmon_event_sets_hold(perfmon_event_sets* event_sets) {
+  if (event_sets == nullptr) return null_argument("no event sets.");
+  return control(event_sets->sets->hold(), "cannot hold the event sets: an ioctl failed.");
+}
+
 int perfmon_event_sets_held(const perfmon_event_sets* event_sets) {
   return event_sets != nullptr && event_sets->sets->held() ? 1 : 0;
 }

@@ -626,6 +626,16 @@ int EventSets::resume() noexcept {
   return err;
 }
 
+int EventSets::hold() noexcept {
+  State& s = *state_;
+  if (s.held) return 0;
+  s.enter_library();
+  s.held = 1;
+  const int err = s.disable(s.sets[static_cast<std::size_t>(s.active)]);
+  s.leave_library();
+  return err;
+}
+
 bool EventSets::held() const noexcept {
   return state_->held != 0;
 }

@@ -165,6 +165,14 @@ static void test_event_sets(const perfmon_catalog* catalog) {
   const size_t expected[] = {0, 0, 0, 1, 0, 0, 0, 1};
   CHECK(log.count == 8 && log.tids_right == 8);
   for (int i = 0; i < 8 && i < log.count; ++i) CHECK(log.sets[i] == expected[i]);
+  /* A hold by the caller: nothing counts until the resume. */
+  CHECK(perfmon_event_sets_start(event_sets) == 0);
+  CHECK(perfmon_event_sets_hold(event_sets) == 0 && perfmon_event_sets_held(event_sets) == 1);
+  call_getppid(3);
+  CHECK(perfmon_event_sets_resume(event_sets) == 0);
+  call_getppid(2);
+  CHECK(perfmon_event_sets_stop(event_sets) == 0 && perfmon_event_sets_read(event_sets) == 0);
+  CHECK(perfmon_event_sets_value(event_sets, 0, 0, &value) == 0 && value.raw == 30 + 20 + 10 + 5 + 2);
   perfmon_event_sets_close(event_sets);
 
   /* A set that cannot work is refused with its reason. */
