@@ -1,20 +1,21 @@
-/* perfmon2's context calls (§3.1) over perfmon sessions.
+/* perfmon2's context calls (§3.1) over perfmon's event sets (perfmon_event_sets_*).
  *
- * A context holds, per event set, the software state of every PMC and PMD. Loading it opens, per
- * set, a perfmon session with one event per PMC in use (its PMD's value becomes the event's base:
- * PMD = base + what the kernel counted since), only the active set's being enabled; unloading reads
- * the counts back into the PMDs and closes the sessions. A set that switches on a timeout has a
- * timer event too (task-clock, which runs only while the thread does and resumes where it stopped);
- * the handler switches sets when it or a trigger PMD's overflows run out (§3.7.6).
+ * A context holds, per event set, the software state of every PMC and PMD. Loading it opens the
+ * library's event sets on the thread or CPU: per set, one event per PMC in use (its PMD's value
+ * becomes the event's base: PMD = base + what the kernel counted since), its timeout (§3.7.6: a
+ * task-clock timer, which runs only while the set is on) and its trigger PMDs, only the active set
+ * enabled; unloading reads the counts back into the PMDs and closes the sets. The library switches
+ * the sets.
  *
  * A PMD loaded within 2^63 of overflowing samples with that period. Each overflow leaves the
- * kernel's record (IP, pid, tid, CPU, time) in the session's ring and raises PFM2_OVERFLOW_SIGNAL:
- * in the monitored thread for a self-monitoring context, whose handler runs right after the
- * overflow; in the library's overflow thread for a context on another thread or a CPU, which
- * handles it under the lock while the target runs on. Either handles the waiting records: a PMD
- * takes its short reset or, for a notifying PMC, every counter is masked and PFM_MSG_OVFL queued
- * until pfm_restart (long reset). The descriptor is one end of a SOCK_SEQPACKET pair: the library
- * writes each message whole into the other end. */
+ * kernel's record (IP, pid, tid, CPU, time) in the set's ring and raises PFM2_OVERFLOW_SIGNAL: in
+ * the monitored thread for a self-monitoring context, where the library's handler runs right after
+ * the overflow; in the library's overflow thread for a context on another thread or a CPU, which
+ * hands it to the sets under the lock while the target runs on. Either way the sets call
+ * overflowed() with each record of the active set: a PMD takes its short reset or, for a notifying
+ * PMC, the set is held (masked) and PFM_MSG_OVFL queued until pfm_restart (long reset), which
+ * resumes it, or switches first if a trigger ran out meanwhile. The descriptor is one end of a
+ * SOCK_SEQPACKET pair: the library writes each message whole into the other end. */
 #define _GNU_SOURCE
 #include "context.h"
 
@@ -37,7 +38,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../common/signal_handler.h"
 #include "machine.h"
 #include "registers.h"
 
@@ -87,19 +87,17 @@ typedef struct {
   uint64_t smpl_pmds[PFM_MAX_PMCS];
   uint64_t written_pmcs;
   pmd_state pmd[PFM_MAX_PMDS];
-  uint64_t runs, active_ns, switch_pmds;
-  /* While the context is loaded: the set's session, its events (PMDs in use, then the timer), each
-   * event's PMD (TIMER for the timer), base and whether it has an overflow period. */
-  perfmon_session* session;
+  uint64_t runs, active_ns, switch_pmds; /* as of the last unload (and the runs before this load) */
+  /* While the context is loaded: the set's events (the PMDs in use), each event's PMD, base and
+   * whether it has an overflow period; the trigger PMDs. */
   size_t events;
-  unsigned event_pmd[PFM_MAX_PMDS + 1];
-  uint64_t base[PFM_MAX_PMDS + 1];
-  int samples[PFM_MAX_PMDS + 1];
-  uint64_t period[PFM_MAX_PMDS + 1];    /* the kernel's sampling period, restarted at each overflow */
-  uint64_t switches_left[PFM_MAX_PMDS]; /* overflows of each trigger PMD before the set gives way */
+  unsigned event_pmd[PFM_MAX_PMDS];
+  uint64_t base[PFM_MAX_PMDS];
+  int samples[PFM_MAX_PMDS];
+  uint64_t period[PFM_MAX_PMDS]; /* the kernel's sampling period, restarted at each overflow */
+  unsigned trigger_pmd[PFM_MAX_PMDS];
+  size_t triggers;
 } event_set;
-
-#define TIMER PFM_MAX_PMDS
 
 typedef struct context {
   int fd;    /* the program's end */
@@ -115,11 +113,12 @@ typedef struct context {
   event_set* sets; /* ordered by id; sets[0] is set 0 */
   size_t set_count;
   /* While loaded: */
+  perfmon_event_sets* opened;
   int loaded, started, self;
   pid_t tid;
   int cpu;
-  size_t active;
-  volatile sig_atomic_t masked, switch_pending;
+  size_t active; /* the active set while the sets are closed; the library's while open */
+  volatile sig_atomic_t masked;
   uint64_t overflowed; /* PMDs that overflowed and notified, until pfm_restart */
   int watcher_running;
   int watched; /* what says the loaded thread of another has exited (watch()) */
@@ -130,7 +129,6 @@ typedef struct context {
 
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static context* contexts;
-static __thread context* thread_context; /* the self-monitoring context the handler serves */
 
 /* The period of a PMD whose value is not within 2^63 of overflowing: as good as never. */
 #define NEVER ((uint64_t)1 << 62)
@@ -189,6 +187,23 @@ static uint64_t kernel_period(uint64_t value) {
   return period == 0 ? NEVER : period;
 }
 
+static size_t index_of(const context* c, const event_set* set) {
+  return (size_t)(set - c->sets);
+}
+
+/* The value of event e of a set now (PMD = base + it). Async-signal-safe. */
+static int count_now(context* c, const event_set* set, size_t e, uint64_t* count) {
+  perfmon_value value;
+  if (perfmon_event_sets_read(c->opened) != 0 || perfmon_event_sets_value(c->opened, index_of(c, set), e, &value) != 0)
+    return -1;
+  *count = value.raw;
+  return 0;
+}
+
+static int event_fd(const context* c, const event_set* set, size_t e) {
+  return perfmon_event_sets_fd(c->opened, index_of(c, set), e, 0);
+}
+
 static long event_of_pmd(const event_set* set, unsigned pmd) {
   for (size_t e = 0; e < set->events; ++e)
     if (set->event_pmd[e] == pmd) return (long)e;
@@ -196,15 +211,16 @@ static long event_of_pmd(const event_set* set, unsigned pmd) {
 }
 
 /* Gives PMD `pmd` a new value now. Async-signal-safe: ioctls only. The event is disabled around
- * its new period, so that the kernel counts the period from the reset. */
-static void reset_pmd(event_set* set, unsigned pmd, int long_reset, int enable_after) {
+ * its new period, so that the kernel counts the period from the reset; the sets enable it again
+ * with its set. */
+static void reset_pmd(context* c, event_set* set, unsigned pmd, int long_reset) {
   const uint64_t value = reset_value(set, pmd, long_reset);
-  const long e = event_of_pmd(set, pmd);
+  const long e = c->opened != NULL ? event_of_pmd(set, pmd) : -1;
   if (e < 0) {
     set->pmd[pmd].value = value;
     return;
   }
-  const int fd = perfmon_session_fd(set->session, (size_t)e, 0);
+  const int fd = event_fd(c, set, (size_t)e);
   if (fd < 0) return;
   ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
   ioctl(fd, PERF_EVENT_IOC_RESET, 0);
@@ -214,7 +230,6 @@ static void reset_pmd(event_set* set, unsigned pmd, int long_reset, int enable_a
     ioctl(fd, PERF_EVENT_IOC_PERIOD, &period);
     set->period[e] = period;
   }
-  if (enable_after) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 }
 
 /* The short reset of PMD `pmd`, event e, after its overflow (§3.4.2). At the overflow base + count
@@ -222,61 +237,31 @@ static void reset_pmd(event_set* set, unsigned pmd, int long_reset, int enable_a
  * target did since (another thread's overflow is handled later than it happened). The kernel
  * restarted its period at the overflow; where the reset value asks for another, the period becomes
  * what is left from now. Async-signal-safe. */
-static void short_reset_overflowed(event_set* set, unsigned pmd, size_t e, int enable_after) {
+static void short_reset_overflowed(context* c, event_set* set, unsigned pmd, size_t e) {
   const uint64_t value = reset_value(set, pmd, 0);
   set->base[e] += value;
   uint64_t left = kernel_period(value);
   if (left == set->period[e]) return;
-  const int fd = perfmon_session_fd(set->session, e, 0);
+  const int fd = event_fd(c, set, e);
   ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-  perfmon_value now;
-  if (period_of(value) != 0 && perfmon_session_read(set->session) == 0 &&
-      perfmon_session_value(set->session, e, &now) == 0) {
-    left = period_of(set->base[e] + now.raw);
+  uint64_t now;
+  if (period_of(value) != 0 && count_now(c, set, e, &now) == 0) {
+    left = period_of(set->base[e] + now);
     if (left == 0) left = 1; /* past 0 again already: it overflows at the next event */
   }
   ioctl(fd, PERF_EVENT_IOC_PERIOD, &left);
   set->period[e] = left;
-  if (enable_after) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-}
-
-/* Disables or enables every event of a set: async-signal-safe. */
-static void set_enabled(event_set* set, int enabled) {
-  for (size_t e = 0; e < set->events; ++e) {
-    const int fd = perfmon_session_fd(set->session, e, 0);
-    if (fd >= 0) ioctl(fd, enabled ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
-  }
-}
-
-/* A set becomes the active one: counted from here if monitoring runs. */
-static void activate(context* c, size_t index) {
-  event_set* set = &c->sets[index];
-  c->active = index;
-  ++set->runs;
-  for (unsigned pmd = 0; pmd < PFM_MAX_PMDS; ++pmd) set->switches_left[pmd] = set->pmd[pmd].ovflsw_thres;
-}
-
-/* §3.7.6: the next set (explicit, or the next id round-robin) replaces the active one. */
-static void switch_set(context* c) {
-  event_set* set = &c->sets[c->active];
-  set_enabled(set, 0);
-  size_t next = (c->active + 1) % c->set_count;
-  if (set->flags & PFM_SETFL_EXPL_NEXT)
-    for (size_t k = 0; k < c->set_count; ++k)
-      if (c->sets[k].id == set->next) next = k;
-  activate(c, next);
-  c->switch_pending = 0;
-  if (c->started && !c->masked) set_enabled(&c->sets[next], 1);
+  if (c->started) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 }
 
 /* ---- Messages (§3.3) ----------------------------------------------------------------------------- */
 
-static void send_message(context* c, uint32_t type, uint64_t pmds) {
+static void send_message(context* c, uint32_t type, uint16_t active_set, uint64_t pmds) {
   pfm_msg_t message;
   memset(&message, 0, sizeof message);
   message.pfm_ovfl_msg.msg_type = type;
   if (type == PFM_MSG_OVFL) {
-    message.pfm_ovfl_msg.msg_active_set = c->sets[c->active].id;
+    message.pfm_ovfl_msg.msg_active_set = active_set;
     message.pfm_ovfl_msg.msg_ovfl_pmds[0] = pmds;
   }
   send(c->queue, &message, sizeof message, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -301,7 +286,7 @@ static void signal_owner(context* c) {
     syscall(SYS_rt_sigqueueinfo, owner.pid, signal, &info);
 }
 
-/* ---- The overflow handler ------------------------------------------------------------------------ */
+/* ---- Overflows -------------------------------------------------------------------------------- */
 
 /* §3.6.4: the default format records the sample of PMD `pmd`, as the kernel's overflow record
  * saw it (IP, pid, tid, CPU, time), with the PMDs its PMC's reg_smpl_pmds names as the body (their
@@ -310,12 +295,13 @@ static int take_sample(context* c, event_set* set, unsigned pmd, const perfmon_s
   uint64_t body[PFM_MAX_PMDS];
   size_t words = 0;
   const uint64_t wanted = set->smpl_pmds[pmd];
-  if (wanted != 0 && set->session != NULL) perfmon_session_read(set->session);
+  const int read = wanted != 0 && perfmon_event_sets_read(c->opened) == 0;
   for (unsigned other = 0; other < PFM_MAX_PMDS; ++other) {
     if (!(wanted >> other & 1)) continue;
     const long e = event_of_pmd(set, other);
     perfmon_value value;
-    const int counting = e >= 0 && perfmon_session_value(set->session, (size_t)e, &value) == 0;
+    const int counting =
+        read && e >= 0 && perfmon_event_sets_value(c->opened, index_of(c, set), (size_t)e, &value) == 0;
     body[words++] = counting ? set->base[e] + value.raw : set->pmd[other].value;
   }
   const perfmon_default_entry entry = {
@@ -326,76 +312,40 @@ static int take_sample(context* c, event_set* set, unsigned pmd, const perfmon_s
 
 /* After an overflow that does not mask: the short resets of the PMD and those its PMC names. */
 static void short_resets(context* c, event_set* set, unsigned pmd, size_t e) {
-  const int running = c->started && !c->masked;
-  short_reset_overflowed(set, pmd, e, running);
+  short_reset_overflowed(c, set, pmd, e);
   for (unsigned other = 0; other < PFM_MAX_PMDS; ++other)
-    if (other != pmd && (set->reset_pmds[pmd] >> other & 1)) reset_pmd(set, other, 0, running);
-}
-
-/* One overflow of event e of the active set, as the kernel recorded it. */
-static void overflowed(context* c, event_set* set, size_t e, const perfmon_sample* overflow) {
-  if (c->masked) return;
-  if (set->event_pmd[e] == TIMER) {
-    set->switch_pmds = 0;
-    switch_set(c);
-  } else {
-    const unsigned pmd = set->event_pmd[e];
-    /* A trigger whose overflows ran out: the set gives way now, or at the restart if masked. */
-    const int switching =
-        (set->flags & PFM_SETFL_OVFL_SWITCH) && set->switches_left[pmd] > 0 && --set->switches_left[pmd] == 0;
-    if (switching) set->switch_pmds = 1ULL << pmd;
-    const int notify = (set->pmc_flags[pmd] & PFM_REGFL_OVFL_NOTIFY) != 0;
-    /* With the default format, the sample is recorded and monitoring goes on until the buffer is
-     * full (§3.6.5); without it, a notifying PMD masks at every overflow (§3.4.3). */
-    const int masks = c->buffer != NULL ? !take_sample(c, set, pmd, overflow) : notify;
-    if (masks) {
-      set_enabled(set, 0);
-      c->masked = 1;
-      c->switch_pending = switching;
-      c->overflowed |= 1ULL << pmd;
-      if (!notify) {
-        /* A full buffer without notification saturates: masked, silently (§3.6.5). */
-      } else if (c->flags & PFM_FL_OVFL_NO_MSG) {
-        signal_owner(c);
-      } else {
-        send_message(c, PFM_MSG_OVFL, 1ULL << pmd);
-      }
-    } else {
-      short_resets(c, set, pmd, (size_t)e);
-      if (switching) switch_set(c);
+    if (other != pmd && (set->reset_pmds[pmd] >> other & 1)) {
+      reset_pmd(c, set, other, 0);
+      const long o = event_of_pmd(set, other);
+      if (o >= 0 && c->started) ioctl(event_fd(c, set, (size_t)o), PERF_EVENT_IOC_ENABLE, 0);
     }
+}
+
+/* The sets' overflow hook: one overflow of a PMD of the active set, as the kernel recorded it. With
+ * the default format, the sample is recorded and monitoring goes on until the buffer is full
+ * (§3.6.5); without it, a notifying PMD masks at every overflow (§3.4.3): the set is held until
+ * pfm_restart, and a switch its trigger asks for waits for it too. */
+static perfmon_overflow_action overflowed(void* argument, size_t index, const perfmon_sample* overflow) {
+  context* c = argument;
+  event_set* set = &c->sets[index];
+  if (overflow->event >= set->events) return PERFMON_OVERFLOW_CONTINUE;
+  const unsigned pmd = set->event_pmd[overflow->event];
+  const int notify = (set->pmc_flags[pmd] & PFM_REGFL_OVFL_NOTIFY) != 0;
+  const int masks = c->buffer != NULL ? !take_sample(c, set, pmd, overflow) : notify;
+  if (!masks) {
+    short_resets(c, set, pmd, overflow->event);
+    return PERFMON_OVERFLOW_CONTINUE;
   }
-}
-
-/* Handles the overflows waiting in the rings of a loaded context's sets: of the set whose event has
- * descriptor `fd` (an overflow signal's si_fd), or of every set (fd -1). Records of a set that is
- * no longer active are dropped. Async-signal-safe. */
-static void handle_overflows(context* c, int fd) {
-  for (size_t k = 0; k < c->set_count; ++k) {
-    event_set* set = &c->sets[k];
-    if (set->session == NULL || (fd >= 0 && perfmon_session_event_of_fd(set->session, fd) < 0)) continue;
-    const int ring = perfmon_session_fd(set->session, 0, 0); /* one location: one ring */
-    perfmon_sample overflow;
-    while (perfmon_session_take_overflow(set->session, ring, &overflow) == 0)
-      if (c->loaded && set == &c->sets[c->active] && overflow.event < set->events)
-        overflowed(c, set, overflow.event, &overflow);
+  c->masked = 1;
+  c->overflowed |= 1ULL << pmd;
+  if (!notify) {
+    /* A full buffer without notification saturates: masked, silently (§3.6.5). */
+  } else if (c->flags & PFM_FL_OVFL_NO_MSG) {
+    signal_owner(c);
+  } else {
+    send_message(c, PFM_MSG_OVFL, set->id, 1ULL << pmd);
   }
-}
-
-/* In a self-monitoring thread, right after the overflow. */
-static void on_overflow(int sig, siginfo_t* info, void* ucontext) {
-  (void)sig;
-  (void)ucontext;
-  const int saved_errno = errno;
-  context* c = thread_context;
-  if (c != NULL && c->loaded) handle_overflows(c, info->si_fd);
-  errno = saved_errno;
-}
-
-static pthread_once_t handler_once = PTHREAD_ONCE_INIT;
-static int handler_error;
-static void install_handler(void) {
-  handler_error = install_siginfo_handler(PFM2_OVERFLOW_SIGNAL, on_overflow, 0);
+  return PERFMON_OVERFLOW_HOLD;
 }
 
 /* The overflow thread: the kernel signals it the overflows of contexts loaded on another thread or
@@ -420,8 +370,13 @@ static void* serve_overflows(void* unused) {
     const int sig = sigwaitinfo(&wanted, &info);
     if (sig < 0) continue;
     pthread_mutex_lock(&lock);
-    for (context* c = contexts; c != NULL; c = c->next_context)
-      if (c->loaded && !c->self) handle_overflows(c, sig == PFM2_OVERFLOW_SIGNAL ? info.si_fd : -1);
+    for (context* c = contexts; c != NULL; c = c->next_context) {
+      if (!c->loaded || c->self || c->opened == NULL) continue;
+      if (sig == PFM2_OVERFLOW_SIGNAL)
+        perfmon_event_sets_handle_overflow(c->opened, sig, info.si_fd);
+      else
+        perfmon_event_sets_handle_waiting(c->opened);
+    }
     pthread_mutex_unlock(&lock);
   }
   return NULL;
@@ -469,33 +424,49 @@ static int leave(call_guard* guard, int result) {
 
 /* ---- Loading and unloading -------------------------------------------------------------------------- */
 
-/* Reads a set's counts into its PMDs, once, as its session closes. */
-static void save_counts(event_set* set) {
-  if (set->session == NULL) return;
-  perfmon_session_read(set->session);
-  uint64_t enabled = 0;
-  for (size_t e = 0; e < set->events; ++e) {
-    perfmon_value value;
-    if (perfmon_session_value(set->session, e, &value) != 0) continue;
-    if (set->event_pmd[e] != TIMER) set->pmd[set->event_pmd[e]].value = set->base[e] + value.raw;
-    if (value.enabled > enabled) enabled = value.enabled;
-  }
-  set->active_ns += enabled;
+/* The PMDs whose overflows ended a set's last turn: the triggers' bits of the library's info. */
+static uint64_t pmds_of_triggers(const event_set* set, uint64_t triggers) {
+  uint64_t pmds = 0;
+  for (size_t t = 0; t < set->triggers; ++t)
+    if (triggers >> t & 1) pmds |= 1ULL << set->trigger_pmd[t];
+  return pmds;
 }
 
-static void stop_watcher(context* c);
-static void unload(context* c);
+/* A set's figures while the sets are open (after a read): runs, active time and the PMDs of its
+ * last switch, the unloaded figures included. */
+static void loaded_info(const context* c, size_t k, uint64_t* runs, uint64_t* active_ns, uint64_t* switch_pmds) {
+  const event_set* set = &c->sets[k];
+  perfmon_set_info info;
+  *runs = set->runs;
+  *active_ns = set->active_ns;
+  *switch_pmds = set->switch_pmds;
+  if (c->opened == NULL || perfmon_event_sets_info(c->opened, k, &info) != 0) return;
+  *runs += info.runs;
+  *active_ns += info.active_ns;
+  /* Switched away from during this load: its last switch is the library's to tell. */
+  if (info.runs > (k == perfmon_event_sets_active(c->opened) ? 1u : 0u))
+    *switch_pmds = pmds_of_triggers(set, info.last_switch_triggers);
+}
 
-static void close_sessions(context* c) {
-  handle_overflows(c, -1); /* the last ones, which the overflow thread may not have seen yet */
-  if (thread_context == c) thread_context = NULL;
+/* Reads the counts back into the PMDs and closes the sets, handling the overflows still waiting
+ * first (which the overflow thread may not have seen yet). */
+static void close_event_sets(context* c) {
+  if (c->opened == NULL) return;
+  perfmon_event_sets_handle_waiting(c->opened);
+  perfmon_event_sets_read(c->opened);
   for (size_t k = 0; k < c->set_count; ++k) {
     event_set* set = &c->sets[k];
-    save_counts(set);
-    perfmon_session_close(set->session);
-    set->session = NULL;
-    set->events = 0;
+    for (size_t e = 0; e < set->events; ++e) {
+      perfmon_value value;
+      if (perfmon_event_sets_value(c->opened, k, e, &value) == 0)
+        set->pmd[set->event_pmd[e]].value = set->base[e] + value.raw;
+    }
+    loaded_info(c, k, &set->runs, &set->active_ns, &set->switch_pmds);
+    set->events = set->triggers = 0;
   }
+  c->active = perfmon_event_sets_active(c->opened);
+  perfmon_event_sets_close(c->opened);
+  c->opened = NULL;
 }
 
 /* The effective timeout of a set: what the kernel's timer takes (10 us at least). */
@@ -504,55 +475,84 @@ static uint64_t timeout_ns(const event_set* set) {
   return ns < 10000 ? 10000 : ns;
 }
 
-/* Opens a set's session on the loaded thread or CPU, disabled. */
-static int open_session(context* c, event_set* set) {
-  char events[PFM_MAX_PMCS * 48 + 16] = "";
-  uint64_t periods[PFM_MAX_PMDS + 1];
+/* What the library is given of a set: its event list, periods and triggers. */
+typedef struct {
+  char events[PFM_MAX_PMCS * 48 + 16];
+  uint64_t periods[PFM_MAX_PMDS];
+  perfmon_set_trigger triggers[PFM_MAX_PMDS];
+} set_events;
+
+/* Lays a set's events out: one per PMC in use, in PMC order, each PMD's value its base; "dummy",
+ * which counts nothing, for a set without any (the library's sets have events). 1 when one of
+ * them overflows. */
+static int describe_set(event_set* set, set_events* out, perfmon_set_definition* definition) {
   size_t length = 0;
-  set->events = 0;
+  int overflows = 0;
+  set->events = set->triggers = 0;
   for (unsigned n = 0; n < PFM_MAX_PMCS; ++n) {
     if (!(set->written_pmcs >> n & 1)) continue;
     char text[48];
-    const int counts = pfm2_event_of(n, set->pmc[n], text, sizeof text);
-    if (counts <= 0) continue;
-    length += (size_t)snprintf(events + length, sizeof events - length, "%s%s", length ? "," : "", text);
-    set->event_pmd[set->events] = n;
-    set->base[set->events] = set->pmd[n].value;
-    periods[set->events] = period_of(set->pmd[n].value);
-    set->samples[set->events] = periods[set->events] != 0;
-    ++set->events;
+    if (pfm2_event_of(n, set->pmc[n], text, sizeof text) <= 0) continue;
+    length += (size_t)snprintf(out->events + length, sizeof out->events - length, "%s%s", length ? "," : "", text);
+    const size_t e = set->events++;
+    set->event_pmd[e] = n;
+    set->base[e] = set->pmd[n].value;
+    out->periods[e] = set->period[e] = period_of(set->pmd[n].value);
+    set->samples[e] = out->periods[e] != 0;
+    overflows |= set->samples[e];
+    /* A trigger PMD (§3.7.6): the set gives way after its reg_ovflsw_thres overflows. */
+    if ((set->flags & PFM_SETFL_OVFL_SWITCH) && set->pmd[n].ovflsw_thres != 0 && set->samples[e]) {
+      out->triggers[set->triggers] = (perfmon_set_trigger){e, out->periods[e], (uint32_t)set->pmd[n].ovflsw_thres};
+      set->trigger_pmd[set->triggers++] = n;
+    }
   }
-  if (set->flags & PFM_SETFL_TIME_SWITCH) {
-    snprintf(events + length, sizeof events - length, "%s%s", length ? "," : "",
-             c->cpu >= 0 ? "cpu-clock" : "task-clock");
-    set->event_pmd[set->events] = TIMER;
-    set->base[set->events] = 0;
-    periods[set->events] = timeout_ns(set);
-    set->samples[set->events] = 1;
-    ++set->events;
+  if (set->events == 0) snprintf(out->events, sizeof out->events, "dummy");
+  memset(definition, 0, sizeof *definition);
+  definition->id = set->id;
+  definition->events = out->events;
+  definition->explicit_next = (set->flags & PFM_SETFL_EXPL_NEXT) != 0;
+  definition->next = set->next;
+  definition->timeout_ns = (set->flags & PFM_SETFL_TIME_SWITCH) ? timeout_ns(set) : 0;
+  definition->triggers = out->triggers;
+  definition->trigger_count = set->triggers;
+  definition->overflow_periods = out->periods;
+  definition->overflow_period_count = set->events;
+  return overflows;
+}
+
+/* Opens the library's event sets on the loaded thread or CPU, disabled, set `first` active.
+ * `reopening`: the context was loaded, and the first set's activation is not a new one. */
+static int open_event_sets(context* c, size_t first, int reopening) {
+  set_events* described = calloc(c->set_count, sizeof *described);
+  perfmon_set_definition* definitions = calloc(c->set_count, sizeof *definitions);
+  if (described == NULL || definitions == NULL) {
+    free(described);
+    free(definitions);
+    return pfm2_fail(ENOMEM, "no memory for the event sets");
   }
-  if (set->events == 0) return 0;
-  int overflows = 0;
-  for (size_t e = 0; e < set->events; ++e) overflows |= set->samples[e];
-  if (overflows && c->self) {
-    pthread_once(&handler_once, install_handler);
-    if (handler_error != 0) return pfm2_fail(handler_error, "cannot handle the overflow signal");
-  } else if (overflows) {
-    pthread_once(&overflow_thread_once, start_overflow_thread);
-    if (overflow_thread_tid == 0) return pfm2_fail(EAGAIN, "cannot start the thread that handles overflows");
+  int overflows = 0, signals = 0;
+  for (size_t k = 0; k < c->set_count; ++k) {
+    overflows |= describe_set(&c->sets[k], &described[k], &definitions[k]);
+    signals |= definitions[k].timeout_ns != 0;
   }
-  perfmon_session_options options;
+  signals |= overflows;
+  if (reopening) --c->sets[first].runs; /* the library counts the first set's activation again */
+  perfmon_event_sets_options options;
   memset(&options, 0, sizeof options);
   options.no_inherit = 1; /* perfmon2 never inherits (§4.2) */
   options.fail_unsupported = 1;
+  options.first = c->sets[first].id;
+  options.signal = PFM2_OVERFLOW_SIGNAL;
   if (overflows) {
-    options.overflow_periods = periods;
-    options.overflow_period_count = set->events;
-    options.overflow_signal = PFM2_OVERFLOW_SIGNAL;
-    options.overflow_thread = c->self ? 0 : overflow_thread_tid;
-    options.overflow_records = 1;
+    options.on_overflow = overflowed;
+    options.hook_context = c;
   }
-  for (size_t e = 0; e < set->events; ++e) set->period[e] = periods[e];
+  int err = 0;
+  if (signals && !c->self) {
+    pthread_once(&overflow_thread_once, start_overflow_thread);
+    if (overflow_thread_tid == 0) err = pfm2_fail(EAGAIN, "cannot start the thread that handles overflows");
+    options.overflow_thread = overflow_thread_tid;
+  }
   perfmon_target target = {PERFMON_TARGET_THREAD, c->tid, NULL, 0};
   if (c->self) target.kind = PERFMON_TARGET_SELF;
   if (c->cpu >= 0) {
@@ -560,31 +560,28 @@ static int open_session(context* c, event_set* set) {
     target.cpus = &c->cpu;
     target.cpu_count = 1;
   }
-  const int err = perfmon_session_open(pfm2_catalog(), events, &target, &options, &set->session);
-  if (err != 0) {
-    set->events = 0;
-    set->session = NULL;
-    /* The kernel's permission rules (perf_event_paranoid, ptrace access) are perfmon2's (§4.2). */
-    return pfm2_fail(err == EACCES                        ? EPERM
-                     : err == ENOENT || err == EOPNOTSUPP ? EINVAL
-                                                          : err,
-                     "set %u: %s", set->id, perfmon_last_error());
-  }
-  return 0;
-}
-
-/* Opens every set's session; the handler serves a self-monitoring context from here. */
-static int open_sessions(context* c) {
-  for (size_t k = 0; k < c->set_count; ++k)
-    if (open_session(c, &c->sets[k]) != 0) {
-      const int saved_errno = errno;
-      close_sessions(c);
-      errno = saved_errno;
-      return -1;
+  if (err == 0) {
+    sigset_t overflow, mask;
+    sigemptyset(&overflow);
+    sigaddset(&overflow, PFM2_OVERFLOW_SIGNAL);
+    pthread_sigmask(SIG_BLOCK, NULL, &mask);
+    err = perfmon_event_sets_open(pfm2_catalog(), definitions, c->set_count, &target, &options, &c->opened);
+    /* The calls keep the signal blocked until they return (enter()); the sets unblock it for later. */
+    if (sigismember(&mask, PFM2_OVERFLOW_SIGNAL)) pthread_sigmask(SIG_BLOCK, &overflow, NULL);
+    if (err != 0) {
+      c->opened = NULL;
+      for (size_t k = 0; k < c->set_count; ++k) c->sets[k].events = c->sets[k].triggers = 0;
+      if (reopening) ++c->sets[first].runs;
+      /* The kernel's permission rules (perf_event_paranoid, ptrace access) are perfmon2's (§4.2). */
+      err = pfm2_fail(err == EACCES                        ? EPERM
+                      : err == ENOENT || err == EOPNOTSUPP ? EINVAL
+                                                           : err,
+                      "%s", perfmon_last_error());
     }
-  /* Set chains are checked as the context loads (§3.1.10). */
-  if (c->self) thread_context = c;
-  return 0;
+  }
+  free(described);
+  free(definitions);
+  return err;
 }
 
 /* The thread group of thread `tid` (/proc/TID/status), or -1. */
@@ -617,9 +614,9 @@ static void* watch(void* argument) {
   }
   pthread_mutex_lock(&lock);
   if (c->loaded) {
-    close_sessions(c);
+    close_event_sets(c);
     c->loaded = c->started = 0;
-    send_message(c, PFM_MSG_END, 0);
+    send_message(c, PFM_MSG_END, 0, 0);
   }
   pthread_mutex_unlock(&lock);
   return NULL;
@@ -656,9 +653,9 @@ static void stop_watcher(context* c) {
 static void unload(context* c) {
   stop_watcher(c);
   if (!c->loaded) return;
-  close_sessions(c);
+  close_event_sets(c);
   c->loaded = c->started = 0;
-  c->masked = c->switch_pending = 0;
+  c->masked = 0;
 }
 
 /* ---- The calls ---------------------------------------------------------------------------------- */
@@ -804,20 +801,22 @@ static event_set* register_set(context* c, int k, uint16_t set_id, uint16_t reg_
 }
 
 /* Writing the registers of a loaded context changes what is open: the counts go back to the PMDs
- * (suspend), the writes apply, and the session opens again, started if it was (resume). */
+ * (suspend), the writes apply, and the sets open again, held if masked, started if they were
+ * (resume). A switch that waited for the restart is lost then. */
 static void suspend(context* c) {
   stop_watcher(c);
-  if (c->loaded) close_sessions(c);
+  if (c->loaded) close_event_sets(c);
 }
 
 static int resume(context* c, int result) {
   const int saved_errno = errno;
   if (!c->loaded) return result;
-  if (open_sessions(c) != 0) {
+  if (open_event_sets(c, c->active, 1) != 0) {
     unload(c);
     return -1;
   }
-  if (c->started && !c->masked) set_enabled(&c->sets[c->active], 1);
+  if (c->masked) perfmon_event_sets_hold(c->opened);
+  if (c->started) perfmon_event_sets_start(c->opened);
   start_watcher(c);
   errno = saved_errno;
   return result;
@@ -884,21 +883,24 @@ int pfm_read_pmds(int fd, pfarg_pmd_t* pmds, int n) {
   call_guard guard;
   context* c = enter_vector(fd, pmds, n, "pfm_read_pmds", 0, &guard);
   if (c == NULL) return -1;
-  for (size_t k = 0; k < c->set_count; ++k)
-    if (c->sets[k].session != NULL && perfmon_session_read(c->sets[k].session) != 0)
-      return leave(&guard, pfm2_fail(EBUSY, "%s", perfmon_last_error()));
+  if (c->opened != NULL && perfmon_event_sets_read(c->opened) != 0)
+    return leave(&guard, pfm2_fail(EBUSY, "cannot read the counters of the loaded context"));
   for (int k = 0; k < n; ++k) {
     pfarg_pmd_t* r = &pmds[k];
     const event_set* set = register_set(c, k, r->reg_set, r->reg_num, &r->reg_flags, 0);
     if (set == NULL) return leave(&guard, -1);
     const pmd_state* p = &set->pmd[r->reg_num];
     r->reg_value = p->value;
-    const long e = set->session != NULL ? event_of_pmd(set, r->reg_num) : -1;
+    const size_t index = index_of(c, set);
+    const long e = c->opened != NULL ? event_of_pmd(set, r->reg_num) : -1;
     perfmon_value value;
-    if (e >= 0 && perfmon_session_value(set->session, (size_t)e, &value) == 0) r->reg_value = set->base[e] + value.raw;
+    if (e >= 0 && perfmon_event_sets_value(c->opened, index, (size_t)e, &value) == 0)
+      r->reg_value = set->base[e] + value.raw;
     r->reg_last_reset_val = p->last_reset;
-    const int trigger = (set->flags & PFM_SETFL_OVFL_SWITCH) && p->ovflsw_thres != 0;
-    r->reg_ovflsw_thres = !trigger ? 0 : c->loaded ? set->switches_left[r->reg_num] : p->ovflsw_thres;
+    r->reg_ovflsw_thres = (set->flags & PFM_SETFL_OVFL_SWITCH) ? p->ovflsw_thres : 0;
+    for (size_t t = 0; c->opened != NULL && t < set->triggers; ++t)
+      if (set->trigger_pmd[t] == r->reg_num)
+        r->reg_ovflsw_thres = perfmon_event_sets_overflows_left(c->opened, index, t);
   }
   return leave(&guard, 0);
 }
@@ -933,16 +935,15 @@ int pfm_load_context(int fd, pfarg_load_t* load) {
   c->tid = load->load_pid;
   c->cpu = cpu;
   c->self = !system_wide && load->load_pid == caller;
-  c->masked = c->switch_pending = 0;
+  c->masked = 0;
   c->overflowed = 0;
   /* The message queue is reset (§3.3.5). */
   pfm_msg_t stale;
   while (recv(c->fd, &stale, sizeof stale, MSG_DONTWAIT) > 0) {
   }
-  if (open_sessions(c) != 0) return leave(&guard, -1);
-  c->loaded = 1;
-  activate(c, (size_t)(set - c->sets));
   for (size_t k = 0; k < c->set_count; ++k) c->sets[k].switch_pmds = 0;
+  if (open_event_sets(c, index_of(c, set), 0) != 0) return leave(&guard, -1);
+  c->loaded = 1;
   start_watcher(c);
   return leave(&guard, 0);
 }
@@ -964,11 +965,12 @@ int pfm_start(int fd, pfarg_start_t* start) {
   if (start != NULL) {
     event_set* set = find_set(c, start->start_set);
     if (set == NULL) return leave(&guard, pfm2_fail(EINVAL, "no event set %u", start->start_set));
-    set_enabled(&c->sets[c->active], 0);
-    if (set != &c->sets[c->active]) activate(c, (size_t)(set - c->sets));
+    if (perfmon_event_sets_switch_to(c->opened, index_of(c, set)) != 0)
+      return leave(&guard, pfm2_fail(EBUSY, "%s", perfmon_last_error()));
   }
   c->started = 1;
-  if (!c->masked) set_enabled(&c->sets[c->active], 1);
+  /* Masked, the set stays held until pfm_restart. */
+  if (perfmon_event_sets_start(c->opened) != 0) return leave(&guard, pfm2_fail(EBUSY, "%s", perfmon_last_error()));
   return leave(&guard, 0);
 }
 
@@ -977,9 +979,10 @@ int pfm_stop(int fd) {
   context* c = enter_context(fd, &guard);
   if (c == NULL) return -1;
   if (!c->loaded) return leave(&guard, pfm2_fail(EBUSY, "stop needs a loaded context"));
+  /* What overflowed before is in samples and messages when the call returns. */
+  perfmon_event_sets_handle_waiting(c->opened);
   c->started = 0;
-  set_enabled(&c->sets[c->active], 0);
-  handle_overflows(c, -1); /* what overflowed before, in samples and messages when the call returns */
+  if (perfmon_event_sets_stop(c->opened) != 0) return leave(&guard, pfm2_fail(EBUSY, "%s", perfmon_last_error()));
   return leave(&guard, 0);
 }
 
@@ -991,19 +994,17 @@ int pfm_restart(int fd) {
   /* The default format's buffer starts again, after a notification or not (an active restart). */
   if (c->buffer != NULL) perfmon_default_buffer_restart(c->buffer);
   if (!c->masked) return leave(&guard, 0);
-  event_set* set = &c->sets[c->active];
+  event_set* set = &c->sets[perfmon_event_sets_active(c->opened)];
   uint64_t reset = c->overflowed;
   for (unsigned pmd = 0; pmd < PFM_MAX_PMDS; ++pmd)
     if (c->overflowed >> pmd & 1) reset |= set->reset_pmds[pmd];
   for (unsigned pmd = 0; pmd < PFM_MAX_PMDS; ++pmd)
-    if (reset >> pmd & 1) reset_pmd(set, pmd, 1, 0);
+    if (reset >> pmd & 1) reset_pmd(c, set, pmd, 1);
   c->overflowed = 0;
   c->masked = 0;
-  /* A switch that waited for the restart happens now (§3.7.6), to the new set's long resets. */
-  if (c->switch_pending)
-    switch_set(c);
-  else if (c->started)
-    set_enabled(set, 1);
+  /* The set counts again, to its long resets; or a switch that waited for the restart happens now
+   * (§3.7.6). */
+  if (perfmon_event_sets_resume(c->opened) != 0) return leave(&guard, pfm2_fail(EBUSY, "%s", perfmon_last_error()));
   return leave(&guard, 0);
 }
 
@@ -1080,23 +1081,17 @@ int pfm_getinfo_evtsets(int fd, pfarg_setinfo_t* sets, int n) {
       info->set_flags |= PFM_SET_RETFL_NOSET;
       return leave(&guard, pfm2_fail(EINVAL, "element %d: no event set %u", k, info->set_id));
     }
-    const size_t index = (size_t)(set - c->sets);
+    const size_t index = index_of(c, set);
     info->set_flags = set->flags;
     info->set_id_next = (set->flags & PFM_SETFL_EXPL_NEXT) ? set->next : c->sets[(index + 1) % c->set_count].id;
-    info->set_runs = set->runs;
-    info->set_switch_pmds[0] = set->switch_pmds;
     const uint64_t timeout = (set->flags & PFM_SETFL_TIME_SWITCH) ? timeout_ns(set) : 0;
     info->set_timeout.tv_sec = (time_t)(timeout / 1000000000u);
     info->set_timeout.tv_nsec = (long)(timeout % 1000000000u);
-    uint64_t active = set->active_ns;
-    if (set->session != NULL && perfmon_session_read(set->session) == 0) {
-      uint64_t enabled = 0;
-      for (size_t e = 0; e < set->events; ++e) {
-        perfmon_value value;
-        if (perfmon_session_value(set->session, e, &value) == 0 && value.enabled > enabled) enabled = value.enabled;
-      }
-      active += enabled;
-    }
+    if (c->opened != NULL) perfmon_event_sets_read(c->opened);
+    uint64_t runs, active, switch_pmds;
+    loaded_info(c, index, &runs, &active, &switch_pmds);
+    info->set_runs = runs;
+    info->set_switch_pmds[0] = switch_pmds;
     info->set_act_duration.tv_sec = (time_t)(active / 1000000000u);
     info->set_act_duration.tv_nsec = (long)(active % 1000000000u);
   }
