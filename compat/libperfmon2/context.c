@@ -502,7 +502,9 @@ static int describe_set(event_set* set, set_events* out, perfmon_set_definition*
     overflows |= set->samples[e];
     /* A trigger PMD (§3.7.6): the set gives way after its reg_ovflsw_thres overflows. */
     if ((set->flags & PFM_SETFL_OVFL_SWITCH) && set->pmd[n].ovflsw_thres != 0 && set->samples[e]) {
-      out->triggers[set->triggers] = (perfmon_set_trigger){e, out->periods[e], (uint32_t)set->pmd[n].ovflsw_thres};
+      const uint64_t threshold = set->pmd[n].ovflsw_thres;
+      out->triggers[set->triggers] =
+          (perfmon_set_trigger){e, out->periods[e], threshold > UINT32_MAX ? UINT32_MAX : (uint32_t)threshold};
       set->trigger_pmd[set->triggers++] = n;
     }
   }

@@ -497,6 +497,23 @@ static void test_overflow_switching(void) {
   close(fd);
 }
 
+/* A set without any PMC in use still takes its turn: the calls made while it is on count nowhere. */
+static void test_an_empty_set_takes_its_turn(void) {
+  const int fd = new_context(0);
+  pfarg_setdesc_t sets[2];
+  CHECK(create_sets_0_and_1(fd, PFM_SETFL_TIME_SWITCH, 1000000, sets) == 0);
+  CHECK(program(fd, 0, GETPPID_PMC, 0, 0, 0, 0) == 0);
+  CHECK(load_self(fd, 0) == 0 && pfm_start(fd, NULL) == 0);
+  const int calls = 300000;
+  call_getppid(calls);
+  CHECK(pfm_stop(fd) == 0);
+  const uint64_t counted = read_pmd(fd, 0, GETPPID_PMC);
+  CHECK(counted > 0 && counted < (uint64_t)calls);
+  pfarg_setinfo_t info[2];
+  CHECK(info_of_sets_0_and_1(fd, info) == 0 && info[0].set_runs >= 2 && info[1].set_runs >= 1);
+  close(fd);
+}
+
 /* Time switching: two sets take turns every millisecond of the thread's CPU time; every call is
  * counted by exactly one of them. */
 static void test_time_switching(void) {
@@ -793,6 +810,7 @@ int main(void) {
   test_event_sets();
   test_overflow_switching();
   test_time_switching();
+  test_an_empty_set_takes_its_turn();
   test_default_format();
   test_saturation();
   test_other_thread_notifications();
