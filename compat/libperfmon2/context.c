@@ -22,6 +22,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <pthread.h>
@@ -29,6 +31,7 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +41,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../common/signal_handler.h"
 #include "machine.h"
 #include "registers.h"
 
@@ -121,7 +125,8 @@ typedef struct context {
   volatile sig_atomic_t masked;
   uint64_t overflowed; /* PMDs that overflowed and notified, until pfm_restart */
   int watcher_running;
-  int watched; /* what says the loaded thread of another has exited (watch()) */
+  int watched;    /* what says the loaded thread of another has exited (watch()) */
+  int block_slot; /* PFM_FL_NOTIFY_BLOCK on a thread of this process: its word (-1: none) */
   pthread_t watcher;
   int watcher_stop[2];
   struct context* next_context;
@@ -286,6 +291,77 @@ static void signal_owner(context* c) {
     syscall(SYS_rt_sigqueueinfo, owner.pid, signal, &info);
 }
 
+/* ---- Blocking the monitored thread (PFM_FL_NOTIFY_BLOCK, §3.4.3) ------------------------------ */
+
+/* A thread of this process that a notification blocks is sent PFM2_BLOCK_SIGNAL, whose handler
+ * waits on a futex word until pfm_restart (or the unload) changes it. The words are a pool that is
+ * never freed, so that a waiter never touches a closed context: slot and value travel in the
+ * signal. Another process's thread cannot be stopped short of ptrace: it runs on. */
+static pid_t thread_group_of(pid_t tid);
+
+#define BLOCK_WORDS 256
+static _Atomic uint32_t block_words[BLOCK_WORDS];
+static int block_slot_taken[BLOCK_WORDS]; /* under the lock */
+
+static void wait_for_restart(int sig, siginfo_t* info, void* ucontext) {
+  (void)sig;
+  (void)ucontext;
+  const int saved_errno = errno;
+  const uint64_t code = (uint64_t)(uintptr_t)info->si_value.sival_ptr;
+  const unsigned slot = (unsigned)(code >> 32);
+  const uint32_t word = (uint32_t)code;
+  if (info->si_code == SI_QUEUE && info->si_pid == getpid() && slot < BLOCK_WORDS)
+    while (atomic_load(&block_words[slot]) == word)
+      syscall(SYS_futex, &block_words[slot], FUTEX_WAIT_PRIVATE, word, NULL, NULL, 0);
+  errno = saved_errno;
+}
+
+static pthread_once_t block_handler_once = PTHREAD_ONCE_INIT;
+static int block_handler_error;
+static void install_block_handler(void) {
+  block_handler_error = install_siginfo_handler(PFM2_BLOCK_SIGNAL, wait_for_restart, 0);
+}
+
+/* At load: a word for a context that blocks a thread of this process. */
+static int take_block_slot(context* c) {
+  c->block_slot = -1;
+  if (!(c->flags & PFM_FL_NOTIFY_BLOCK) || c->self || c->cpu >= 0 || thread_group_of(c->tid) != getpid()) return 0;
+  pthread_once(&block_handler_once, install_block_handler);
+  if (block_handler_error != 0) return pfm2_fail(block_handler_error, "cannot install the handler that blocks threads");
+  for (int slot = 0; slot < BLOCK_WORDS; ++slot)
+    if (!block_slot_taken[slot]) {
+      block_slot_taken[slot] = 1;
+      c->block_slot = slot;
+      return 0;
+    }
+  return pfm2_fail(EBUSY, "more than %d loaded contexts block their threads", BLOCK_WORDS);
+}
+
+/* The notification blocks the monitored thread: it waits in the handler as it next returns to user
+ * mode. Async-signal-safe. */
+static void block_monitored_thread(const context* c) {
+  if (c->block_slot < 0) return;
+  siginfo_t info;
+  memset(&info, 0, sizeof info);
+  info.si_signo = PFM2_BLOCK_SIGNAL;
+  info.si_code = SI_QUEUE;
+  info.si_pid = getpid();
+  info.si_uid = getuid();
+  const uint32_t word = atomic_load(&block_words[c->block_slot]);
+  info.si_value.sival_ptr = (void*)(uintptr_t)((uint64_t)c->block_slot << 32 | word);
+  syscall(SYS_rt_tgsigqueueinfo, getpid(), c->tid, PFM2_BLOCK_SIGNAL, &info);
+}
+
+/* pfm_restart, or the unload (`last`: the slot goes back too), lets a blocked thread go on. */
+static void release_monitored_thread(context* c, int last) {
+  if (c->block_slot < 0) return;
+  atomic_fetch_add(&block_words[c->block_slot], 1);
+  syscall(SYS_futex, &block_words[c->block_slot], FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+  if (!last) return;
+  block_slot_taken[c->block_slot] = 0;
+  c->block_slot = -1;
+}
+
 /* ---- Overflows -------------------------------------------------------------------------------- */
 
 /* §3.6.4: the default format records the sample of PMD `pmd`, as the kernel's overflow record
@@ -345,6 +421,7 @@ static perfmon_overflow_action overflowed(void* argument, size_t index, const pe
   } else {
     send_message(c, PFM_MSG_OVFL, set->id, 1ULL << pmd);
   }
+  if (notify) block_monitored_thread(c);
   return PERFMON_OVERFLOW_HOLD;
 }
 
@@ -617,6 +694,7 @@ static void* watch(void* argument) {
   pthread_mutex_lock(&lock);
   if (c->loaded) {
     close_event_sets(c);
+    release_monitored_thread(c, 1);
     c->loaded = c->started = 0;
     send_message(c, PFM_MSG_END, 0, 0);
   }
@@ -656,6 +734,7 @@ static void unload(context* c) {
   stop_watcher(c);
   if (!c->loaded) return;
   close_event_sets(c);
+  release_monitored_thread(c, 1);
   c->loaded = c->started = 0;
   c->masked = 0;
 }
@@ -750,6 +829,7 @@ int pfm_create_context(pfarg_ctx_t* ctx, int n) {
   c->set_count = 1;
   c->cpu = -1;
   c->watched = -1;
+  c->block_slot = -1;
   call_guard guard;
   enter(&guard);
   c->next_context = contexts;
@@ -934,6 +1014,8 @@ int pfm_load_context(int fd, pfarg_load_t* load) {
     if (!system_wide && other->cpu < 0 && other->tid == load->load_pid)
       return leave(&guard, pfm2_fail(EBUSY, "thread %d has a context attached already", load->load_pid));
   }
+  if ((c->flags & PFM_FL_NOTIFY_BLOCK) && load->load_pid == caller)
+    return leave(&guard, pfm2_fail(EINVAL, "PFM_FL_NOTIFY_BLOCK is for a thread other than the caller (table 3.2)"));
   c->tid = load->load_pid;
   c->cpu = cpu;
   c->self = !system_wide && load->load_pid == caller;
@@ -944,7 +1026,11 @@ int pfm_load_context(int fd, pfarg_load_t* load) {
   while (recv(c->fd, &stale, sizeof stale, MSG_DONTWAIT) > 0) {
   }
   for (size_t k = 0; k < c->set_count; ++k) c->sets[k].switch_pmds = 0;
-  if (open_event_sets(c, index_of(c, set), 0) != 0) return leave(&guard, -1);
+  if (take_block_slot(c) != 0) return leave(&guard, -1);
+  if (open_event_sets(c, index_of(c, set), 0) != 0) {
+    release_monitored_thread(c, 1);
+    return leave(&guard, -1);
+  }
   c->loaded = 1;
   start_watcher(c);
   return leave(&guard, 0);
@@ -1006,7 +1092,9 @@ int pfm_restart(int fd) {
   c->masked = 0;
   /* The set counts again, to its long resets; or a switch that waited for the restart happens now
    * (§3.7.6). */
-  if (perfmon_event_sets_resume(c->opened) != 0) return leave(&guard, pfm2_fail(EBUSY, "%s", perfmon_last_error()));
+  const int resumed = perfmon_event_sets_resume(c->opened);
+  release_monitored_thread(c, 0); /* a thread the notification blocked goes on (§3.1.9) */
+  if (resumed != 0) return leave(&guard, pfm2_fail(EBUSY, "%s", perfmon_last_error()));
   return leave(&guard, 0);
 }
 

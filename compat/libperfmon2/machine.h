@@ -1,4 +1,4 @@
-/* What the parts of libperfmon2 share: the catalogue, the failing call's detail, the signal. */
+/* What the parts of libperfmon2 share: the catalogue, the failing call's detail, the signals. */
 #ifndef PERFMON2_MACHINE_H
 #define PERFMON2_MACHINE_H
 
@@ -14,5 +14,8 @@ int pfm2_fail(int err, const char* format, ...) __attribute__((format(printf, 2,
 
 /* Overflows of the calling thread's counters arrive as this signal, handled by the library. */
 #define PFM2_OVERFLOW_SIGNAL (SIGRTMAX - 2)
+/* A thread of this process that a PFM_FL_NOTIFY_BLOCK notification blocks waits in this signal's
+ * handler until pfm_restart. */
+#define PFM2_BLOCK_SIGNAL (SIGRTMAX - 3)
 
 #endif

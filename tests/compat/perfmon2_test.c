@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -722,6 +723,78 @@ static void test_other_thread_notifications(void) {
   close(fd);
 }
 
+/* A thread that calls getppid until told to quit, counting its calls. */
+static _Atomic long running_calls;
+static _Atomic int running_quit;
+static _Atomic pid_t running_tid;
+
+static void* running_worker(void* argument) {
+  (void)argument;
+  atomic_store(&running_tid, gettid());
+  while (!atomic_load(&running_quit)) {
+    call_getppid(1);
+    atomic_fetch_add(&running_calls, 1);
+  }
+  return NULL;
+}
+
+/* The system call thread `tid` of this process is in now (/proc: its number), or -1 when running. */
+static long system_call_of(pid_t tid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+  FILE* file = fopen(path, "re");
+  long number = -1;
+  if (file != NULL) {
+    if (fscanf(file, "%ld", &number) != 1) number = -1;
+    fclose(file);
+  }
+  return number;
+}
+
+/* PFM_FL_NOTIFY_BLOCK (§3.4.3): each notification blocks the monitored thread, a thread of this
+ * process that never pauses by itself, until pfm_restart. Three rounds: the thread is found waiting
+ * (in futex) with its call count still, and goes on after the restart. The caller cannot block
+ * itself (table 3.2). */
+static void test_notifications_block_the_thread(void) {
+  const int refused = new_context(PFM_FL_NOTIFY_BLOCK);
+  pfarg_load_t self = {gettid(), 0};
+  CHECK(program(refused, 0, GETPPID_PMC, 0, 0, 0, 0) == 0);
+  CHECK(pfm_load_context(refused, &self) == -1 && errno == EINVAL);
+  close(refused);
+
+  const int fd = new_context(PFM_FL_NOTIFY_BLOCK);
+  const uint64_t minus_100 = (uint64_t)0 - 100;
+  CHECK(program(fd, 0, GETPPID_PMC, PFM_REGFL_OVFL_NOTIFY, minus_100, minus_100, 0) == 0);
+  pthread_t thread;
+  atomic_store(&running_quit, 0);
+  atomic_store(&running_tid, 0);
+  pthread_create(&thread, NULL, running_worker, NULL);
+  while (atomic_load(&running_tid) == 0) sched_yield();
+  pfarg_load_t load = {atomic_load(&running_tid), 0};
+  CHECK(pfm_load_context(fd, &load) == 0 && pfm_start(fd, NULL) == 0);
+  int blocked = 0;
+  long calls_before = 0;
+  for (int round = 0; round < 3; ++round) {
+    pfm_msg_t message;
+    CHECK(wait_message(fd, &message) && message.msg_type == PFM_MSG_OVFL);
+    int waiting = 0;
+    for (int tries = 0; tries < 10000 && !waiting; ++tries) {
+      waiting = system_call_of(load.load_pid) == SYS_futex;
+      if (!waiting) usleep(1000);
+    }
+    const long calls = atomic_load(&running_calls);
+    usleep(20000);
+    blocked += waiting && atomic_load(&running_calls) == calls && calls >= calls_before + 100;
+    calls_before = calls;
+    CHECK(pfm_restart(fd) == 0);
+  }
+  CHECK(blocked == 3);
+  CHECK(pfm_unload_context(fd) == 0); /* lets a thread blocked again go */
+  atomic_store(&running_quit, 1);
+  pthread_join(thread, NULL);
+  close(fd);
+}
+
 /* The default format samples another thread (§3.6): a sample every 10th of its 300 calls, each
  * with the worker's ids and the address of its system call as the kernel saw them; the last ones
  * are in the buffer when PFM_MSG_END says the thread has gone. */
@@ -814,6 +887,7 @@ int main(void) {
   test_default_format();
   test_saturation();
   test_other_thread_notifications();
+  test_notifications_block_the_thread();
   test_other_thread_samples();
   test_other_thread_time_switching();
   test_system_wide_notification();
