@@ -1174,7 +1174,11 @@ int pfm_getinfo_evtsets(int fd, pfarg_setinfo_t* sets, int n) {
     const size_t index = index_of(c, set);
     info->set_flags = set->flags;
     info->set_id_next = (set->flags & PFM_SETFL_EXPL_NEXT) ? set->next : c->sets[(index + 1) % c->set_count].id;
-    const uint64_t timeout = (set->flags & PFM_SETFL_TIME_SWITCH) ? timeout_ns(set) : 0;
+    /* Loaded, what is left of the effective timeout in the set's current period (§3.1.12). */
+    uint64_t timeout = (set->flags & PFM_SETFL_TIME_SWITCH) ? timeout_ns(set) : 0;
+    perfmon_set_info library;
+    if (timeout != 0 && c->opened != NULL && perfmon_event_sets_info(c->opened, index, &library) == 0)
+      timeout = library.timeout_left_ns;
     info->set_timeout.tv_sec = (time_t)(timeout / 1000000000u);
     info->set_timeout.tv_nsec = (long)(timeout % 1000000000u);
     if (c->opened != NULL) perfmon_event_sets_read(c->opened);

@@ -70,6 +70,8 @@ struct EventSetInfo {
   // Bit n: trigger n's overflows caused the last switch from this set (0 after a timeout).
   std::uint64_t last_switch_triggers = 0;
   std::chrono::nanoseconds timeout{0};  // effective: what the kernel's timer takes
+  // What is left of the timeout in the set's current period, on its clock (one read of its timer).
+  std::chrono::nanoseconds timeout_left{0};
 };
 
 // What an overflow hook asks of the sets (EventSetOptions::on_overflow).

@@ -273,6 +273,7 @@ typedef struct perfmon_set_info {
   uint64_t active_ns;            /* time on the PMU, as of the last read */
   uint64_t last_switch_triggers; /* bit n: trigger n ended the set's last turn (0 after a timeout) */
   uint64_t timeout_ns;           /* the effective timeout */
+  uint64_t timeout_left_ns;      /* what is left of it in the set's current period */
 } perfmon_set_info;
 
 typedef struct perfmon_event_sets perfmon_event_sets;

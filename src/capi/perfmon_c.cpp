@@ -516,7 +516,8 @@ int perfmon_event_sets_info(const perfmon_event_sets* event_sets, size_t set, pe
                            got.runs,
                            got.active_ns,
                            got.last_switch_triggers,
-                           static_cast<std::uint64_t>(got.timeout.count())};
+                           static_cast<std::uint64_t>(got.timeout.count()),
+                           static_cast<std::uint64_t>(got.timeout_left.count())};
   return 0;
 }
 

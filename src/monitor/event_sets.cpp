@@ -83,13 +83,14 @@ struct EventSets::State {
     std::vector<EventSetDefinition::Trigger> triggers;
     std::unique_ptr<monitor::EventMatrix> matrix;
     std::unique_ptr<monitor::EventMatrix> timer;
-    std::vector<CounterValue> values;                 // [event * locations + location], as of the last read()
-    std::vector<CounterValue> slice_base;             // the same, as of the set's last switch away
-    std::vector<CounterValue> slice_now;              // taken at a switch
-    std::vector<SliceStatistics> slices;              // by event, locations summed
-    std::vector<double> slice_active;                 // by location: the set's time in the slice being closed
-    std::vector<std::uint32_t> overflows_left;        // by trigger
-    std::vector<int> trigger_of_event;                // -1 for an event that is no trigger
+    std::uint64_t timer_mark = 0;               // the timer's count as its current period began (its last overflow)
+    std::vector<CounterValue> values;           // [event * locations + location], as of the last read()
+    std::vector<CounterValue> slice_base;       // the same, as of the set's last switch away
+    std::vector<CounterValue> slice_now;        // taken at a switch
+    std::vector<SliceStatistics> slices;        // by event, locations summed
+    std::vector<double> slice_active;           // by location: the set's time in the slice being closed
+    std::vector<std::uint32_t> overflows_left;  // by trigger
+    std::vector<int> trigger_of_event;          // -1 for an event that is no trigger
     std::optional<monitor::OverflowRecords> records;  // with a hook
     std::uint64_t runs = 0;
     std::uint64_t last_switch_triggers = 0;
@@ -141,6 +142,16 @@ struct EventSets::State {
   }
 
   static void signal_handler(int signo, siginfo_t* info, void* context) noexcept;
+
+  // The set's timer's count of ns (one read(2) of its one location), or 0.
+  static std::uint64_t timer_count(const Set& set) noexcept {
+    std::uint64_t count = 0;
+    if (set.timer && !set.timer->groups().empty() && !set.timer->groups().front().at.empty() &&
+        !set.timer->groups().front().at.front().fds.empty() &&
+        ::read(set.timer->groups().front().at.front().fds.front().get(), &count, sizeof count) != sizeof count)
+      count = 0;
+    return count;
+  }
 
   // Reads every group of the set at every location into `into` ([event * locations + location]).
   void read_set(Set& set, std::vector<CounterValue>& into) noexcept {
@@ -294,6 +305,7 @@ struct EventSets::State {
       return take_records(route->set);
     }
     if (!counts(route->set)) return false;
+    if (route->trigger == -1) sets[route->set].timer_mark = timer_count(sets[route->set]);
     std::uint64_t cause = 0;
     if (route->trigger >= 0) {
       cause = trigger_overflowed(sets[route->set], static_cast<std::size_t>(route->trigger));
@@ -719,6 +731,11 @@ EventSetInfo EventSets::info(std::size_t index) const noexcept {
     info.active_ns += active_ns(set.values, set.matrix->event_count(), s.location_count, location);
   info.last_switch_triggers = set.last_switch_triggers;
   info.timeout = set.timeout;
+  if (set.timer) {
+    const std::uint64_t ran = State::timer_count(set) - set.timer_mark,
+                        timeout = static_cast<std::uint64_t>(set.timeout.count());
+    info.timeout_left = std::chrono::nanoseconds(ran < timeout ? timeout - ran : 0);
+  }
   return info;
 }
 

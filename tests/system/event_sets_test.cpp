@@ -169,6 +169,29 @@ TEST(EventSets, TimeoutSwitchingFollowsTheThreadsCpuTime) {
   }
 }
 
+// What is left of a timeout: a set that has run 30 ms of its 200 ms has about 170 ms left (the
+// thread's CPU clock and task-clock differ by a little); a set that has not run yet has all of it;
+// a set whose timeout ran out starts a whole one.
+TEST(EventSets, InfoSaysWhatIsLeftOfTheTimeout) {
+  std::vector<EventSetDefinition> sets{set_of(0, kGetppid), set_of(1, kGetppid)};
+  sets[0].timeout = sets[1].timeout = std::chrono::milliseconds(200);
+  EventSets session(sets, Target::self(), no_inherit());
+  session.start();
+  burn_cpu_ns(30'000'000);
+  session.stop();
+  EXPECT_EQ(session.active_set(), 0u);
+  EXPECT_GT(session.info(0).timeout_left.count(), 0);
+  EXPECT_LE(session.info(0).timeout_left, std::chrono::milliseconds(175));
+  EXPECT_EQ(session.info(1).timeout_left, std::chrono::milliseconds(200));
+  session.start();
+  burn_cpu_ns(200'000'000);  // set 0's timeout runs out 170 ms in; set 1 runs about 30 ms
+  session.stop();
+  ASSERT_EQ(session.active_set(), 1u);
+  EXPECT_GE(session.info(0).timeout_left, std::chrono::milliseconds(180));
+  EXPECT_GT(session.info(1).timeout_left.count(), 0);
+  EXPECT_LT(session.info(1).timeout_left, std::chrono::milliseconds(200));
+}
+
 TEST(EventSets, ShortTimeoutsAreRaisedToTheKernelsShortest) {
   std::vector<EventSetDefinition> sets{set_of(0, "task-clock")};
   sets[0].timeout = std::chrono::nanoseconds(100);
