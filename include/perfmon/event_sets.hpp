@@ -141,8 +141,9 @@ class EventSets {
   // Holds the active set as an overflow hook's Hold does (a caller that reopens held sets).
   int hold() noexcept;
   bool held() const noexcept;
-  // With on_overflow: hands every overflow record waiting in the active set's rings to the hook (for
-  // a caller that stops, or lost a signal to a full queue). Returns true when it switched.
+  // Handles what waits without a signal: with on_overflow, every overflow record in the active
+  // set's rings (for a caller that stops, or lost signals to a full queue); and a timeout that ran
+  // out while its signal was lost. Returns true when it switched.
   bool handle_waiting_overflows() noexcept;
 
   // Caller-driven switching (switch_in_handler false): wait up to `timeout_ms` (-1: no limit) for
@@ -151,7 +152,8 @@ class EventSets {
   // Hand one overflow signal taken elsewhere (sigtimedwait, a signalfd) to the sets. Returns true
   // when it switched. Async-signal-safe. When the real-time signal queue is full
   // (RLIMIT_SIGPENDING), the kernel sends SIGIO instead, without the fd: a caller that blocks SIGIO
-  // and takes it can call switch_now() (perfmon stat does); unblocked, its default ends the process.
+  // and takes it can call handle_waiting_overflows() or switch_now() (perfmon stat does);
+  // unblocked, its default ends the process.
   bool handle_overflow(const siginfo_t& info) noexcept;
   int signal_number() const noexcept;
   bool switches_in_handler() const noexcept;

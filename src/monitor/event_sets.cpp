@@ -660,9 +660,19 @@ bool EventSets::held() const noexcept {
 
 bool EventSets::handle_waiting_overflows() noexcept {
   State& s = *state_;
-  if (s.hook.function == nullptr) return false;
   s.enter_library();
-  const bool switched = s.take_records(static_cast<std::size_t>(s.active));
+  const auto active = static_cast<std::size_t>(s.active);
+  bool switched = s.hook.function != nullptr && s.take_records(active);
+  // A timeout whose signal was lost (SIGIO came instead) shows in the timer's count.
+  State::Set& set = s.sets[active];
+  if (!switched && set.timer && s.counts(static_cast<std::uint32_t>(active))) {
+    const std::uint64_t count = State::timer_count(set);
+    if (count - set.timer_mark >= static_cast<std::uint64_t>(set.timeout.count())) {
+      set.timer_mark = count;
+      s.switch_sets(0);
+      switched = true;
+    }
+  }
   s.leave_library();
   return switched;
 }

@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../helpers/c_checks.h"
@@ -871,11 +873,37 @@ static void test_system_wide_notification(void) {
   sched_setaffinity(0, sizeof saved, &saved);
 }
 
+/* With the real-time signal queue full, the kernel sends SIGIO instead of the overflow signal (no fd
+ * with it): the overflow thread then looks at every context. In a child whose RLIMIT_SIGPENDING
+ * is 0, so that every overflow signal falls back to SIGIO, another thread's notifications, samples
+ * and time switching work as with the signals. It runs first: the child must start its own overflow
+ * thread. */
+static void test_when_the_signal_queue_is_full(void) {
+  const pid_t child = fork();
+  if (child == 0) {
+    const struct rlimit none = {0, 0};
+    CHECK(setrlimit(RLIMIT_SIGPENDING, &none) == 0);
+    sigset_t real_time;
+    sigemptyset(&real_time);
+    sigaddset(&real_time, SIGRTMIN);
+    sigprocmask(SIG_BLOCK, &real_time, NULL);
+    CHECK(sigqueue(getpid(), SIGRTMIN, (union sigval){0}) == -1 && errno == EAGAIN); /* the queue is full */
+    test_other_thread_notifications();
+    test_other_thread_samples();
+    test_other_thread_time_switching();
+    _exit(failures == 0 ? 0 : 1);
+  }
+  int status = -1;
+  CHECK(child > 0 && waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(void) {
   if (pfm_virtual_pmc_value("syscalls:sys_enter_getppid", &getppid_value) != 0) {
     printf("skipped: %s\n", pfm_strerror_detail());
     return 0;
   }
+  test_when_the_signal_queue_is_full();
   test_config_and_registers();
   test_self_monitoring();
   test_element_errors();

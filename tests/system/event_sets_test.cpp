@@ -192,6 +192,33 @@ TEST(EventSets, InfoSaysWhatIsLeftOfTheTimeout) {
   EXPECT_LT(session.info(1).timeout_left, std::chrono::milliseconds(200));
 }
 
+// A timeout whose signal is lost (as when SIGIO replaces it) is found by handle_waiting_overflows():
+// one switch, and none when no timeout ran out.
+TEST(EventSets, ATimeoutWhoseSignalWasLostIsFoundInTheTimer) {
+  std::vector<EventSetDefinition> sets{set_of(0, kGetppid), set_of(1, kGetppid)};
+  sets[0].timeout = sets[1].timeout = std::chrono::milliseconds(20);
+  EventSetOptions options = no_inherit();
+  options.switch_in_handler = false;
+  options.signal = SIGRTMIN + 6;
+  EventSets session(sets, Target::self(), options);
+  EXPECT_FALSE(session.handle_waiting_overflows());
+  session.start();
+  burn_cpu_ns(25'000'000);
+  sigset_t ours;
+  sigemptyset(&ours);
+  sigaddset(&ours, options.signal);
+  const timespec none{};
+  siginfo_t info;
+  int lost = 0;
+  while (sigtimedwait(&ours, &info, &none) == options.signal) ++lost;
+  EXPECT_EQ(lost, 1);
+  EXPECT_EQ(session.active_set(), 0u);
+  EXPECT_TRUE(session.handle_waiting_overflows());
+  EXPECT_EQ(session.active_set(), 1u);
+  EXPECT_FALSE(session.handle_waiting_overflows());
+  session.stop();
+}
+
 TEST(EventSets, ShortTimeoutsAreRaisedToTheKernelsShortest) {
   std::vector<EventSetDefinition> sets{set_of(0, "task-clock")};
   sets[0].timeout = std::chrono::nanoseconds(100);
