@@ -1,0 +1,43 @@
+/* The part of QEMU's TCG plugin API (docs/devel/tcg-plugins.rst, API version 1 as QEMU 7.2 has it)
+ * that perfmon's plugin uses, declared from the documentation: Debian ships no qemu-plugin.h.
+ * QEMU resolves these symbols in its own executable when it loads the plugin. */
+#ifndef PERFMON_EMULATE_QEMU_PLUGIN_API_H
+#define PERFMON_EMULATE_QEMU_PLUGIN_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint64_t qemu_plugin_id_t;
+
+/* What QEMU tells the plugin at load: the guest architecture and the API versions it supports. */
+typedef struct {
+  const char* target_name;
+  struct {
+    int min;
+    int cur;
+  } version;
+  bool system_emulation;
+  union {
+    struct {
+      int smp_vcpus;
+      int max_vcpus;
+    } system;
+  };
+} qemu_info_t;
+
+struct qemu_plugin_tb;
+
+enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_CB_R_REGS, QEMU_PLUGIN_CB_RW_REGS };
+
+typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index, void* userdata);
+typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_plugin_tb* tb);
+typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void* userdata);
+
+void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
+void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb* tb, qemu_plugin_vcpu_udata_cb_t cb,
+                                          enum qemu_plugin_cb_flags flags, void* userdata);
+size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb* tb);
+void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void* userdata);
+
+#endif
