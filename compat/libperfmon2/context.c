@@ -615,7 +615,6 @@ static int open_event_sets(context* c, size_t first, int reopening) {
     signals |= definitions[k].timeout_ns != 0;
   }
   signals |= overflows;
-  if (reopening) --c->sets[first].runs; /* the library counts the first set's activation again */
   perfmon_event_sets_options options;
   memset(&options, 0, sizeof options);
   options.no_inherit = 1; /* perfmon2 never inherits (§4.2) */
@@ -644,6 +643,7 @@ static int open_event_sets(context* c, size_t first, int reopening) {
     sigemptyset(&overflow);
     sigaddset(&overflow, PFM2_OVERFLOW_SIGNAL);
     pthread_sigmask(SIG_BLOCK, NULL, &mask);
+    if (reopening) --c->sets[first].runs; /* the library counts the first set's activation again */
     err = perfmon_event_sets_open(pfm2_catalog(), definitions, c->set_count, &target, &options, &c->opened);
     /* The calls keep the signal blocked until they return (enter()); the sets unblock it for later. */
     if (sigismember(&mask, PFM2_OVERFLOW_SIGNAL)) pthread_sigmask(SIG_BLOCK, &overflow, NULL);
