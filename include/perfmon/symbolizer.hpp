@@ -75,7 +75,8 @@ class Symbolizer {
   std::vector<std::uint64_t> unwound_;       // the sample at hand's callchain, unwound
 };
 
-// A source line as perf report's srcline shows it: "file.c:12" (the file's last component); else
+// A source line as perf report's srcline shows it: "file.c:12" (the file's last component; ":0"
+// where the address's compilation unit has no line for it); without DWARF for the address,
 // "function+12" (decimal); else "file[0x1f0]" without 0x (the dso's short name and offset).
 std::string source_line_text(const NamedAddress& named, const SourcePlace* place);
 

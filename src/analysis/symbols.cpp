@@ -420,8 +420,10 @@ std::shared_ptr<const SymbolTables::Table> read_kallsyms() {
     const std::string_view name = line.substr(at + 3);
     table->functions.push_back({start, 0, std::string(name.substr(0, name.find_first_of(" \t")))});
   }
-  std::sort(table->functions.begin(), table->functions.end(),
-            [](const auto& a, const auto& b) { return a.start < b.start; });
+  // Of the names of one address (__pi___x86_indirect_thunk_r8 and __x86_indirect_thunk_r8), the
+  // lookup takes the last; in the file's order that is the one perf takes (the others get no size).
+  std::stable_sort(table->functions.begin(), table->functions.end(),
+                   [](const auto& a, const auto& b) { return a.start < b.start; });
   return table;
 }
 

@@ -17,6 +17,7 @@
 
 #include "analysis/symbol_table.hpp"
 #include "kernel/build_id.hpp"
+#include "perfmon/symbolizer.hpp"
 #include "perfmon/symbols.hpp"
 
 namespace perfmon {
@@ -45,14 +46,8 @@ std::string read_file(const fs::path& path) {
 
 // The file offset of `symbol` in the ELF file at `path`: its address (nm) through the PT_LOAD
 // segment that holds it. 0 when not found.
-std::uint64_t file_offset_of(const std::string& path, const std::string& symbol) {
-  std::istringstream lines(output_of("nm --defined-only '" + path + "'"));
-  std::uint64_t address = 0;
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream fields(line);
-    std::string value, type, name;
-    if (fields >> value >> type >> name && name == symbol) address = std::stoull(value, nullptr, 16);
-  }
+// The file offset of an address of an ELF file, through its loaded segments (0: none holds it).
+std::uint64_t file_offset_of_address(const std::string& path, std::uint64_t address) {
   const std::string bytes = read_file(path);
   Elf64_Ehdr header;
   if (address == 0 || bytes.size() < sizeof header) return 0;
@@ -64,6 +59,17 @@ std::uint64_t file_offset_of(const std::string& path, const std::string& symbol)
       return address - segment.p_vaddr + segment.p_offset;
   }
   return 0;
+}
+
+std::uint64_t file_offset_of(const std::string& path, const std::string& symbol) {
+  std::istringstream lines(output_of("nm --defined-only '" + path + "'"));
+  std::uint64_t address = 0;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string value, type, name;
+    if (fields >> value >> type >> name && name == symbol) address = std::stoull(value, nullptr, 16);
+  }
+  return file_offset_of_address(path, address);
 }
 
 // The text of the source line a place names.
@@ -207,6 +213,61 @@ TEST(Dwarf, NamesTheFunctionInlinedAtAnAddressAndItsLine) {
   // perfmon_leaf inlines nothing.
   ASSERT_TRUE(symbols.source_in_file(WORKER, file_offset_of(WORKER, "perfmon_leaf"), place));
   EXPECT_TRUE(place.inlined.empty());
+}
+
+// An address inside a compilation unit that no line describes is ":0", as perf (through addr2line)
+// shows it: the dynamic loader's entry, _start, an assembly label in rtld.c's unit, with the
+// loader's debug file (Debian's libc6-dbg).
+TEST(Dwarf, AnAddressThatNoLineDescribesIsColonZero) {
+  std::string loader;
+  for (std::istringstream lines(output_of("readelf -lW '" + std::string(WORKER) + "'")); std::getline(lines, loader);)
+    if (loader.find("program interpreter: ") != std::string::npos) break;
+  const std::size_t at = loader.find("interpreter: ");
+  ASSERT_NE(at, std::string::npos) << "the worker is dynamically linked";
+  loader = fs::canonical(loader.substr(at + 13, loader.find(']', at) - at - 13)).string();
+  Elf64_Ehdr header;
+  const std::string bytes = read_file(loader);
+  ASSERT_GE(bytes.size(), sizeof header);
+  std::memcpy(&header, bytes.data(), sizeof header);
+  const std::uint64_t entry = file_offset_of_address(loader, header.e_entry);
+  ASSERT_NE(entry, 0u);
+  SymbolTables symbols;
+  NamedAddress named;
+  named.place.file = loader;
+  named.place.offset = entry;
+  named.function = symbols.function_in_file(loader, entry, named.into);
+  SourcePlace place;
+  if (named.function == nullptr || *named.function != "_start" || !symbols.source_in_file(loader, entry, place))
+    GTEST_SKIP() << "the dynamic loader's debug file is not installed (Debian's libc6-dbg)";
+  EXPECT_EQ(place.line, 0u);
+  EXPECT_EQ(source_line_text(named, &place), ":0");
+  EXPECT_EQ(source_line_text(named, nullptr), "_start+0") << "without DWARF, the function and offset";
+}
+
+// Of a kernel address's names, the one perf shows: the last in /proc/kallsyms (perf gives the
+// others no size), as __x86_indirect_thunk_r8 after __pi___x86_indirect_thunk_r8.
+TEST(KernelSymbols, AnAddressWithSeveralNamesIsNamedAsPerfNamesIt) {
+  std::ifstream kallsyms("/proc/kallsyms");
+  std::uint64_t alias = 0, previous = 0;
+  std::string last;
+  for (std::string line; std::getline(kallsyms, line);) {
+    std::istringstream fields(line);
+    std::string value, type, name;
+    if (!(fields >> value >> type >> name) || (type != "t" && type != "T")) continue;
+    const std::uint64_t address = std::stoull(value, nullptr, 16);
+    if (address == 0) break;                    // hidden (kptr_restrict)
+    if (alias != 0 && address != alias) break;  // past the first address with several names
+    if (address == previous) alias = address;
+    if (alias != 0) last = name;
+    previous = address;
+  }
+  if (alias == 0) GTEST_SKIP() << "/proc/kallsyms hides its addresses, or no text address has two names";
+  SymbolTables symbols;
+  std::uint64_t into = 1;
+  const std::string* name = symbols.function_in_kernel(alias, into);
+  ASSERT_NE(name, nullptr);
+  EXPECT_EQ(*name, last);
+  EXPECT_EQ(into, 0u);
 }
 
 // C++ names as perf shows them (libiberty without DMGL_PARAMS, c++filt -p): without parameters,
