@@ -199,7 +199,8 @@ static size_t index_of(const context* c, const event_set* set) {
 /* The value of event e of a set now (PMD = base + it). Async-signal-safe. */
 static int count_now(context* c, const event_set* set, size_t e, uint64_t* count) {
   perfmon_value value;
-  if (perfmon_event_sets_read(c->opened) != 0 || perfmon_event_sets_value(c->opened, index_of(c, set), e, &value) != 0)
+  if (perfmon_event_sets_read_set(c->opened, index_of(c, set)) != 0 ||
+      perfmon_event_sets_value(c->opened, index_of(c, set), e, &value) != 0)
     return -1;
   *count = value.raw;
   return 0;
@@ -371,7 +372,7 @@ static int take_sample(context* c, event_set* set, unsigned pmd, const perfmon_s
   uint64_t body[PFM_MAX_PMDS];
   size_t words = 0;
   const uint64_t wanted = set->smpl_pmds[pmd];
-  const int read = wanted != 0 && perfmon_event_sets_read(c->opened) == 0;
+  const int read = wanted != 0 && perfmon_event_sets_read_set(c->opened, index_of(c, set)) == 0;
   for (unsigned other = 0; other < PFM_MAX_PMDS; ++other) {
     if (!(wanted >> other & 1)) continue;
     const long e = event_of_pmd(set, other);
@@ -1181,7 +1182,7 @@ int pfm_getinfo_evtsets(int fd, pfarg_setinfo_t* sets, int n) {
       timeout = library.timeout_left_ns;
     info->set_timeout.tv_sec = (time_t)(timeout / 1000000000u);
     info->set_timeout.tv_nsec = (long)(timeout % 1000000000u);
-    if (c->opened != NULL) perfmon_event_sets_read(c->opened);
+    if (c->opened != NULL) perfmon_event_sets_read_set(c->opened, index);
     uint64_t runs, active, switch_pmds;
     loaded_info(c, index, &runs, &active, &switch_pmds);
     info->set_runs = runs;

@@ -161,6 +161,8 @@ class EventSets {
   // Reads every set's groups (read(2), one per group and location). No switch happens in the middle
   // of it: an overflow that arrives meanwhile is switched on when it ends. Returns 0 or an errno.
   int read() noexcept;
+  // The same for one set (an overflow hook that needs its own set's values). EINVAL for no such set.
+  int read(std::size_t set) noexcept;
 
   std::size_t set_count() const noexcept;
   EventSetInfo info(std::size_t set) const noexcept;

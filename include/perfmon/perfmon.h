@@ -290,6 +290,8 @@ int perfmon_event_sets_stop(perfmon_event_sets* event_sets);
 int perfmon_event_sets_reset(perfmon_event_sets* event_sets);
 /* Reads every set; no switch splits it. Allocates nothing (the hook may call it). */
 int perfmon_event_sets_read(perfmon_event_sets* event_sets);
+/* The same for one set (an index in id order): what a hook reading its own set needs. */
+int perfmon_event_sets_read_set(perfmon_event_sets* event_sets, size_t set);
 /* The next set, or set `set` (an index in id order), becomes the active one now. */
 int perfmon_event_sets_switch_now(perfmon_event_sets* event_sets);
 int perfmon_event_sets_switch_to(perfmon_event_sets* event_sets, size_t set);

@@ -442,6 +442,11 @@ int perfmon_event_sets_read(perfmon_event_sets* event_sets) {
   return event_sets->sets->read();
 }
 
+int perfmon_event_sets_read_set(perfmon_event_sets* event_sets, size_t set) {
+  if (event_sets == nullptr) return EINVAL;  // no sentence: this may run in the hook
+  return event_sets->sets->read(set);
+}
+
 int perfmon_event_sets_switch_now(perfmon_event_sets* event_sets) {
   if (event_sets == nullptr) return null_argument("no event sets.");
   return control(event_sets->sets->switch_now(), "cannot switch the event sets: an ioctl failed.");

@@ -154,12 +154,17 @@ struct EventSets::State {
   }
 
   // Reads every group of the set at every location into `into` ([event * locations + location]).
-  void read_set(Set& set, std::vector<CounterValue>& into) noexcept {
+  // Returns 0 or the errno of the first group that could not be read.
+  int read_set(Set& set, std::vector<CounterValue>& into) noexcept {
     const std::size_t n = location_count;
+    int first_error = 0;
     for (std::size_t g = 0; g < set.matrix->groups().size(); ++g)
-      for (std::size_t location = 0; location < n; ++location)
-        set.matrix->read(g, location,
-                         [&](std::size_t event, const CounterValue& value) { into[event * n + location] = value; });
+      for (std::size_t location = 0; location < n; ++location) {
+        const int err = set.matrix->read(
+            g, location, [&](std::size_t event, const CounterValue& value) { into[event * n + location] = value; });
+        if (err > 0 && first_error == 0) first_error = err;
+      }
+    return first_error;
   }
 
   // The activation that just ended is one slice of every event of the set.
@@ -711,19 +716,20 @@ bool EventSets::switches_in_handler() const noexcept {
 int EventSets::read() noexcept {
   State& s = *state_;
   s.enter_library();
-  std::atomic_signal_fence(std::memory_order_seq_cst);
   int first_error = 0;
-  const std::size_t n = s.location_count;
   for (State::Set& set : s.sets)
-    for (std::size_t g = 0; g < set.matrix->groups().size(); ++g)
-      for (std::size_t location = 0; location < n; ++location) {
-        const int err = set.matrix->read(g, location, [&](std::size_t event, const CounterValue& value) {
-          set.values[event * n + location] = value;
-        });
-        if (err > 0 && first_error == 0) first_error = err;
-      }
+    if (const int err = s.read_set(set, set.values); first_error == 0) first_error = err;
   s.leave_library();
   return first_error;
+}
+
+int EventSets::read(std::size_t set) noexcept {
+  State& s = *state_;
+  if (set >= s.sets.size()) return EINVAL;
+  s.enter_library();
+  const int err = s.read_set(s.sets[set], s.sets[set].values);
+  s.leave_library();
+  return err;
 }
 
 std::size_t EventSets::set_count() const noexcept {

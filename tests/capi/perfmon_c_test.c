@@ -157,6 +157,7 @@ static void test_event_sets(const perfmon_catalog* catalog) {
   CHECK(perfmon_event_sets_value(event_sets, 0, 0, &value) == 0 && value.raw == 30 + 20 + 10 + 5);
   CHECK(perfmon_event_sets_value(event_sets, 1, 0, &value) == 0 && value.raw == 10 + 10);
   CHECK(perfmon_event_sets_value(event_sets, 1, 2, &value) == EINVAL);
+  CHECK(perfmon_event_sets_read_set(event_sets, 1) == 0 && perfmon_event_sets_read_set(event_sets, 2) == EINVAL);
   CHECK(perfmon_event_sets_switches(event_sets) == 4);
   CHECK(perfmon_event_sets_active(event_sets) == 0);
   perfmon_set_info info;
