@@ -1,19 +1,27 @@
-/* perfmon's QEMU TCG plugin: counts the instructions a program runs under qemu-user, per guest
- * thread (QEMU's vCPU index) and in total, exactly: each translated block adds its number of
- * instructions when it executes. At exit it writes the counts to the file its `out=` argument
- * names, one line per thread that ran ("thread VCPU INSTRUCTIONS") and a total line ("total
- * INSTRUCTIONS"), written whole to a temporary name and renamed.
+/* perfmon's QEMU TCG plugin: counts the instructions a command runs under qemu-user, exactly, in
+ * the counters file the library created (counters_abi.h). Each translated block adds its number of
+ * instructions when it executes, to the slot of the guest thread that runs it.
  *
- *   qemu-x86_64 -plugin libperfmon-qemu-plugin.so,out=/tmp/counts PROGRAM ARGS... */
+ *   qemu-x86_64 -plugin libperfmon-qemu-plugin.so,counters=FILE[,qemu=QEMU] PROGRAM ARGS...
+ *
+ * The whole command is counted: a process the program forks maps the same file, and with qemu=
+ * an exec of a program of the same architecture (or a script whose interpreter is one) runs under
+ * QEMU and this plugin again, before the guest's own exec would have run it natively. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
-#include <stdatomic.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "counters_abi.h"
 #include "qemu_plugin_api.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -21,15 +29,26 @@
 /* The API version this plugin is written against: QEMU refuses to load it outside its range. */
 EXPORT int qemu_plugin_version = 1;
 
-/* Threads beyond this many share the last counter. Each counter is on its own cache line, as
- * each guest thread runs on its own host thread. */
-#define MAX_THREADS 1024
-static struct { _Alignas(64) _Atomic uint64_t instructions; } counters[MAX_THREADS];
-static char* out_path;
+/* Where QEMU's user mode puts guest memory in its own address space (guest address + guest_base).
+ * Not part of the plugin API: a QEMU that does not export it has its execs run natively, and the
+ * library says so. */
+extern uintptr_t guest_base __attribute__((weak));
+
+static struct perfmon_emulate_counters* counters;
+static char* plugin_argument;  /* -plugin's argument again: path,counters=...,qemu=... */
+static char* qemu_path;        /* qemu= : execs are followed only with it */
+static uint16_t guest_machine; /* ELF e_machine of the guest: what an exec can run under QEMU */
+static int64_t execve_number = -1, execveat_number = -1;
+static int guest_addresses_are_host; /* guest_base is 0 */
+/* Why execs cannot be followed; NULL when they can. */
+static const char* not_following_reason = "following execs is off: the plugin has no qemu= argument";
+
+static void add(uint64_t* counter, uint64_t n) {
+  __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
+}
 
 static void block_executed(unsigned int vcpu_index, void* instructions) {
-  const unsigned index = vcpu_index < MAX_THREADS ? vcpu_index : MAX_THREADS - 1;
-  atomic_fetch_add_explicit(&counters[index].instructions, (uint64_t)(uintptr_t)instructions, memory_order_relaxed);
+  add(&counters->slot[vcpu_index % PERFMON_EMULATE_SLOTS].instructions, (uint64_t)(uintptr_t)instructions);
 }
 
 static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb* tb) {
@@ -38,28 +57,183 @@ static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb* tb) {
                                        (void*)(uintptr_t)qemu_plugin_tb_n_insns(tb));
 }
 
-static void write_counts(qemu_plugin_id_t id, void* unused) {
+static void thread_started(qemu_plugin_id_t id, unsigned int vcpu_index) {
   (void)id;
-  (void)unused;
-  char temporary[4096];
-  if (snprintf(temporary, sizeof temporary, "%s.%d.tmp", out_path, (int)getpid()) >= (int)sizeof temporary) return;
-  FILE* file = fopen(temporary, "w");
-  if (file == NULL) {
-    fprintf(stderr, "perfmon's QEMU plugin: cannot write %s: %s\n", temporary, strerror(errno));
-    return;
+  (void)vcpu_index;
+  add(&counters->threads, 1);
+}
+
+/* A forked QEMU is another process of the command, its forking thread the first of its threads. */
+static void forked_child(void) {
+  add(&counters->processes, 1);
+  add(&counters->threads, 1);
+}
+
+/* Set while this thread's exec would run natively, undone if the exec fails; and whether it wrote
+ * the first one's description. */
+static __thread int exec_not_followed, wrote_first_not_followed;
+
+static void note_not_followed(const char* path, const char* why) {
+  add(&counters->execs_not_followed, 1);
+  exec_not_followed = 1;
+  char expected = 0;
+  /* The first one only: claim the buffer by its first byte. */
+  if (__atomic_compare_exchange_n(&counters->first_not_followed[0], &expected, '?', 0, __ATOMIC_RELAXED,
+                                  __ATOMIC_RELAXED)) {
+    wrote_first_not_followed = 1;
+    char text[PERFMON_EMULATE_PATH_MAX];
+    snprintf(text, sizeof text, "%s (%s)", path, why);
+    memcpy(counters->first_not_followed + 1, text + 1, sizeof text - 1);
+    __atomic_store_n(&counters->first_not_followed[0], text[0], __ATOMIC_RELEASE);
   }
-  uint64_t total = 0;
-  for (unsigned k = 0; k < MAX_THREADS; ++k) {
-    const uint64_t n = atomic_load(&counters[k].instructions);
-    if (n == 0) continue;
-    fprintf(file, "thread %u %llu\n", k, (unsigned long long)n);
-    total += n;
+}
+
+/* Is the file an ELF executable of the guest's architecture? */
+static int runs_under_this_qemu(const char* path) {
+  Elf64_Ehdr header;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = pread(fd, &header, sizeof header, 0);
+  close(fd);
+  return n == (ssize_t)sizeof header && memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
+         header.e_ident[EI_CLASS] == ELFCLASS64 && header.e_machine == guest_machine;
+}
+
+/* A script's interpreter and its optional argument, as the kernel reads "#!": NULL if the file is
+ * not a script. `line` holds them. */
+static const char* script_interpreter(const char* path, char* line, size_t size, const char** argument) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  ssize_t n = read(fd, line, size - 1);
+  close(fd);
+  if (n < 3 || line[0] != '#' || line[1] != '!') return NULL;
+  line[n] = '\0';
+  char* end = strchr(line, '\n');
+  if (end == NULL) return NULL;
+  *end = '\0';
+  char* interpreter = line + 2;
+  while (*interpreter == ' ' || *interpreter == '\t') ++interpreter;
+  char* cursor = interpreter;
+  while (*cursor != '\0' && *cursor != ' ' && *cursor != '\t') ++cursor;
+  *argument = NULL;
+  if (*cursor != '\0') {
+    *cursor++ = '\0';
+    while (*cursor == ' ' || *cursor == '\t') ++cursor;
+    char* last = cursor + strlen(cursor);
+    while (last > cursor && (last[-1] == ' ' || last[-1] == '\t')) *--last = '\0';
+    if (*cursor != '\0') *argument = cursor;
   }
-  fprintf(file, "total %llu\n", (unsigned long long)total);
-  if (fclose(file) != 0 || rename(temporary, out_path) != 0) {
-    fprintf(stderr, "perfmon's QEMU plugin: cannot write %s: %s\n", out_path, strerror(errno));
-    remove(temporary);
+  return *interpreter != '\0' ? interpreter : NULL;
+}
+
+static size_t count_words(char** words) {
+  size_t n = 0;
+  while (words != NULL && words[n] != NULL) ++n;
+  return n;
+}
+
+/* The guest calls execve(path, argv, envp): run the program under QEMU and this plugin instead.
+ * On success this process is the new QEMU; otherwise QEMU goes on with the guest's own execve,
+ * which fails as it would have (or, for a program QEMU cannot run, runs it natively). */
+static void follow_exec(const char* path, char** argv, char** envp) {
+  if (access(path, X_OK) != 0) return; /* the guest's execve fails with the same errno */
+  struct stat status;
+  if (stat(path, &status) != 0 || !S_ISREG(status.st_mode)) return;
+  char line[256];
+  const char* interpreter_argument = NULL;
+  const char* interpreter = NULL;
+  if (!runs_under_this_qemu(path)) {
+    interpreter = script_interpreter(path, line, sizeof line, &interpreter_argument);
+    if (interpreter == NULL || !runs_under_this_qemu(interpreter)) {
+      note_not_followed(path, interpreter == NULL ? "not a program of the emulated architecture"
+                                                  : "its interpreter is not a program of the emulated architecture");
+      return;
+    }
   }
+  const size_t words = count_words(argv);
+  char** qemu_argv = calloc(words + 10, sizeof *qemu_argv);
+  if (qemu_argv == NULL) return;
+  size_t k = 0;
+  qemu_argv[k++] = qemu_path;
+  qemu_argv[k++] = "-plugin";
+  qemu_argv[k++] = plugin_argument;
+  if (interpreter != NULL) {
+    qemu_argv[k++] = (char*)interpreter;
+    if (interpreter_argument != NULL) qemu_argv[k++] = (char*)interpreter_argument;
+    qemu_argv[k++] = (char*)path;
+  } else {
+    if (words > 0) {
+      qemu_argv[k++] = "-0";
+      qemu_argv[k++] = argv[0];
+    }
+    qemu_argv[k++] = (char*)path;
+  }
+  for (size_t w = 1; w < words; ++w) qemu_argv[k++] = argv[w];
+  qemu_argv[k] = NULL;
+  add(&counters->execs_followed, 1);
+  execve(qemu_path, qemu_argv, envp);
+  add(&counters->execs_followed, (uint64_t)-1);
+  note_not_followed(path, strerror(errno));
+  free(qemu_argv);
+}
+
+static void syscall_entered(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t number, uint64_t a1, uint64_t a2,
+                            uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8) {
+  (void)id, (void)vcpu_index, (void)a6, (void)a7, (void)a8;
+  if (number != execve_number && number != execveat_number) return;
+  exec_not_followed = wrote_first_not_followed = 0;
+  if (not_following_reason != NULL)
+    note_not_followed(guest_addresses_are_host && number == execve_number ? (const char*)(uintptr_t)a1 : "a program",
+                      not_following_reason);
+  else if (number == execve_number)
+    follow_exec((const char*)(uintptr_t)a1, (char**)(uintptr_t)a2, (char**)(uintptr_t)a3);
+  /* execveat(AT_FDCWD, path, argv, envp, 0) is execve; other forms are not followed. */
+  else if ((int)a1 == AT_FDCWD && a5 == 0)
+    follow_exec((const char*)(uintptr_t)a2, (char**)(uintptr_t)a3, (char**)(uintptr_t)a4);
+  else
+    note_not_followed("a program", "execveat relative to a directory descriptor");
+}
+
+/* An exec that returns has failed: it ran nothing natively. */
+static void syscall_returned(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t number, int64_t result) {
+  (void)id, (void)vcpu_index, (void)result;
+  if ((number != execve_number && number != execveat_number) || !exec_not_followed) return;
+  add(&counters->execs_not_followed, (uint64_t)-1);
+  if (wrote_first_not_followed) __atomic_store_n(&counters->first_not_followed[0], 0, __ATOMIC_RELEASE);
+  exec_not_followed = wrote_first_not_followed = 0;
+}
+
+static int open_counters(const char* path) {
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    fprintf(stderr, "perfmon's QEMU plugin: cannot open the counters file %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  void* mapping = mmap(NULL, sizeof *counters, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  struct stat status;
+  const int sized = fstat(fd, &status) == 0 && status.st_size >= (off_t)sizeof *counters;
+  close(fd);
+  if (mapping == MAP_FAILED || !sized) {
+    fprintf(stderr, "perfmon's QEMU plugin: %s is not a counters file perfmon made\n", path);
+    return -1;
+  }
+  counters = mapping;
+  if (counters->magic != PERFMON_EMULATE_MAGIC || counters->version != PERFMON_EMULATE_VERSION ||
+      counters->slots != PERFMON_EMULATE_SLOTS) {
+    fprintf(stderr,
+            "perfmon's QEMU plugin: %s is not a counters file of this plugin's version (%d): use the plugin "
+            "installed with the perfmon library that runs it.\n",
+            path, PERFMON_EMULATE_VERSION);
+    return -1;
+  }
+  return 0;
+}
+
+static char* argument_value(int argc, char** argv, const char* name) {
+  const size_t length = strlen(name);
+  for (int k = 0; k < argc; ++k)
+    if (strncmp(argv[k], name, length) == 0 && argv[k][length] == '=') return argv[k] + length + 1;
+  return NULL;
 }
 
 EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int argc, char** argv) {
@@ -70,13 +244,41 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int
             qemu_plugin_version, info->version.min, info->version.cur);
     return -1;
   }
-  for (int k = 0; k < argc; ++k)
-    if (strncmp(argv[k], "out=", 4) == 0) out_path = strdup(argv[k] + 4);
-  if (out_path == NULL || out_path[0] == '\0') {
-    fprintf(stderr, "perfmon's QEMU plugin needs out=FILE, where it writes the counts.\n");
+  const char* counters_path = argument_value(argc, argv, "counters");
+  if (counters_path == NULL || counters_path[0] == '\0') {
+    fprintf(stderr, "perfmon's QEMU plugin needs counters=FILE, a counters file that the perfmon library made.\n");
     return -1;
   }
+  if (open_counters(counters_path) != 0) return -1;
+  if (strcmp(info->target_name, "x86_64") == 0) {
+    guest_machine = EM_X86_64, execve_number = 59, execveat_number = 322;
+  } else if (strcmp(info->target_name, "aarch64") == 0) {
+    guest_machine = EM_AARCH64, execve_number = 221, execveat_number = 281;
+  }
+  const char* qemu = argument_value(argc, argv, "qemu");
+  Dl_info self;
+  /* The guest's path, argv and envp are guest addresses; the argv and envp arrays hold guest
+   * addresses too. They are host addresses only where guest_base is 0, the usual case for a guest
+   * of the host's own architecture. */
+  guest_addresses_are_host = &guest_base != NULL && guest_base == 0;
+  if (guest_machine == 0)
+    not_following_reason = "a guest architecture this plugin does not know";
+  else if (&guest_base == NULL)
+    not_following_reason = "this QEMU does not export guest_base";
+  else if (!guest_addresses_are_host)
+    not_following_reason = "QEMU placed guest memory away from host addresses";
+  else if (qemu != NULL && dladdr(&qemu_plugin_version, &self) != 0 && self.dli_fname != NULL &&
+           asprintf(&plugin_argument, "%s,counters=%s,qemu=%s", self.dli_fname, counters_path, qemu) >= 0) {
+    qemu_path = strdup(qemu);
+    not_following_reason = qemu_path != NULL ? NULL : "out of memory";
+  }
+  snprintf(counters->target, sizeof counters->target, "%s", info->target_name);
+  counters->plugin_api_version = qemu_plugin_version;
+  add(&counters->processes, 1);
+  pthread_atfork(NULL, NULL, forked_child);
+  qemu_plugin_register_vcpu_init_cb(id, thread_started);
   qemu_plugin_register_vcpu_tb_trans_cb(id, block_translated);
-  qemu_plugin_register_atexit_cb(id, write_counts, NULL);
+  qemu_plugin_register_vcpu_syscall_cb(id, syscall_entered);
+  qemu_plugin_register_vcpu_syscall_ret_cb(id, syscall_returned);
   return 0;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "perfmon/counter.hpp"
+#include "perfmon/emulated.hpp"
 #include "perfmon/event_sets.hpp"
 #include "perfmon/session.hpp"
 
@@ -37,6 +38,8 @@ struct StatRow {
   // Set by compute_metrics().
   std::optional<double> metric;
   std::string metric_unit;
+  // Counted on an emulated CPU (emulated.hpp), not by the host's PMU: every output shape says so.
+  bool emulated = false;
 };
 
 struct StatReport {
@@ -72,6 +75,13 @@ std::vector<std::string> stat_footnotes(const EventSets& sets);
 // The lines under the table: unsupported events grouped by reason, and what the session did on
 // the user's behalf.
 std::vector<std::string> stat_footnotes(const CounterSession& session);
+
+// The emulated CPU's rows (each marked `emulated`) of the session's last read(), and the lines
+// under them: what was emulated (QEMU, processes, threads), execs that ran natively, unsupported
+// events.
+std::vector<StatRow> stat_rows(const EmulatedSession& session);
+std::vector<StatRow> stat_interval_rows(const EmulatedSession& session, std::vector<CounterValue>& previous);
+std::vector<std::string> stat_footnotes(const EmulatedSession& session);
 
 // perf's derived figures: CPUs utilized, GHz, insn per cycle, miss ratios, rates per second.
 void compute_metrics(std::vector<StatRow>& rows, double elapsed_ns);

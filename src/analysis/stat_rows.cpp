@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <map>
+#include <utility>
 
 #include "analysis/hybrid_totals.hpp"
 #include "events/syntax/perf_event.hpp"
@@ -88,6 +89,18 @@ StatRow make_row(const CountedEvent& counted, const CounterValue& value, std::st
     row.unit = "msec";
   }
   return row;
+}
+
+// "<not supported> EVENTS: REASON", the events grouped by reason.
+template <typename Session>
+void append_unsupported_lines(const Session& session, std::vector<std::string>& notes) {
+  std::map<std::string, std::string> by_reason;  // reason -> events
+  for (std::size_t i = 0; i < session.event_count(); ++i) {
+    if (session.supported(i)) continue;
+    std::string& names = by_reason[session.unsupported_reason(i)];
+    names += (names.empty() ? "" : ", ") + session.event(i).name;
+  }
+  for (const auto& [reason, names] : by_reason) notes.push_back("<not supported> " + names + ": " + reason);
 }
 
 CountedEvent counted(const CounterSession& session, std::size_t index) {
@@ -197,15 +210,49 @@ std::vector<std::string> stat_footnotes(const EventSets& sets) {
 }
 
 std::vector<std::string> stat_footnotes(const CounterSession& session) {
-  std::map<std::string, std::string> by_reason;  // reason -> events
-  for (std::size_t i = 0; i < session.event_count(); ++i) {
-    if (session.supported(i)) continue;
-    std::string& names = by_reason[session.unsupported_reason(i)];
-    names += (names.empty() ? "" : ", ") + session.event(i).name;
-  }
   std::vector<std::string> notes;
-  for (const auto& [reason, names] : by_reason) notes.push_back("<not supported> " + names + ": " + reason);
+  append_unsupported_lines(session, notes);
   for (const std::string& note : session.notes()) notes.push_back("note: " + note);
+  return notes;
+}
+
+namespace {
+// The rows of the counts, or (with `previous`, then updated) of their change since previous.
+std::vector<StatRow> emulated_rows(const EmulatedSession& session, std::vector<CounterValue>* previous) {
+  std::vector<StatRow> rows;
+  if (previous != nullptr) previous->resize(session.event_count());
+  for (std::size_t i = 0; i < session.event_count(); ++i) {
+    CounterValue value = session.value(i);
+    if (previous != nullptr) value = value - std::exchange((*previous)[i], value);
+    rows.push_back(make_row({session.event(i), false, session.supported(i), false}, value, ""));
+    rows.back().emulated = true;
+  }
+  return rows;
+}
+}  // namespace
+
+std::vector<StatRow> stat_rows(const EmulatedSession& session) {
+  return emulated_rows(session, nullptr);
+}
+
+std::vector<StatRow> stat_interval_rows(const EmulatedSession& session, std::vector<CounterValue>& previous) {
+  return emulated_rows(session, &previous);
+}
+
+std::vector<std::string> stat_footnotes(const EmulatedSession& session) {
+  std::vector<std::string> notes;
+  const EmulatedCounts& counts = session.counts();
+  const EmulatedWorkload& workload = session.workload();
+  auto count = [](std::uint64_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  notes.push_back("(emulated): counted on QEMU's emulated " + workload.architecture() + " CPU (" + workload.qemu() +
+                  "), not the host's: user mode only, " + count(counts.processes, "process", "processes") + ", " +
+                  count(counts.threads, "thread", "threads") + "; compare emulated counts with emulated counts.");
+  if (counts.execs_not_followed > 0)
+    notes.push_back("warning: " + count(counts.execs_not_followed, "exec", "execs") +
+                    " of the command ran natively, uncounted; the first: " + workload.first_exec_not_followed() + ".");
+  append_unsupported_lines(session, notes);
   return notes;
 }
 

@@ -13,6 +13,7 @@ std::string csv_rows(const std::vector<StatRow>& rows, const std::string& sep, c
     line += format_text("%.2f", running_percent(row));
     if (std::optional<double> spread = variance_percent(row)) line += sep + format_text("%.2f%%", *spread);
     line += sep + (row.metric ? format_text("%.3f", *row.metric) : "") + sep + row.metric_unit;
+    if (row.emulated) line += sep + "emulated";  // after perf's fields, which keep their places
     out += line + "\n";
   }
   return out;

@@ -41,6 +41,7 @@ std::string json_rows(const std::vector<StatRow>& rows, const double* interval_s
     if (row.error_percent) line["error"] = rounded(*row.error_percent, 2);
     line["metric-value"] = rounded(row.metric.value_or(0.0), 6);
     line["metric-unit"] = row.metric_unit;
+    if (row.emulated) line["emulated"] = true;
     out += line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   }
   return out;

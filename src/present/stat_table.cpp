@@ -13,6 +13,7 @@ std::string table_line(const StatRow& row, const std::string& lead) {
   if (std::optional<double> spread = variance_percent(row)) line += format_text("  ( +- %5.2f%% )", *spread);
   if (row.state == StatRow::State::Counted && row.value.running < row.value.enabled)
     line += format_text("  (%.2f%%)", running_percent(row));
+  if (row.emulated) line += "  (emulated)";
   while (!line.empty() && line.back() == ' ') line.pop_back();
   return line + "\n";
 }

@@ -16,14 +16,6 @@
 namespace perfmon::testing {
 namespace {
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) lines.push_back(line);
-  return lines;
-}
-
 std::vector<std::string> fields_of(const std::string& line, char separator = ',') {
   std::vector<std::string> fields;
   std::istringstream in(line);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <sstream>
 
 namespace perfmon::testing {
 
@@ -115,6 +116,14 @@ Result Process::wait() {
 Result run(const std::vector<std::string>& argv) {
   Process process(argv);
   return process.wait();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  return lines;
 }
 
 }  // namespace perfmon::testing

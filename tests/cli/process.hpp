@@ -37,4 +37,7 @@ class Process {
 
 Result run(const std::vector<std::string>& argv);
 
+// The non-empty lines of a program's output.
+std::vector<std::string> lines_of(const std::string& text);
+
 }  // namespace perfmon::testing

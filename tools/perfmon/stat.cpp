@@ -20,6 +20,7 @@
 #include "options.hpp"
 #include "output.hpp"
 #include "perfmon/catalog.hpp"
+#include "perfmon/emulated.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/event_sets.hpp"
 #include "perfmon/pass_plan.hpp"
@@ -36,6 +37,8 @@ namespace {
 
 constexpr const char* kDefaultEvents =
     "task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,branch-misses";
+// What the emulated CPU counts.
+constexpr const char* kDefaultEmulatedEvents = "instructions";
 // Without -I, the counters are read this often: each read is a slice of a multiplexed count's rate.
 constexpr long kSliceMs = 100;
 constexpr const char* kSynopsis = "perfmon stat [<options>] [--] [<command> [<args>]]";
@@ -58,6 +61,7 @@ struct StatOptions {
   bool calibrate = false;
   bool passes = false;
   bool plan = false;
+  bool emulate = false;
   std::vector<std::string> command;
 };
 
@@ -107,6 +111,10 @@ std::vector<Option> stat_options(StatOptions& o) {
       {0, "sets", "lists",
        "event sets separated by ';', one on the PMU at a time, switched by perfmon (perfmon2 event sets)",
        [&](std::string_view v) { split_sets(v, o.sets); }},
+      {0, "emulate", "",
+       "run the command on QEMU's emulated CPU and count what it executes there, exactly, without a PMU "
+       "(docs/emulated.md)",
+       [&](std::string_view) { o.emulate = true; }},
       {0, "switch", "when",
        "with --sets: after a time on the PMU (10ms, 500us; default 10ms) or after N events of one "
        "(instructions:1000000)",
@@ -198,7 +206,9 @@ class StatCommand {
     EventCatalog catalog;
     try {
       if (o_.sets.empty())
-        groups_ = o_.events.lists.empty() ? catalog.parse(kDefaultEvents) : o_.events.parse(catalog);
+        groups_ = !o_.events.lists.empty() ? o_.events.parse(catalog)
+                  : o_.emulate             ? catalog.parse(kDefaultEmulatedEvents)
+                                           : catalog.parse(kDefaultEvents);
       else
         set_definitions_ = make_set_definitions(catalog);
     } catch (const Error& error) {
@@ -262,8 +272,8 @@ class StatCommand {
  private:
   // Waits until the command exits, a signal asks to stop, or (attached) the targets have gone,
   // calling tick() every `tick_ms` (0: never) and handing `extra_signal` to on_extra.
-  template <typename Tick, typename Extra>
-  void wait_until_done(Run& run, Workload* workload, const Target& target, long tick_ms, Tick&& tick, int extra_signal,
+  template <typename Command, typename Tick, typename Extra>
+  void wait_until_done(Run& run, Command* workload, const Target& target, long tick_ms, Tick&& tick, int extra_signal,
                        Extra&& on_extra) {
     sigset_t signals;
     sigemptyset(&signals);
@@ -308,6 +318,13 @@ class StatCommand {
     }
   }
 
+  // One interval's rows, with their metrics, stamped with the time since `start`.
+  void print_interval(Output& out, std::vector<StatRow> rows, double interval_ns, double start, bool& header_printed) {
+    compute_metrics(rows, interval_ns);
+    out.write(format_stat_interval(rows, (now_ns() - start) / 1e9, format_, separator_, !header_printed));
+    header_printed = true;
+  }
+
   // --calibrate: a warning for each event whose count the empty program's (the cost of starting
   // and ending any program: exec, the dynamic loader, exit) is over 5% of.
   static std::vector<std::string> small_count_warnings(const std::vector<StatRow>& empty,
@@ -333,6 +350,7 @@ class StatCommand {
   }
 
   Run run_once(Output& out, const std::vector<EventGroup>& groups, const std::vector<std::string>& command) {
+    if (o_.emulate) return run_emulated_once(out, groups, command);
     Run run;
     std::optional<Workload> workload;
     if (!command.empty()) workload.emplace(command);
@@ -357,14 +375,11 @@ class StatCommand {
     std::vector<CounterValue> previous;
     bool header_printed = false;
     wait_until_done(
-        run, workload ? &*workload : nullptr, target, tick_ms,
+        run, workload ? &*workload : static_cast<Workload*>(nullptr), target, tick_ms,
         [&](double interval_ns) {
           session.read();
           if (o_.interval_ms == 0 || command != o_.command) return;
-          std::vector<StatRow> rows = stat_interval_rows(session, previous);
-          compute_metrics(rows, interval_ns);
-          out.write(format_stat_interval(rows, (now_ns() - start) / 1e9, format_, separator_, !header_printed));
-          header_printed = true;
+          print_interval(out, stat_interval_rows(session, previous), interval_ns, start, header_printed);
         },
         0, [](const siginfo_t&) {});
     run.figures.elapsed_ns = now_ns() - start;
@@ -384,6 +399,36 @@ class StatCommand {
                           "' on the PMU all the time (another measurement, or the NMI watchdog, holds counters): "
                           "free them, or count fewer events.",
                       EBUSY);
+    return run;
+  }
+
+  // --emulate: the command on QEMU's emulated CPU; its counts are read from the plugin's shared
+  // counters, each interval's as the command runs.
+  Run run_emulated_once(Output& out, const std::vector<EventGroup>& groups, const std::vector<std::string>& command) {
+    Run run;
+    EmulatedWorkload workload(command);
+    EmulatedSession session(groups, workload);
+    if (o_.verbose)
+      for (std::size_t i = 0; i < session.event_count(); ++i) verbose_event(session.event(i), session.supported(i));
+    const double start = now_ns();
+    workload.start();
+    if (o_.verbose) std::fprintf(stderr, "perfmon: counting started on %s\n", workload.qemu().c_str());
+    std::vector<CounterValue> previous;
+    bool header_printed = false;  // before the first interval's rows
+    auto elapsed = [&] { return static_cast<std::uint64_t>(now_ns() - start); };
+    wait_until_done(
+        run, &workload, Target::self(), o_.interval_ms,
+        [&](double interval_ns) {
+          if (command != o_.command) return;
+          session.read(elapsed());
+          print_interval(out, stat_interval_rows(session, previous), interval_ns, start, header_printed);
+        },
+        0, [](const siginfo_t&) {});
+    run.figures.elapsed_ns = now_ns() - start;
+    session.read(static_cast<std::uint64_t>(run.figures.elapsed_ns));
+    if (run.exit) run.figures.usage = run.exit->usage;
+    run.figures.rows = stat_rows(session);
+    run.footnotes = stat_footnotes(session);
     return run;
   }
 
@@ -462,7 +507,7 @@ class StatCommand {
     if (workload) workload->start();
     if (o_.verbose) std::fprintf(stderr, "perfmon: counting started\n");
     wait_until_done(
-        run, workload ? &*workload : nullptr, target, 0, [](double) {}, sets.signal_number(),
+        run, workload ? &*workload : static_cast<Workload*>(nullptr), target, 0, [](double) {}, sets.signal_number(),
         [&](const siginfo_t& info) {
           // SIGIO: the signal queue overflowed and the overflows lost their fds; the active set's
           // trigger or timer is what overflows, so its turn is over.
@@ -547,6 +592,12 @@ void validate(const StatOptions& o) {
     throw UsageError(
         "--calibrate compares a command's counts with an empty program's: give a command, without --sets, "
         "--passes or per-location rows");
+  if (o.emulate && (o.command.empty() || targets > 0 || !t.cgroup.empty()))
+    throw UsageError("--emulate runs a command on the emulated CPU: give one, without -p, -t, -a, -C or -G");
+  if (o.emulate && (!o.sets.empty() || o.passes || o.plan || !o.inherit || o.strict))
+    throw UsageError(
+        "--emulate counts the whole command, every event all the time: it cannot be combined with --sets, --passes, "
+        "--plan, --strict or -i");
   if (o.plan && !o.sets.empty()) throw UsageError("--plan plans the events of -e, not --sets");
   if (o.strict && !o.sets.empty())
     throw UsageError("--strict and --sets exclude each other: sets take turns on the counters by design");

@@ -1,0 +1,42 @@
+/* The counters file: how perfmon's QEMU plugin hands its counts to the library (docs/emulated.md).
+ * The library creates the file and its header; every QEMU process of the command (the first, those
+ * it forks, those that follow its execs) maps it shared and adds to it, so the library reads the
+ * whole command's counts at any time, without waiting for the command to end. Counts are added
+ * and read with atomic operations (the __atomic builtins in C, std::atomic_ref in C++). The layout
+ * is an ABI between the plugin and the library: a change of it changes the version. */
+#ifndef PERFMON_EMULATE_COUNTERS_ABI_H
+#define PERFMON_EMULATE_COUNTERS_ABI_H
+
+#include <stdint.h>
+
+#define PERFMON_EMULATE_MAGIC 0x53544e554f43504dULL /* "MPCOUNTS", little-endian */
+#define PERFMON_EMULATE_VERSION 1
+/* Guest threads are counted in the slot of their QEMU vCPU index modulo this many. A slot has a
+ * cache line of its own: threads on different slots never share a line. */
+#define PERFMON_EMULATE_SLOTS 256
+#define PERFMON_EMULATE_PATH_MAX 256
+
+struct perfmon_emulate_slot {
+  uint64_t instructions;
+  uint64_t reserved[7];
+};
+
+struct perfmon_emulate_counters {
+  /* Written by the library before the command starts. */
+  uint64_t magic;
+  uint32_t version;
+  uint32_t slots;
+  /* Written by the plugin. */
+  uint64_t processes;          /* QEMU processes started: the first, forked ones, and one per exec followed */
+  uint64_t threads;            /* guest threads started: each process's first included */
+  uint64_t execs_followed;     /* execs the plugin ran under QEMU again */
+  uint64_t execs_not_followed; /* execs that ran natively, uncounted (another architecture...) */
+  char first_not_followed[PERFMON_EMULATE_PATH_MAX]; /* the first of those, and why */
+  char target[32];                                   /* QEMU's guest architecture ("x86_64") */
+  int32_t plugin_api_version;                        /* the plugin API version in use */
+  int32_t reserved;
+  uint8_t padding[64 - (8 + 4 + 4 + 4 * 8 + PERFMON_EMULATE_PATH_MAX + 32 + 4 + 4) % 64];
+  struct perfmon_emulate_slot slot[PERFMON_EMULATE_SLOTS];
+};
+
+#endif

@@ -1,0 +1,109 @@
+// perfmon: counts without a PMU — a command run on QEMU's emulated CPU (qemu-user) with perfmon's
+// plugin, which counts exactly what the emulated CPU executes, the same from run to run
+// (docs/emulated.md). These are the emulated CPU's counts, not the host's: label them so.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "perfmon/counter.hpp"
+#include "perfmon/event.hpp"
+#include "perfmon/workload.hpp"
+
+namespace perfmon {
+
+// Whether this machine can emulate, and with what.
+struct EmulatorInfo {
+  bool available = false;
+  std::string qemu;          // the host architecture's qemu-user: "/usr/bin/qemu-x86_64"
+  std::string qemu_version;  // "7.2.22"
+  std::string plugin;        // perfmon's plugin: ".../perfmon/libperfmon-qemu-plugin.so"
+  int plugin_api_version = 0;
+  std::string reason;  // when not available: what is missing and what to do
+};
+EmulatorInfo emulator_info();
+
+struct EmulatorOptions {
+  std::string qemu;    // a qemu-user to use; default: qemu-<the program's architecture> on PATH
+  std::string plugin;  // default: $PERFMON_QEMU_PLUGIN, or the plugin installed with the library
+  // Run the programs the command execs (of the same architecture, or scripts) under QEMU too.
+  bool follow_exec = true;
+};
+
+// What the command's emulated CPUs have executed so far, summed over all its processes and threads.
+struct EmulatedCounts {
+  std::uint64_t instructions = 0;
+  std::uint64_t processes = 0;           // QEMU processes: the command's own, forked and exec'd ones
+  std::uint64_t threads = 0;             // guest threads, each process's first included
+  std::uint64_t execs_followed = 0;      // execs run under QEMU again
+  std::uint64_t execs_not_followed = 0;  // execs that ran natively, uncounted
+};
+
+// A command run on the emulated CPU: like Workload, it is held before it starts, and its counts
+// can be read at any time (lock-free, no allocation).
+class EmulatedWorkload {
+ public:
+  // Finds the program (as execvp would), QEMU for its architecture (x86-64 or arm64) and the
+  // plugin. Throws perfmon::Error: CommandFailed for a program that cannot be run (missing, not
+  // executable, of an architecture QEMU is not asked to emulate), Unsupported for a missing QEMU or
+  // plugin, each with what to do.
+  explicit EmulatedWorkload(std::vector<std::string> argv, const EmulatorOptions& options = {});
+  EmulatedWorkload(const EmulatedWorkload&) = delete;
+  EmulatedWorkload& operator=(const EmulatedWorkload&) = delete;
+  ~EmulatedWorkload();
+
+  pid_t pid() const;
+  const std::vector<std::string>& argv() const { return argv_; }
+  const std::string& architecture() const { return architecture_; }  // "x86_64", "aarch64"
+  const std::string& qemu() const { return qemu_; }
+
+  // Lets the command run (Workload::start).
+  void start();
+  // Waits for the command (QEMU) to exit. Throws perfmon::Error (Unsupported) if QEMU refused the
+  // plugin before running anything; QEMU has then printed why.
+  bool wait(WorkloadExit& exit, bool block = true);
+  void signal(int signo) const;
+
+  EmulatedCounts read() const noexcept;
+  // The first exec that ran natively, and why ("" if none).
+  std::string first_exec_not_followed() const;
+
+ private:
+  struct Counters;
+  std::vector<std::string> argv_;
+  std::string architecture_;
+  std::string qemu_;
+  std::unique_ptr<Counters> counters_;
+  std::unique_ptr<Workload> workload_;
+};
+
+// Events counted on an emulated CPU: which of them it can give, and their values.
+class EmulatedSession {
+ public:
+  EmulatedSession(const std::vector<EventGroup>& groups, const EmulatedWorkload& workload);
+
+  std::size_t event_count() const { return events_.size(); }
+  const Event& event(std::size_t i) const { return events_[i]; }
+  bool supported(std::size_t i) const { return reasons_[i].empty(); }
+  const std::string& unsupported_reason(std::size_t i) const { return reasons_[i]; }
+
+  // Takes the counts now; `elapsed_ns` is the time they were counted for (each value's enabled
+  // and running time: an emulated count is never multiplexed).
+  void read(std::uint64_t elapsed_ns) noexcept;
+  CounterValue value(std::size_t i) const { return values_[i]; }
+  const EmulatedCounts& counts() const { return counts_; }
+  const EmulatedWorkload& workload() const { return workload_; }
+
+ private:
+  const EmulatedWorkload& workload_;
+  std::vector<Event> events_;
+  std::vector<std::string> reasons_;
+  std::vector<CounterValue> values_;
+  EmulatedCounts counts_;
+};
+
+}  // namespace perfmon

@@ -1,0 +1,337 @@
+#include "perfmon/emulated.hpp"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+
+#include "counters_abi.h"
+#include "perfmon/error.hpp"
+
+namespace perfmon {
+
+namespace {
+
+constexpr const char* kPluginName = "libperfmon-qemu-plugin.so";
+
+bool is_file(const std::string& path, int mode) {
+  struct stat status;
+  return ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode) && ::access(path.c_str(), mode) == 0;
+}
+
+// A command word found as execvp finds it: a path if it has a slash, else the first executable
+// file of that name on PATH. Sets errno (ENOENT, EACCES) when there is none.
+std::optional<std::string> find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) {
+    if (is_file(name, X_OK)) return name;
+    struct stat status;
+    errno = ::stat(name.c_str(), &status) == 0 ? EACCES : errno;
+    return std::nullopt;
+  }
+  const char* path = std::getenv("PATH");
+  std::string_view directories = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  int err = ENOENT;
+  while (true) {
+    const std::size_t colon = directories.find(':');
+    std::string directory(directories.substr(0, colon));
+    const std::string candidate = (directory.empty() ? "." : directory) + "/" + name;
+    if (is_file(candidate, X_OK)) return candidate;
+    if (errno == EACCES) err = EACCES;
+    if (colon == std::string_view::npos) break;
+    directories.remove_prefix(colon + 1);
+  }
+  errno = err;
+  return std::nullopt;
+}
+
+// The ELF machine of a 64-bit program, 0 if the file is not one.
+std::uint16_t elf_machine(const std::string& path) {
+  Elf64_Ehdr header;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const ssize_t got = ::pread(fd, &header, sizeof header, 0);
+  ::close(fd);
+  if (got != static_cast<ssize_t>(sizeof header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
+      header.e_ident[EI_CLASS] != ELFCLASS64)
+    return 0;
+  return header.e_machine;
+}
+
+// "#!INTERPRETER [ARGUMENT]" of a script, as the kernel reads it; empty if the file is not one.
+std::vector<std::string> script_interpreter(const std::string& path) {
+  char line[256];
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  const ssize_t got = ::read(fd, line, sizeof line - 1);
+  ::close(fd);
+  if (got < 3 || line[0] != '#' || line[1] != '!') return {};
+  const std::string_view text(line + 2, static_cast<std::size_t>(got - 2));
+  const std::size_t end = text.find('\n');
+  if (end == std::string_view::npos) return {};
+  std::string_view rest = text.substr(0, end);
+  auto trim = [](std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+  };
+  rest = trim(rest);
+  const std::size_t blank = rest.find_first_of(" \t");
+  std::vector<std::string> words{std::string(rest.substr(0, blank))};
+  if (blank != std::string_view::npos) words.emplace_back(trim(rest.substr(blank)));
+  if (words.front().empty()) return {};
+  return words;
+}
+
+// The architectures perfmon's plugin follows execs on, by ELF machine.
+const char* architecture_of(std::uint16_t machine) {
+  switch (machine) {
+    case EM_X86_64:
+      return "x86_64";
+    case EM_AARCH64:
+      return "aarch64";
+    default:
+      return nullptr;
+  }
+}
+
+std::string host_architecture() {
+  utsname name{};
+  ::uname(&name);
+  return name.machine;
+}
+
+// The plugin: $PERFMON_QEMU_PLUGIN, beside the library that holds this code (lib/perfmon/), where
+// it was installed, or where it was built.
+std::string find_plugin() {
+  if (const char* path = std::getenv("PERFMON_QEMU_PLUGIN"); path != nullptr && *path != '\0') return path;
+  std::vector<std::string> candidates;
+  Dl_info self{};
+  if (::dladdr(reinterpret_cast<void*>(&emulator_info), &self) != 0 && self.dli_fname != nullptr) {
+    std::string library = self.dli_fname;
+    candidates.push_back(library.substr(0, library.rfind('/') + 1) + "perfmon/" + kPluginName);
+  }
+  candidates.push_back(std::string(PERFMON_QEMU_PLUGIN_INSTALLED));
+  candidates.push_back(std::string(PERFMON_QEMU_PLUGIN_BUILT));
+  for (const std::string& candidate : candidates)
+    if (is_file(candidate, R_OK)) return candidate;
+  return "";
+}
+
+std::string qemu_for(const std::string& architecture) {
+  return "qemu-" + architecture;
+}
+
+std::string missing_qemu_sentence(const std::string& qemu) {
+  return "the emulated CPU needs " + qemu +
+         " (QEMU's user mode), which is not installed: install Debian's qemu-user (scripts/install-deps does).";
+}
+
+std::string missing_plugin_sentence(const std::string& tried) {
+  if (!tried.empty())
+    return "perfmon's QEMU plugin " + tried +
+           " is not a readable file: set PERFMON_QEMU_PLUGIN (or the plugin option) to the installed "
+           "lib/perfmon/" +
+           kPluginName + ".";
+  return std::string("perfmon's QEMU plugin (") + kPluginName +
+         ") is not installed beside the library: reinstall perfmon, or set PERFMON_QEMU_PLUGIN to its path.";
+}
+
+}  // namespace
+
+EmulatorInfo emulator_info() {
+  EmulatorInfo info;
+  info.plugin_api_version = 1;
+  const std::string qemu = qemu_for(host_architecture());
+  const std::optional<std::string> found = find_program(qemu);
+  info.plugin = find_plugin();
+  if (!found) {
+    info.reason = missing_qemu_sentence(qemu);
+    return info;
+  }
+  info.qemu = *found;
+  if (FILE* pipe = ::popen((info.qemu + " --version 2>/dev/null").c_str(), "re"); pipe != nullptr) {
+    char line[256] = "";
+    if (std::fgets(line, sizeof line, pipe) != nullptr) {
+      // "qemu-x86_64 version 7.2.22 (Debian ...)"
+      const char* version = std::strstr(line, "version ");
+      if (version != nullptr) {
+        std::string text = version + 8;
+        info.qemu_version = text.substr(0, text.find_first_of(" \n"));
+      }
+    }
+    ::pclose(pipe);
+  }
+  if (info.plugin.empty() || !is_file(info.plugin, R_OK)) {
+    info.reason = missing_plugin_sentence(info.plugin);
+    return info;
+  }
+  info.available = true;
+  return info;
+}
+
+// The counters file: a memfd the plugin in every QEMU process of the command opens again through
+// /proc/<this process>/fd, so nothing is left on disk whatever happens to either side.
+struct EmulatedWorkload::Counters {
+  int fd = -1;
+  perfmon_emulate_counters* mapping = nullptr;
+  std::string path;
+
+  Counters() {
+    fd = ::memfd_create("perfmon-emulated-counters", MFD_CLOEXEC);
+    if (fd < 0 || ::ftruncate(fd, sizeof(perfmon_emulate_counters)) != 0) {
+      const int err = errno;
+      if (fd >= 0) ::close(fd);
+      throw Error(ErrorKind::Limit,
+                  std::string("cannot create the emulated CPU's counters: ") + std::strerror(err) + ".", err);
+    }
+    void* memory = ::mmap(nullptr, sizeof(perfmon_emulate_counters), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (memory == MAP_FAILED) {
+      const int err = errno;
+      ::close(fd);
+      throw Error(ErrorKind::Limit, std::string("cannot map the emulated CPU's counters: ") + std::strerror(err) + ".",
+                  err);
+    }
+    mapping = static_cast<perfmon_emulate_counters*>(memory);
+    mapping->magic = PERFMON_EMULATE_MAGIC;
+    mapping->version = PERFMON_EMULATE_VERSION;
+    mapping->slots = PERFMON_EMULATE_SLOTS;
+    path = "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd);
+  }
+  ~Counters() {
+    ::munmap(mapping, sizeof(perfmon_emulate_counters));
+    ::close(fd);
+  }
+  Counters(const Counters&) = delete;
+  Counters& operator=(const Counters&) = delete;
+
+  static std::uint64_t load(std::uint64_t& counter) noexcept {
+    return std::atomic_ref<std::uint64_t>(counter).load(std::memory_order_relaxed);
+  }
+};
+
+EmulatedWorkload::EmulatedWorkload(std::vector<std::string> argv, const EmulatorOptions& options)
+    : argv_(std::move(argv)) {
+  if (argv_.empty()) throw Error(ErrorKind::InvalidArgument, "no command to run: the argument list is empty.");
+  const std::string& name = argv_.front();
+  const std::optional<std::string> program = find_program(name);
+  if (!program) {
+    const int err = errno;
+    throw Error(ErrorKind::CommandFailed,
+                "cannot run '" + name + "': " + std::strerror(err) + "; " +
+                    (err == EACCES ? "check that it is an executable file." : "check the command's name and PATH."),
+                err);
+  }
+  // A script runs its interpreter, which must be a program QEMU can run.
+  std::vector<std::string> interpreter = script_interpreter(*program);
+  const std::string& binary = interpreter.empty() ? *program : interpreter.front();
+  const char* architecture = architecture_of(elf_machine(binary));
+  if (architecture == nullptr)
+    throw Error(ErrorKind::CommandFailed,
+                "cannot run '" + name + "' on the emulated CPU: " +
+                    (interpreter.empty() ? "it is not a 64-bit x86-64 or arm64 program"
+                                         : "its interpreter " + binary + " is not a 64-bit x86-64 or arm64 program") +
+                    "; perfmon emulates those (run it natively, without --emulate).",
+                ENOEXEC);
+  architecture_ = architecture;
+
+  const std::string qemu_name = options.qemu.empty() ? qemu_for(architecture_) : options.qemu;
+  const std::optional<std::string> qemu = find_program(qemu_name);
+  if (!qemu) throw Error(ErrorKind::Unsupported, missing_qemu_sentence(qemu_name), ENOENT);
+  qemu_ = *qemu;
+  const std::string plugin = options.plugin.empty() ? find_plugin() : options.plugin;
+  if (plugin.empty() || !is_file(plugin, R_OK))
+    throw Error(ErrorKind::Unsupported, missing_plugin_sentence(plugin), ENOENT);
+
+  counters_ = std::make_unique<Counters>();
+  std::string plugin_argument = plugin + ",counters=" + counters_->path;
+  if (options.follow_exec) plugin_argument += ",qemu=" + qemu_;
+  std::vector<std::string> command{qemu_, "-plugin", plugin_argument};
+  if (interpreter.empty()) {
+    command.insert(command.end(), {"-0", name, *program});
+  } else {
+    command.insert(command.end(), interpreter.begin(), interpreter.end());
+    command.push_back(*program);
+  }
+  command.insert(command.end(), argv_.begin() + 1, argv_.end());
+  workload_ = std::make_unique<Workload>(std::move(command));
+}
+
+EmulatedWorkload::~EmulatedWorkload() = default;
+
+pid_t EmulatedWorkload::pid() const {
+  return workload_->pid();
+}
+
+void EmulatedWorkload::start() {
+  workload_->start();
+}
+
+bool EmulatedWorkload::wait(WorkloadExit& exit, bool block) {
+  if (!workload_->wait(exit, block)) return false;
+  if (read().processes == 0)
+    throw Error(ErrorKind::Unsupported,
+                "QEMU did not load perfmon's plugin and ran nothing (its message above says why): install the "
+                "qemu-user that perfmon was built for.",
+                ENOEXEC);
+  return true;
+}
+
+void EmulatedWorkload::signal(int signo) const {
+  workload_->signal(signo);
+}
+
+EmulatedCounts EmulatedWorkload::read() const noexcept {
+  perfmon_emulate_counters& c = *counters_->mapping;
+  EmulatedCounts counts;
+  for (perfmon_emulate_slot& slot : c.slot) counts.instructions += Counters::load(slot.instructions);
+  // A followed exec starts a QEMU, which counts itself as a process and its thread: the same
+  // process and thread as before the exec.
+  counts.execs_followed = Counters::load(c.execs_followed);
+  counts.processes = Counters::load(c.processes) - counts.execs_followed;
+  counts.threads = Counters::load(c.threads) - counts.execs_followed;
+  counts.execs_not_followed = Counters::load(c.execs_not_followed);
+  return counts;
+}
+
+std::string EmulatedWorkload::first_exec_not_followed() const {
+  const char* text = counters_->mapping->first_not_followed;
+  if (std::atomic_ref<char>(*counters_->mapping->first_not_followed).load(std::memory_order_acquire) == '\0') return "";
+  return std::string(text, strnlen(text, PERFMON_EMULATE_PATH_MAX));
+}
+
+EmulatedSession::EmulatedSession(const std::vector<EventGroup>& groups, const EmulatedWorkload& workload)
+    : workload_(workload) {
+  for (const EventGroup& group : groups)
+    for (const Event& event : group.events) {
+      events_.push_back(event);
+      const perf_event_attr& attr = event.attr;
+      const bool instructions =
+          attr.type == PERF_TYPE_HARDWARE && (attr.config & 0xffffffff) == PERF_COUNT_HW_INSTRUCTIONS;
+      if (!instructions)
+        reasons_.emplace_back("the emulated CPU counts instructions only (docs/emulated.md)");
+      else if (attr.exclude_user)
+        reasons_.emplace_back("the emulated CPU runs user-mode code only: it counts nothing in the kernel");
+      else
+        reasons_.emplace_back();
+    }
+  values_.resize(events_.size());
+}
+
+void EmulatedSession::read(std::uint64_t elapsed_ns) noexcept {
+  counts_ = workload_.read();
+  for (std::size_t i = 0; i < events_.size(); ++i)
+    values_[i] = supported(i) ? CounterValue{counts_.instructions, elapsed_ns, elapsed_ns, 0} : CounterValue{};
+}
+
+}  // namespace perfmon

@@ -1,0 +1,216 @@
+// perfmon stat --emulate: the command on QEMU's emulated CPU, counted exactly through the CLI and
+// the library, its forks, execs and threads included, every row marked; and its errors.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "perfmon/emulated.hpp"
+#include "perfmon/error.hpp"
+#include "process.hpp"
+
+namespace perfmon::testing {
+namespace {
+
+// qemu-user for this machine, or why the test is skipped.
+bool have_qemu() {
+  utsname name{};
+  uname(&name);
+  const char* path = std::getenv("PATH");
+  std::istringstream directories(path != nullptr ? path : "");
+  for (std::string directory; std::getline(directories, directory, ':');)
+    if (access((directory + "/qemu-" + name.machine).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+#define REQUIRE_QEMU()                                                                                  \
+  if (!have_qemu())                                                                                     \
+  GTEST_SKIP() << "qemu-user is not installed (Debian's qemu-user; scripts/install-deps installs it): " \
+                  "the emulated CPU cannot run"
+
+std::vector<std::string> fields_of(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream in(line);
+  for (std::string field; std::getline(in, field, ',');) fields.push_back(field);
+  return fields;
+}
+
+Result emulated_stat(std::vector<std::string> args) {
+  args.insert(args.begin(), {PERFMON, "stat", "--emulate"});
+  return run(args);
+}
+
+// The CSV value of `event` in `perfmon stat --emulate -x, -e event -- command`; its row must end in
+// the "emulated" field.
+long long emulated_count(const std::vector<std::string>& command, const std::string& event = "instructions") {
+  std::vector<std::string> args{"-x,", "-e", event, "--"};
+  args.insert(args.end(), command.begin(), command.end());
+  Result r = emulated_stat(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const std::string& line : lines_of(r.err)) {
+    std::vector<std::string> fields = fields_of(line);
+    if (fields.size() < 3 || fields[2] != event) continue;
+    EXPECT_EQ(fields.back(), "emulated") << line;
+    return std::stoll(fields[0]);
+  }
+  ADD_FAILURE() << "no row for " << event << " in:\n" << r.err;
+  return -1;
+}
+
+std::string loop(long iterations) {
+  return std::to_string(iterations);
+}
+
+TEST(EmulatedStat, CountsTheCommandExactlyAndTheSameEachRun) {
+  REQUIRE_QEMU();
+  const long long one = emulated_count({EMULATED_LOOP, loop(1'000'000)});
+  const long long two = emulated_count({EMULATED_LOOP, loop(2'000'000)});
+  const long long three = emulated_count({EMULATED_LOOP, loop(3'000'000)});
+  // A loop of 2N instructions: each million iterations adds exactly 2 million.
+  EXPECT_EQ(two - one, 2'000'000);
+  EXPECT_EQ(three - two, 2'000'000);
+  EXPECT_EQ(emulated_count({EMULATED_LOOP, loop(1'000'000)}), one);
+  // The emulated CPU runs user mode only: instructions:u is the same count.
+  EXPECT_EQ(emulated_count({EMULATED_LOOP, loop(1'000'000)}, "instructions:u"), one);
+}
+
+TEST(EmulatedStat, CountsEveryThread) {
+  REQUIRE_QEMU();
+  // Four threads each run the loop; how long the main thread waits in pthread_join varies by a few
+  // instructions with the scheduling, the loops do not.
+  const long long once = emulated_count({EMULATED_LOOP, loop(1'000'000), "4"});
+  const long long twice = emulated_count({EMULATED_LOOP, loop(2'000'000), "4"});
+  EXPECT_NEAR(static_cast<double>(twice - once), 8'000'000.0, 1'000.0);
+  Result r = emulated_stat({"--", EMULATED_LOOP, "1000", "4"});
+  EXPECT_NE(r.err.find("1 process, 5 threads"), std::string::npos) << r.err;
+}
+
+TEST(EmulatedStat, FollowsTheCommandsForksAndExecs) {
+  REQUIRE_QEMU();
+  // The shell forks twice and each child execs the loop: the second loop's million iterations more
+  // are counted exactly, in the child of a child.
+  auto script = [](long second) {
+    return std::string(EMULATED_LOOP) + " 1000000; " + EMULATED_LOOP + " " + std::to_string(second) + " & wait";
+  };
+  const long long one = emulated_count({"sh", "-c", script(1'000'000)});
+  const long long two = emulated_count({"sh", "-c", script(2'000'000)});
+  EXPECT_EQ(two - one, 2'000'000);
+  EXPECT_GT(one, 4'000'000);  // both loops, and the shell
+  Result r = emulated_stat({"--", "sh", "-c", script(1)});
+  EXPECT_NE(r.err.find("3 processes, 3 threads"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+}
+
+TEST(EmulatedStat, RunsScriptsOnTheEmulatedCpu) {
+  REQUIRE_QEMU();
+  const std::filesystem::path script = std::filesystem::temp_directory_path() / "perfmon-emulated-script.sh";
+  std::ofstream(script) << "#!/bin/sh\n" << EMULATED_LOOP << " \"$1\"\n";
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  const long long one = emulated_count({script.string(), "1000000"});
+  const long long two = emulated_count({script.string(), "2000000"});
+  std::filesystem::remove(script);
+  EXPECT_EQ(two - one, 2'000'000);
+}
+
+TEST(EmulatedStat, EveryRowOfEveryShapeIsMarked) {
+  REQUIRE_QEMU();
+  Result table = emulated_stat({"-e", "instructions,cycles", "--", EMULATED_LOOP, "1000"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  int rows = 0;
+  for (const std::string& line : lines_of(table.err))
+    if (line.starts_with(" ") &&
+        (line.find(" instructions ") != std::string::npos || line.find(" cycles ") != std::string::npos)) {
+      EXPECT_TRUE(line.ends_with("(emulated)")) << line;
+      ++rows;
+    }
+  EXPECT_EQ(rows, 2) << table.err;
+  EXPECT_NE(table.err.find("<not supported> cycles: the emulated CPU counts instructions only"), std::string::npos)
+      << table.err;
+  EXPECT_NE(table.err.find("counted on QEMU's emulated"), std::string::npos) << table.err;
+
+  Result json = emulated_stat({"-j", "-e", "instructions,instructions:k", "--", EMULATED_LOOP, "1000"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const std::vector<std::string> objects = lines_of(json.err);
+  ASSERT_EQ(objects.size(), 2u) << json.err;
+  for (const std::string& object : objects) EXPECT_EQ(nlohmann::json::parse(object).value("emulated", false), true);
+  EXPECT_EQ(nlohmann::json::parse(objects[1])["counter-value"], "<not supported>");
+}
+
+TEST(EmulatedStat, PrintsIntervalsWhileTheCommandRuns) {
+  REQUIRE_QEMU();
+  Result r = emulated_stat({"-x,", "-I", "100", "--", EMULATED_LOOP, "300000000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  long long total = 0;
+  std::size_t intervals = 0;
+  for (const std::string& line : lines_of(r.err)) {
+    std::vector<std::string> fields = fields_of(line);
+    if (fields.size() < 4 || fields[3] != "instructions") continue;
+    total += std::stoll(fields[1]);
+    ++intervals;
+  }
+  EXPECT_GE(intervals, 2u) << r.err;
+  EXPECT_EQ(total, emulated_count({EMULATED_LOOP, "300000000"}));
+}
+
+TEST(EmulatedStat, ErrorsSayWhatToDo) {
+  REQUIRE_QEMU();
+  Result missing = emulated_stat({"--", "no-such-command-anywhere"});
+  EXPECT_EQ(missing.exit_code, 127);
+  EXPECT_NE(missing.err.find("check the command's name and PATH"), std::string::npos) << missing.err;
+
+  const std::filesystem::path text = std::filesystem::temp_directory_path() / "perfmon-emulated-not-a-program";
+  std::ofstream(text) << "echo not a program\n";
+  std::filesystem::permissions(text, std::filesystem::perms::owner_all);
+  Result foreign = emulated_stat({"--", text.string()});
+  std::filesystem::remove(text);
+  EXPECT_NE(foreign.exit_code, 0);
+  EXPECT_NE(foreign.err.find("is not a 64-bit x86-64 or arm64 program"), std::string::npos) << foreign.err;
+
+  Result no_qemu = run({"/usr/bin/env", "PATH=/nonexistent", PERFMON, "stat", "--emulate", "--", EMULATED_LOOP, "1"});
+  EXPECT_NE(no_qemu.exit_code, 0);
+  EXPECT_NE(no_qemu.err.find("which is not installed: install Debian's qemu-user"), std::string::npos) << no_qemu.err;
+
+  Result no_plugin = run(
+      {"/usr/bin/env", "PERFMON_QEMU_PLUGIN=/nonexistent.so", PERFMON, "stat", "--emulate", "--", EMULATED_LOOP, "1"});
+  EXPECT_NE(no_plugin.exit_code, 0);
+  EXPECT_NE(no_plugin.err.find("/nonexistent.so is not a readable file"), std::string::npos) << no_plugin.err;
+
+  Result usage = emulated_stat({"-a", "--", EMULATED_LOOP, "1"});
+  EXPECT_EQ(usage.exit_code, 129);
+  EXPECT_NE(usage.err.find("--emulate runs a command"), std::string::npos) << usage.err;
+}
+
+TEST(EmulatedWorkload, SaysWhichExecsRanNatively) {
+  REQUIRE_QEMU();
+  // Without following, the shell's exec of the loop runs natively, uncounted, and is reported.
+  EmulatorOptions options;
+  options.follow_exec = false;
+  EmulatedWorkload workload({"sh", "-c", std::string("exec ") + EMULATED_LOOP + " 1000000"}, options);
+  workload.start();
+  WorkloadExit exit;
+  while (!workload.wait(exit)) {
+  }
+  EXPECT_EQ(exit.exit_code(), 0);
+  const EmulatedCounts counts = workload.read();
+  EXPECT_EQ(counts.execs_not_followed, 1u);
+  EXPECT_EQ(counts.execs_followed, 0u);
+  EXPECT_LT(counts.instructions, 2'000'000u);  // the shell only
+  EXPECT_NE(workload.first_exec_not_followed().find("following execs is off"), std::string::npos)
+      << workload.first_exec_not_followed();
+
+  // A failed exec runs nothing natively: nothing to report.
+  EmulatedWorkload failing({"sh", "-c", "/no/such/program 2>/dev/null; exit 0"}, options);
+  failing.start();
+  while (!failing.wait(exit)) {
+  }
+  EXPECT_EQ(failing.read().execs_not_followed, 0u);
+}
+
+}  // namespace
+}  // namespace perfmon::testing
