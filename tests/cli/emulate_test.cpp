@@ -19,13 +19,17 @@ namespace perfmon::testing {
 namespace {
 
 // qemu-user for this machine, or why the test is skipped.
-bool have_qemu() {
+std::string host_machine() {
   utsname name{};
   uname(&name);
+  return name.machine;
+}
+
+bool have_qemu() {
   const char* path = std::getenv("PATH");
   std::istringstream directories(path != nullptr ? path : "");
   for (std::string directory; std::getline(directories, directory, ':');)
-    if (access((directory + "/qemu-" + name.machine).c_str(), X_OK) == 0) return true;
+    if (access((directory + "/qemu-" + host_machine()).c_str(), X_OK) == 0) return true;
   return false;
 }
 
@@ -184,6 +188,22 @@ TEST(EmulatedStat, ErrorsSayWhatToDo) {
   Result usage = emulated_stat({"-a", "--", EMULATED_LOOP, "1"});
   EXPECT_EQ(usage.exit_code, 129);
   EXPECT_NE(usage.err.find("--emulate runs a command"), std::string::npos) << usage.err;
+}
+
+TEST(EmulatedInfo, SaysWhetherTheEmulatedCpuIsAvailableAndWithWhat) {
+  Result without = run({"/usr/bin/env", "PATH=/nonexistent", PERFMON, "info"});
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  EXPECT_NE(without.out.find("emulated CPU    not available: the emulated CPU needs qemu-"), std::string::npos)
+      << without.out;
+  REQUIRE_QEMU();
+  Result with = run({PERFMON, "info", "--json"});
+  ASSERT_EQ(with.exit_code, 0) << with.err;
+  const nlohmann::json emulated = nlohmann::json::parse(with.out)["emulated_cpu"];
+  EXPECT_TRUE(emulated["available"]) << emulated;
+  EXPECT_TRUE(emulated["qemu"].get<std::string>().ends_with("/qemu-" + std::string(host_machine()))) << emulated;
+  EXPECT_FALSE(emulated["qemu_version"].get<std::string>().empty()) << emulated;
+  EXPECT_EQ(emulated["plugin_api_version"], 1);
+  EXPECT_TRUE(std::filesystem::exists(emulated["plugin"].get<std::string>())) << emulated;
 }
 
 TEST(EmulatedWorkload, SaysWhichExecsRanNatively) {

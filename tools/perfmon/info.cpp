@@ -8,6 +8,7 @@
 #include "errors.hpp"
 #include "options.hpp"
 #include "perfmon/catalog.hpp"
+#include "perfmon/emulated.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/system_info.hpp"
 
@@ -20,7 +21,13 @@ std::string optional_text(const std::optional<T>& value, const std::string& none
   return value ? std::to_string(*value) : none;
 }
 
-std::string text_report(const SystemInfo& info) {
+std::string emulator_text(const EmulatorInfo& emulator) {
+  if (!emulator.available) return "not available: " + emulator.reason;
+  return emulator.qemu + " " + emulator.qemu_version + ", plugin API " + std::to_string(emulator.plugin_api_version) +
+         ", " + emulator.plugin + " (perfmon stat --emulate)";
+}
+
+std::string text_report(const SystemInfo& info, const EmulatorInfo& emulator) {
   std::string out;
   auto line = [&](const char* key, const std::string& value) {
     char head[32];
@@ -70,6 +77,7 @@ std::string text_report(const SystemInfo& info) {
   line("user reads",
        access.empty() ? "no rdpmc or perf_user_access knob (no hardware PMU to read from user mode)" : access);
   line("tracefs", info.tracefs.empty() ? info.tracefs_problem : info.tracefs);
+  line("emulated CPU", emulator_text(emulator));
   if (!info.advice.empty()) {
     out += "advice\n";
     for (const std::string& advice : info.advice) out += "  - " + advice + "\n";
@@ -77,7 +85,7 @@ std::string text_report(const SystemInfo& info) {
   return out;
 }
 
-std::string json_report(const SystemInfo& info) {
+std::string json_report(const SystemInfo& info, const EmulatorInfo& emulator) {
   using Json = nlohmann::ordered_json;
   auto optional = [](const auto& value) { return value ? Json(*value) : Json(); };
   Json pmus = Json::array();
@@ -134,6 +142,12 @@ std::string json_report(const SystemInfo& info) {
   report["user_access"] = user_access;
   report["tracefs"] = info.tracefs;
   report["tracefs_problem"] = info.tracefs_problem;
+  report["emulated_cpu"] = {{"available", emulator.available},
+                            {"qemu", emulator.qemu},
+                            {"qemu_version", emulator.qemu_version},
+                            {"plugin", emulator.plugin},
+                            {"plugin_api_version", emulator.plugin_api_version},
+                            {"reason", emulator.reason}};
   report["advice"] = info.advice;
   return report.dump(2) + "\n";
 }
@@ -152,7 +166,12 @@ int run_info(std::span<char* const> args) {
   try {
     EventCatalog catalog;
     SystemInfo info = collect_system_info(catalog);
-    std::fputs((json ? json_report(info) : text_report(info)).c_str(), stdout);
+    const EmulatorInfo emulator = emulator_info();
+    if (!info.hardware_pmu && emulator.available)
+      info.advice.push_back(
+          "No hardware PMU here: 'perfmon stat --emulate -- COMMAND' counts a command's instructions exactly on "
+          "QEMU's emulated CPU (docs/emulated.md).");
+    std::fputs((json ? json_report(info, emulator) : text_report(info, emulator)).c_str(), stdout);
     return 0;
   } catch (const Error& error) {
     return report_error("info", error, 1);
