@@ -10,15 +10,22 @@
 #include <stdint.h>
 
 #define PERFMON_EMULATE_MAGIC 0x53544e554f43504dULL /* "MPCOUNTS", little-endian */
-#define PERFMON_EMULATE_VERSION 1
+#define PERFMON_EMULATE_VERSION 2
 /* Guest threads are counted in the slot of their QEMU vCPU index modulo this many. A slot has a
  * cache line of its own: threads on different slots never share a line. */
 #define PERFMON_EMULATE_SLOTS 256
 #define PERFMON_EMULATE_PATH_MAX 256
 
+/* What the threads of one slot executed. Branches are counted by kind, decoded from the
+ * instructions at translation (docs/emulated.md); loads and stores only with memory=on. */
 struct perfmon_emulate_slot {
   uint64_t instructions;
-  uint64_t reserved[7];
+  uint64_t conditional_branches; /* jcc, loop, jrcxz; b.cond, cbz, tbz */
+  uint64_t direct_branches;      /* jmp and call to an immediate address; b, bl */
+  uint64_t indirect_branches;    /* jmp and call through a register or memory, ret; br, blr, ret */
+  uint64_t loads;
+  uint64_t stores;
+  uint64_t reserved[2];
 };
 
 struct perfmon_emulate_counters {

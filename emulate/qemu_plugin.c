@@ -2,7 +2,10 @@
  * the counters file the library created (counters_abi.h). Each translated block adds its number of
  * instructions when it executes, to the slot of the guest thread that runs it.
  *
- *   qemu-x86_64 -plugin libperfmon-qemu-plugin.so,counters=FILE[,qemu=QEMU] PROGRAM ARGS...
+ *   qemu-x86_64 -plugin libperfmon-qemu-plugin.so,counters=FILE[,qemu=QEMU][,branches=on][,memory=on] PROGRAM ARGS...
+ *
+ * branches=on also counts branches by kind, decoded from the instructions as they are translated;
+ * memory=on counts loads and stores, with a call per access.
  *
  * The whole command is counted: a process the program forks maps the same file, and with qemu=
  * an exec of a program of the same architecture (or a script whose interpreter is one) runs under
@@ -51,10 +54,79 @@ static void block_executed(unsigned int vcpu_index, void* instructions) {
   add(&counters->slot[vcpu_index % PERFMON_EMULATE_SLOTS].instructions, (uint64_t)(uintptr_t)instructions);
 }
 
+/* With branches=on, a block adds its branch too. A block ends at its first branch in QEMU, so it
+ * holds at most one, of one kind: the kind picks the call, and the number of instructions is its
+ * data, as without branches. */
+#define BLOCK_WITH_A_BRANCH(kind)                                                            \
+  static void block_with_##kind##_executed(unsigned int vcpu_index, void* instructions) {    \
+    struct perfmon_emulate_slot* slot = &counters->slot[vcpu_index % PERFMON_EMULATE_SLOTS]; \
+    add(&slot->instructions, (uint64_t)(uintptr_t)instructions);                             \
+    add(&slot->kind, 1);                                                                     \
+  }
+BLOCK_WITH_A_BRANCH(conditional_branches)
+BLOCK_WITH_A_BRANCH(direct_branches)
+BLOCK_WITH_A_BRANCH(indirect_branches)
+
+static void memory_accessed(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t address, void* unused) {
+  (void)address, (void)unused;
+  struct perfmon_emulate_slot* slot = &counters->slot[vcpu_index % PERFMON_EMULATE_SLOTS];
+  add(qemu_plugin_mem_is_store(info) ? &slot->stores : &slot->loads, 1);
+}
+
+enum branch_kind { NOT_A_BRANCH, CONDITIONAL, DIRECT, INDIRECT };
+
+/* x86-64: skips the legacy and REX prefixes, then reads the opcode. VEX and EVEX instructions are
+ * never branches. */
+static enum branch_kind x86_64_branch(const uint8_t* code, size_t size) {
+  size_t k = 0;
+  while (k < size && (code[k] == 0xf0 || code[k] == 0xf2 || code[k] == 0xf3 || code[k] == 0x2e || code[k] == 0x36 ||
+                      code[k] == 0x3e || code[k] == 0x26 || code[k] == 0x64 || code[k] == 0x65 || code[k] == 0x66 ||
+                      code[k] == 0x67))
+    ++k;
+  if (k < size && (code[k] & 0xf0) == 0x40) ++k; /* REX */
+  if (k >= size) return NOT_A_BRANCH;
+  const uint8_t op = code[k];
+  if (op == 0x0f) return k + 1 < size && (code[k + 1] & 0xf0) == 0x80 ? CONDITIONAL : NOT_A_BRANCH; /* jcc rel32 */
+  if ((op & 0xf0) == 0x70 || (op >= 0xe0 && op <= 0xe3)) return CONDITIONAL;               /* jcc rel8, loop*, jrcxz */
+  if (op == 0xe8 || op == 0xe9 || op == 0xeb) return DIRECT;                               /* call, jmp */
+  if (op == 0xc2 || op == 0xc3 || op == 0xca || op == 0xcb || op == 0xcf) return INDIRECT; /* ret, iret */
+  if (op == 0xff && k + 1 < size) {
+    const unsigned reg = (code[k + 1] >> 3) & 7; /* call and jmp through a register or memory, near or far */
+    if (reg >= 2 && reg <= 5) return INDIRECT;
+  }
+  return NOT_A_BRANCH;
+}
+
+static enum branch_kind aarch64_branch(const uint8_t* code, size_t size) {
+  if (size != 4) return NOT_A_BRANCH;
+  const uint32_t insn = (uint32_t)code[0] | (uint32_t)code[1] << 8 | (uint32_t)code[2] << 16 | (uint32_t)code[3] << 24;
+  if ((insn & 0x7c000000) == 0x14000000) return DIRECT; /* b, bl */
+  if ((insn & 0xff000000) == 0x54000000 || (insn & 0x7e000000) == 0x34000000 || (insn & 0x7e000000) == 0x36000000)
+    return CONDITIONAL;                                   /* b.cond, bc.cond; cbz, cbnz; tbz, tbnz */
+  if ((insn & 0xfe000000) == 0xd6000000) return INDIRECT; /* br, blr, ret, their pointer-authenticated forms */
+  return NOT_A_BRANCH;
+}
+
+static int count_branches, count_memory;
+
 static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb* tb) {
   (void)id;
-  qemu_plugin_register_vcpu_tb_exec_cb(tb, block_executed, QEMU_PLUGIN_CB_NO_REGS,
-                                       (void*)(uintptr_t)qemu_plugin_tb_n_insns(tb));
+  const size_t instructions = qemu_plugin_tb_n_insns(tb);
+  if (count_memory)
+    for (size_t k = 0; k < instructions; ++k)
+      qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, k), memory_accessed, QEMU_PLUGIN_CB_NO_REGS,
+                                       QEMU_PLUGIN_MEM_RW, NULL);
+  qemu_plugin_vcpu_udata_cb_t executed = block_executed;
+  for (size_t k = 0; count_branches && k < instructions; ++k) {
+    const struct qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, k);
+    const uint8_t* code = qemu_plugin_insn_data(insn);
+    const size_t size = qemu_plugin_insn_size(insn);
+    const enum branch_kind kind = guest_machine == EM_AARCH64 ? aarch64_branch(code, size) : x86_64_branch(code, size);
+    if (kind == CONDITIONAL) executed = block_with_conditional_branches_executed;
+    if (kind == DIRECT) executed = block_with_direct_branches_executed;
+    if (kind == INDIRECT) executed = block_with_indirect_branches_executed;
+  }
+  qemu_plugin_register_vcpu_tb_exec_cb(tb, executed, QEMU_PLUGIN_CB_NO_REGS, (void*)(uintptr_t)instructions);
 }
 
 static void thread_started(qemu_plugin_id_t id, unsigned int vcpu_index) {
@@ -236,6 +308,11 @@ static char* argument_value(int argc, char** argv, const char* name) {
   return NULL;
 }
 
+static int argument_is_on(int argc, char** argv, const char* name) {
+  const char* value = argument_value(argc, argv, name);
+  return value != NULL && strcmp(value, "on") == 0;
+}
+
 EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int argc, char** argv) {
   if (info->version.min > qemu_plugin_version || info->version.cur < qemu_plugin_version) {
     fprintf(stderr,
@@ -250,6 +327,8 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int
     return -1;
   }
   if (open_counters(counters_path) != 0) return -1;
+  count_branches = argument_is_on(argc, argv, "branches");
+  count_memory = argument_is_on(argc, argv, "memory");
   if (strcmp(info->target_name, "x86_64") == 0) {
     guest_machine = EM_X86_64, execve_number = 59, execveat_number = 322;
   } else if (strcmp(info->target_name, "aarch64") == 0) {
@@ -268,7 +347,8 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int
   else if (!guest_addresses_are_host)
     not_following_reason = "QEMU placed guest memory away from host addresses";
   else if (qemu != NULL && dladdr(&qemu_plugin_version, &self) != 0 && self.dli_fname != NULL &&
-           asprintf(&plugin_argument, "%s,counters=%s,qemu=%s", self.dli_fname, counters_path, qemu) >= 0) {
+           asprintf(&plugin_argument, "%s,counters=%s,qemu=%s,branches=%s,memory=%s", self.dli_fname, counters_path,
+                    qemu, count_branches ? "on" : "off", count_memory ? "on" : "off") >= 0) {
     qemu_path = strdup(qemu);
     not_following_reason = qemu_path != NULL ? NULL : "out of memory";
   }

@@ -32,11 +32,24 @@ struct EmulatorOptions {
   std::string plugin;  // default: $PERFMON_QEMU_PLUGIN, or the plugin installed with the library
   // Run the programs the command execs (of the same architecture, or scripts) under QEMU too.
   bool follow_exec = true;
+  // Count branches by kind (decoded once per translated block: cheap).
+  bool branches = false;
+  // Count loads and stores (a call per memory access: slower).
+  bool memory_accesses = false;
+
+  // These options with what the events need turned on.
+  EmulatorOptions enabled_for(const std::vector<EventGroup>& groups) const;
 };
 
 // What the command's emulated CPUs have executed so far, summed over all its processes and threads.
 struct EmulatedCounts {
   std::uint64_t instructions = 0;
+  std::uint64_t conditional_branches = 0;  // jcc, loop, jrcxz; b.cond, cbz, cbnz, tbz, tbnz
+  std::uint64_t direct_branches = 0;       // jmp and call to an immediate address; b, bl
+  std::uint64_t indirect_branches = 0;     // jmp and call through a register or memory, ret; br, blr, ret
+  std::uint64_t loads = 0;
+  std::uint64_t stores = 0;
+  std::uint64_t branches() const { return conditional_branches + direct_branches + indirect_branches; }
   std::uint64_t processes = 0;           // QEMU processes: the command's own, forked and exec'd ones
   std::uint64_t threads = 0;             // guest threads, each process's first included
   std::uint64_t execs_followed = 0;      // execs run under QEMU again
@@ -60,6 +73,7 @@ class EmulatedWorkload {
   const std::vector<std::string>& argv() const { return argv_; }
   const std::string& architecture() const { return architecture_; }  // "x86_64", "aarch64"
   const std::string& qemu() const { return qemu_; }
+  const EmulatorOptions& options() const { return options_; }
 
   // Lets the command run (Workload::start).
   void start();
@@ -77,11 +91,15 @@ class EmulatedWorkload {
   std::vector<std::string> argv_;
   std::string architecture_;
   std::string qemu_;
+  EmulatorOptions options_;
   std::unique_ptr<Counters> counters_;
   std::unique_ptr<Workload> workload_;
 };
 
-// Events counted on an emulated CPU: which of them it can give, and their values.
+// Events counted on an emulated CPU: which of them it can give, and their values: `instructions`,
+// `branches` (all kinds), `L1-dcache-loads` and `L1-dcache-stores` (every load and store), each
+// with or without `:u` (all of it is user mode), the last three only if the workload's options
+// count them.
 class EmulatedSession {
  public:
   EmulatedSession(const std::vector<EventGroup>& groups, const EmulatedWorkload& workload);
@@ -102,6 +120,8 @@ class EmulatedSession {
   const EmulatedWorkload& workload_;
   std::vector<Event> events_;
   std::vector<std::string> reasons_;
+  enum class Source { None, Instructions, Branches, Loads, Stores };
+  std::vector<Source> sources_;  // where each event's value comes from
   std::vector<CounterValue> values_;
   EmulatedCounts counts_;
 };

@@ -249,6 +249,10 @@ std::vector<std::string> stat_footnotes(const EmulatedSession& session) {
   notes.push_back("(emulated): counted on QEMU's emulated " + workload.architecture() + " CPU (" + workload.qemu() +
                   "), not the host's: user mode only, " + count(counts.processes, "process", "processes") + ", " +
                   count(counts.threads, "thread", "threads") + "; compare emulated counts with emulated counts.");
+  if (workload.options().branches)
+    notes.push_back("(emulated): branches by kind: " + std::to_string(counts.conditional_branches) + " conditional, " +
+                    std::to_string(counts.direct_branches) + " direct, " + std::to_string(counts.indirect_branches) +
+                    " indirect (returns included).");
   if (counts.execs_not_followed > 0)
     notes.push_back("warning: " + count(counts.execs_not_followed, "exec", "execs") +
                     " of the command ran natively, uncounted; the first: " + workload.first_exec_not_followed() + ".");

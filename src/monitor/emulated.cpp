@@ -221,7 +221,7 @@ struct EmulatedWorkload::Counters {
 };
 
 EmulatedWorkload::EmulatedWorkload(std::vector<std::string> argv, const EmulatorOptions& options)
-    : argv_(std::move(argv)) {
+    : argv_(std::move(argv)), options_(options) {
   if (argv_.empty()) throw Error(ErrorKind::InvalidArgument, "no command to run: the argument list is empty.");
   const std::string& name = argv_.front();
   const std::optional<std::string> program = find_program(name);
@@ -256,6 +256,8 @@ EmulatedWorkload::EmulatedWorkload(std::vector<std::string> argv, const Emulator
   counters_ = std::make_unique<Counters>();
   std::string plugin_argument = plugin + ",counters=" + counters_->path;
   if (options.follow_exec) plugin_argument += ",qemu=" + qemu_;
+  if (options.branches) plugin_argument += ",branches=on";
+  if (options.memory_accesses) plugin_argument += ",memory=on";
   std::vector<std::string> command{qemu_, "-plugin", plugin_argument};
   if (interpreter.empty()) {
     command.insert(command.end(), {"-0", name, *program});
@@ -294,7 +296,14 @@ void EmulatedWorkload::signal(int signo) const {
 EmulatedCounts EmulatedWorkload::read() const noexcept {
   perfmon_emulate_counters& c = *counters_->mapping;
   EmulatedCounts counts;
-  for (perfmon_emulate_slot& slot : c.slot) counts.instructions += Counters::load(slot.instructions);
+  for (perfmon_emulate_slot& slot : c.slot) {
+    counts.instructions += Counters::load(slot.instructions);
+    counts.conditional_branches += Counters::load(slot.conditional_branches);
+    counts.direct_branches += Counters::load(slot.direct_branches);
+    counts.indirect_branches += Counters::load(slot.indirect_branches);
+    counts.loads += Counters::load(slot.loads);
+    counts.stores += Counters::load(slot.stores);
+  }
   // A followed exec starts a QEMU, which counts itself as a process and its thread: the same
   // process and thread as before the exec.
   counts.execs_followed = Counters::load(c.execs_followed);
@@ -310,28 +319,87 @@ std::string EmulatedWorkload::first_exec_not_followed() const {
   return std::string(text, strnlen(text, PERFMON_EMULATE_PATH_MAX));
 }
 
+EmulatorOptions EmulatorOptions::enabled_for(const std::vector<EventGroup>& groups) const {
+  EmulatorOptions options = *this;
+  for (const EventGroup& group : groups)
+    for (const Event& event : group.events) {
+      const std::uint32_t type = event.attr.type;
+      const std::uint64_t config = event.attr.config & 0xffffffff;
+      options.branches |= type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
+      options.memory_accesses |= type == PERF_TYPE_HW_CACHE;
+    }
+  return options;
+}
+
+namespace {
+// perf's generic cache event config: cache | operation << 8 | result << 16.
+constexpr std::uint64_t cache_config(perf_hw_cache_id cache, perf_hw_cache_op_id op,
+                                     perf_hw_cache_op_result_id result) {
+  return cache | op << 8 | result << 16;
+}
+}  // namespace
+
 EmulatedSession::EmulatedSession(const std::vector<EventGroup>& groups, const EmulatedWorkload& workload)
     : workload_(workload) {
+  const EmulatorOptions& options = workload.options();
   for (const EventGroup& group : groups)
     for (const Event& event : group.events) {
       events_.push_back(event);
       const perf_event_attr& attr = event.attr;
-      const bool instructions =
-          attr.type == PERF_TYPE_HARDWARE && (attr.config & 0xffffffff) == PERF_COUNT_HW_INSTRUCTIONS;
-      if (!instructions)
-        reasons_.emplace_back("the emulated CPU counts instructions only (docs/emulated.md)");
-      else if (attr.exclude_user)
-        reasons_.emplace_back("the emulated CPU runs user-mode code only: it counts nothing in the kernel");
-      else
-        reasons_.emplace_back();
+      const std::uint64_t config = attr.config & 0xffffffff;  // without a hybrid PMU's type
+      Source source = Source::None;
+      std::string reason =
+          "the emulated CPU counts instructions, branches, L1-dcache-loads and L1-dcache-stores "
+          "(docs/emulated.md)";
+      if (attr.type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_INSTRUCTIONS) source = Source::Instructions;
+      if (attr.type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_BRANCH_INSTRUCTIONS) {
+        source = options.branches ? Source::Branches : Source::None;
+        if (!options.branches) reason = "the emulated CPU was started without counting branches (EmulatorOptions)";
+      }
+      if (attr.type == PERF_TYPE_HW_CACHE &&
+          (config ==
+               cache_config(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_ACCESS) ||
+           config == cache_config(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_WRITE,
+                                  PERF_COUNT_HW_CACHE_RESULT_ACCESS))) {
+        const bool loads = config == cache_config(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
+                                                  PERF_COUNT_HW_CACHE_RESULT_ACCESS);
+        source = !options.memory_accesses ? Source::None : loads ? Source::Loads : Source::Stores;
+        if (!options.memory_accesses)
+          reason = "the emulated CPU was started without counting memory accesses (EmulatorOptions)";
+      }
+      if (source != Source::None && attr.exclude_user) {
+        source = Source::None;
+        reason = "the emulated CPU runs user-mode code only: it counts nothing in the kernel";
+      }
+      sources_.push_back(source);
+      reasons_.push_back(source == Source::None ? reason : "");
     }
   values_.resize(events_.size());
 }
 
 void EmulatedSession::read(std::uint64_t elapsed_ns) noexcept {
   counts_ = workload_.read();
-  for (std::size_t i = 0; i < events_.size(); ++i)
-    values_[i] = supported(i) ? CounterValue{counts_.instructions, elapsed_ns, elapsed_ns, 0} : CounterValue{};
+  for (std::size_t i = 0; i < events_.size(); ++i) {
+    std::uint64_t count = 0;
+    switch (sources_[i]) {
+      case Source::None:
+        values_[i] = CounterValue{};
+        continue;
+      case Source::Instructions:
+        count = counts_.instructions;
+        break;
+      case Source::Branches:
+        count = counts_.branches();
+        break;
+      case Source::Loads:
+        count = counts_.loads;
+        break;
+      case Source::Stores:
+        count = counts_.stores;
+        break;
+    }
+    values_[i] = CounterValue{count, elapsed_ns, elapsed_ns, 0};
+  }
 }
 
 }  // namespace perfmon

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "perfmon/catalog.hpp"
 #include "perfmon/emulated.hpp"
 #include "perfmon/error.hpp"
 #include "process.hpp"
@@ -84,6 +85,28 @@ TEST(EmulatedStat, CountsTheCommandExactlyAndTheSameEachRun) {
   EXPECT_EQ(emulated_count({EMULATED_LOOP, loop(1'000'000)}, "instructions:u"), one);
 }
 
+TEST(EmulatedStat, CountsBranchesExactly) {
+  REQUIRE_QEMU();
+  // The loop's one branch per iteration; the footnote splits them by kind.
+  const long long one = emulated_count({EMULATED_LOOP, loop(1'000'000)}, "branches");
+  const long long two = emulated_count({EMULATED_LOOP, loop(2'000'000)}, "branches");
+  EXPECT_EQ(two - one, 1'000'000);
+  EXPECT_EQ(emulated_count({EMULATED_LOOP, loop(1'000'000)}, "branches:u"), one);
+  Result r = emulated_stat({"--", EMULATED_LOOP, loop(1'000'000)});  // instructions and branches by default
+  EXPECT_NE(r.err.find(" branches "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("branches by kind: "), std::string::npos) << r.err;
+}
+
+TEST(EmulatedStat, CountsLoadsAndStoresExactly) {
+  REQUIRE_QEMU();
+  // One load and one store per iteration of the memory loop.
+  for (const char* event : {"L1-dcache-loads", "L1-dcache-stores"}) {
+    const long long one = emulated_count({EMULATED_LOOP, "memory", loop(1'000'000)}, event);
+    const long long two = emulated_count({EMULATED_LOOP, "memory", loop(2'000'000)}, event);
+    EXPECT_EQ(two - one, 1'000'000) << event;
+  }
+}
+
 TEST(EmulatedStat, CountsEveryThread) {
   REQUIRE_QEMU();
   // Four threads each run the loop; how long the main thread waits in pthread_join varies by a few
@@ -134,7 +157,8 @@ TEST(EmulatedStat, EveryRowOfEveryShapeIsMarked) {
       ++rows;
     }
   EXPECT_EQ(rows, 2) << table.err;
-  EXPECT_NE(table.err.find("<not supported> cycles: the emulated CPU counts instructions only"), std::string::npos)
+  EXPECT_NE(table.err.find("<not supported> cycles: the emulated CPU counts instructions, branches,"),
+            std::string::npos)
       << table.err;
   EXPECT_NE(table.err.find("counted on QEMU's emulated"), std::string::npos) << table.err;
 
@@ -223,6 +247,13 @@ TEST(EmulatedWorkload, SaysWhichExecsRanNatively) {
   EXPECT_LT(counts.instructions, 2'000'000u);  // the shell only
   EXPECT_NE(workload.first_exec_not_followed().find("following execs is off"), std::string::npos)
       << workload.first_exec_not_followed();
+  // Branches were not asked for: the session says so rather than count nothing.
+  EventCatalog catalog;
+  EmulatedSession session(catalog.parse("instructions,branches"), workload);
+  EXPECT_TRUE(session.supported(0));
+  EXPECT_FALSE(session.supported(1));
+  EXPECT_NE(session.unsupported_reason(1).find("without counting branches"), std::string::npos)
+      << session.unsupported_reason(1);
 
   // A failed exec runs nothing natively: nothing to report.
   EmulatedWorkload failing({"sh", "-c", "/no/such/program 2>/dev/null; exit 0"}, options);

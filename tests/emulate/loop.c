@@ -1,9 +1,12 @@
-/* A static program that runs the loop of exactly 2N instructions (N its first argument), in each
- * of T threads (its second argument, default 1: the main thread only): what the emulated CPU's
- * counts are checked on. Static, so that little runs before main (no dynamic loader), which is
- * where an emulator and valgrind differ (they pick other CPU-specific routines). */
+/* A static program whose counts are known exactly, what the emulated CPU's counts are checked on:
+ *   loop N [T]      the loop of exactly 2N instructions and N branches, in each of T threads
+ *                   (default 1: the main thread only)
+ *   memory N        a loop of N iterations of one load, one store and one branch each
+ * Static, so that little runs before main (no dynamic loader), which is where an emulator and
+ * valgrind differ (they pick other CPU-specific routines). */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../helpers/exact_loop.h"
 
@@ -12,7 +15,29 @@ static void* run_loop(void* iterations) {
   return NULL;
 }
 
+/* N iterations of: load a word, store it back, count down, branch. */
+__attribute__((noinline)) static void memory_loop(unsigned long n) {
+  static unsigned long word;
+  unsigned long* address = &word;
+  if (n == 0) return;
+#if defined(__x86_64__)
+  __asm__ volatile("1: mov (%1), %%rax\n\tmov %%rax, (%1)\n\tdec %0\n\tjnz 1b"
+                   : "+r"(n)
+                   : "r"(address)
+                   : "rax", "memory");
+#elif defined(__aarch64__)
+  __asm__ volatile("1: ldr x2, [%1]\n\tstr x2, [%1]\n\tsubs %0, %0, #1\n\tb.ne 1b"
+                   : "+r"(n)
+                   : "r"(address)
+                   : "x2", "cc", "memory");
+#endif
+}
+
 int main(int argc, char** argv) {
+  if (argc > 2 && strcmp(argv[1], "memory") == 0) {
+    memory_loop(strtoul(argv[2], NULL, 10));
+    return 0;
+  }
   unsigned long iterations = argc > 1 ? strtoul(argv[1], NULL, 10) : 1;
   const long threads = argc > 2 ? strtol(argv[2], NULL, 10) : 1;
   if (threads <= 1) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The emulated CPU agrees with valgrind: `perfmon stat --emulate` counts a static program's 10
-# million iterations of its 2-instruction loop within 0.1% of callgrind's Ir. And QEMU refuses
+# million iterations of its 2-instruction loop within 0.1% of callgrind's Ir, and its conditional
+# and indirect branches within 0.1% of cachegrind's Bc + Bi. And QEMU refuses
 # perfmon's plugin, with the plugin's sentence, without a counters file perfmon made.
 # (Exactness, threads, forks, execs and errors: tests/cli/emulate_test.cpp.)
 #   plugin_counts.sh PERFMON PLUGIN LOOP_PROGRAM        (exit 77: skipped, with the reason)
@@ -23,8 +24,19 @@ if command -v valgrind >/dev/null; then
   echo "loop of 10M: $ours instructions, callgrind's Ir $theirs"
   awk -v a="$ours" -v b="$theirs" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d / b < 0.001) }' ||
     { echo "failed: more than 0.1% from callgrind's count"; fail=1; }
+  # Branches: cachegrind counts conditional (Bc) and indirect (Bi) branches, not direct ones.
+  read -r conditional indirect < <("$perfmon" stat --emulate -e branches -- "$program" 10000000 2>&1 >/dev/null |
+    sed -n 's/.*branches by kind: \([0-9]*\) conditional, [0-9]* direct, \([0-9]*\) indirect.*/\1 \2/p')
+  valgrind --tool=cachegrind --cache-sim=no --branch-sim=yes --cachegrind-out-file="$dir/cachegrind" \
+    "$program" 10000000 >/dev/null 2>&1
+  read -r bc bi < <(awk '/^events:/ { for (i = 2; i <= NF; ++i) column[$i] = i }
+    $1 == "summary:" { print $column["Bc"], $column["Bi"] }' "$dir/cachegrind")
+  echo "loop of 10M: $conditional conditional + $indirect indirect branches, cachegrind's Bc + Bi $bc + $bi"
+  awk -v a="$((conditional + indirect))" -v b="$((bc + bi))" \
+    'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d / b < 0.001) }' ||
+    { echo "failed: branches more than 0.1% from cachegrind's Bc + Bi"; fail=1; }
 else
-  echo "callgrind comparison skipped: valgrind is not installed"
+  echo "callgrind and cachegrind comparisons skipped: valgrind is not installed"
 fi
 
 refused() {  # PLUGIN_ARGUMENTS SENTENCE: QEMU must refuse the plugin so, and run nothing

@@ -38,7 +38,7 @@ namespace {
 constexpr const char* kDefaultEvents =
     "task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,branch-misses";
 // What the emulated CPU counts.
-constexpr const char* kDefaultEmulatedEvents = "instructions";
+constexpr const char* kDefaultEmulatedEvents = "instructions,branches";
 // Without -I, the counters are read this often: each read is a slice of a multiplexed count's rate.
 constexpr long kSliceMs = 100;
 constexpr const char* kSynopsis = "perfmon stat [<options>] [--] [<command> [<args>]]";
@@ -406,7 +406,7 @@ class StatCommand {
   // counters, each interval's as the command runs.
   Run run_emulated_once(Output& out, const std::vector<EventGroup>& groups, const std::vector<std::string>& command) {
     Run run;
-    EmulatedWorkload workload(command);
+    EmulatedWorkload workload(command, EmulatorOptions{}.enabled_for(groups));
     EmulatedSession session(groups, workload);
     if (o_.verbose)
       for (std::size_t i = 0; i < session.event_count(); ++i) verbose_event(session.event(i), session.supported(i));
