@@ -10,9 +10,9 @@
 #include <stdint.h>
 
 #define PERFMON_EMULATE_MAGIC 0x53544e554f43504dULL /* "MPCOUNTS", little-endian */
-#define PERFMON_EMULATE_VERSION 2
-/* Guest threads are counted in the slot of their QEMU vCPU index modulo this many. A slot has a
- * cache line of its own: threads on different slots never share a line. */
+#define PERFMON_EMULATE_VERSION 3
+/* Each guest thread counts in a slot it owns (slot 0, shared with atomic adds, when all are
+ * taken). A slot has a cache line of its own: threads never share a line. */
 #define PERFMON_EMULATE_SLOTS 256
 #define PERFMON_EMULATE_PATH_MAX 256
 
@@ -25,7 +25,8 @@ struct perfmon_emulate_slot {
   uint64_t indirect_branches;    /* jmp and call through a register or memory, ret; br, blr, ret */
   uint64_t loads;
   uint64_t stores;
-  uint64_t reserved[2];
+  uint64_t owner; /* the host thread id that counts here; 0: free. Slot 0 has none: it is shared */
+  uint64_t reserved;
 };
 
 struct perfmon_emulate_counters {

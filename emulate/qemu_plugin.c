@@ -50,18 +50,71 @@ static void add(uint64_t* counter, uint64_t n) {
   __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
 }
 
+/* Each guest thread counts in a slot of its own, with plain adds: an atomic add per block would
+ * cost twice the emulation itself. A thread claims a free slot (its owner, the host thread id,
+ * set from 0) when it first counts; a thread that exits, or a process that ends, frees its slots.
+ * Slots of threads that died without freeing them (a killed process, an exec) are taken over. When
+ * every slot is taken, threads share slot 0 with atomic adds. A slot's counts stay when it
+ * changes hands: the library sums all slots. */
+#define MAX_VCPUS 4096
+static struct perfmon_emulate_slot* slot_of_vcpu[MAX_VCPUS]; /* this process's threads' slots */
+
+static int thread_is_gone(uint64_t tid) {
+  char path[32];
+  snprintf(path, sizeof path, "/proc/%llu", (unsigned long long)tid);
+  return access(path, F_OK) != 0 && errno == ENOENT;
+}
+
+static struct perfmon_emulate_slot* claim_slot(unsigned int vcpu_index) {
+  const uint64_t tid = (uint64_t)gettid();
+  struct perfmon_emulate_slot* claimed = &counters->slot[0];
+  for (int pass = 0; pass < 2 && claimed == &counters->slot[0]; ++pass)
+    for (unsigned k = 1; k < PERFMON_EMULATE_SLOTS; ++k) {
+      uint64_t owner = __atomic_load_n(&counters->slot[k].owner, __ATOMIC_RELAXED);
+      if (pass == 0 ? owner != 0 : owner == 0 || !thread_is_gone(owner)) continue;
+      if (__atomic_compare_exchange_n(&counters->slot[k].owner, &owner, tid, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        claimed = &counters->slot[k];
+        break;
+      }
+    }
+  if (vcpu_index < MAX_VCPUS) slot_of_vcpu[vcpu_index] = claimed;
+  return claimed;
+}
+
+static void free_slot(unsigned int vcpu_index) {
+  if (vcpu_index >= MAX_VCPUS || slot_of_vcpu[vcpu_index] == NULL) return;
+  struct perfmon_emulate_slot* slot = slot_of_vcpu[vcpu_index];
+  slot_of_vcpu[vcpu_index] = NULL;
+  if (slot != &counters->slot[0]) __atomic_store_n(&slot->owner, 0, __ATOMIC_RELEASE);
+}
+
+static inline struct perfmon_emulate_slot* thread_slot(unsigned int vcpu_index) {
+  struct perfmon_emulate_slot* slot = vcpu_index < MAX_VCPUS ? slot_of_vcpu[vcpu_index] : &counters->slot[0];
+  return slot != NULL ? slot : claim_slot(vcpu_index);
+}
+
+/* Adds to a counter of the thread's slot: a plain add on a slot of its own (atomic only for the
+ * readers), an atomic one on the shared slot. */
+static inline void count(struct perfmon_emulate_slot* slot, uint64_t* counter, uint64_t n) {
+  if (slot == &counters->slot[0])
+    add(counter, n);
+  else
+    __atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+
 static void block_executed(unsigned int vcpu_index, void* instructions) {
-  add(&counters->slot[vcpu_index % PERFMON_EMULATE_SLOTS].instructions, (uint64_t)(uintptr_t)instructions);
+  struct perfmon_emulate_slot* slot = thread_slot(vcpu_index);
+  count(slot, &slot->instructions, (uint64_t)(uintptr_t)instructions);
 }
 
 /* With branches=on, a block adds its branch too. A block ends at its first branch in QEMU, so it
  * holds at most one, of one kind: the kind picks the call, and the number of instructions is its
  * data, as without branches. */
-#define BLOCK_WITH_A_BRANCH(kind)                                                            \
-  static void block_with_##kind##_executed(unsigned int vcpu_index, void* instructions) {    \
-    struct perfmon_emulate_slot* slot = &counters->slot[vcpu_index % PERFMON_EMULATE_SLOTS]; \
-    add(&slot->instructions, (uint64_t)(uintptr_t)instructions);                             \
-    add(&slot->kind, 1);                                                                     \
+#define BLOCK_WITH_A_BRANCH(kind)                                                         \
+  static void block_with_##kind##_executed(unsigned int vcpu_index, void* instructions) { \
+    struct perfmon_emulate_slot* slot = thread_slot(vcpu_index);                          \
+    count(slot, &slot->instructions, (uint64_t)(uintptr_t)instructions);                  \
+    count(slot, &slot->kind, 1);                                                          \
   }
 BLOCK_WITH_A_BRANCH(conditional_branches)
 BLOCK_WITH_A_BRANCH(direct_branches)
@@ -69,8 +122,8 @@ BLOCK_WITH_A_BRANCH(indirect_branches)
 
 static void memory_accessed(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t address, void* unused) {
   (void)address, (void)unused;
-  struct perfmon_emulate_slot* slot = &counters->slot[vcpu_index % PERFMON_EMULATE_SLOTS];
-  add(qemu_plugin_mem_is_store(info) ? &slot->stores : &slot->loads, 1);
+  struct perfmon_emulate_slot* slot = thread_slot(vcpu_index);
+  count(slot, qemu_plugin_mem_is_store(info) ? &slot->stores : &slot->loads, 1);
 }
 
 enum branch_kind { NOT_A_BRANCH, CONDITIONAL, DIRECT, INDIRECT };
@@ -136,7 +189,20 @@ static void thread_started(qemu_plugin_id_t id, unsigned int vcpu_index) {
 }
 
 /* A forked QEMU is another process of the command, its forking thread the first of its threads. */
+static void thread_ended(qemu_plugin_id_t id, unsigned int vcpu_index) {
+  (void)id;
+  free_slot(vcpu_index);
+}
+
+static void process_ends(qemu_plugin_id_t id, void* unused) {
+  (void)id, (void)unused;
+  for (unsigned k = 0; k < MAX_VCPUS; ++k) free_slot(k);
+}
+
+/* The slots belong to the parent's threads, which go on counting in them: the child's thread
+ * claims one of its own. */
 static void forked_child(void) {
+  memset(slot_of_vcpu, 0, sizeof slot_of_vcpu);
   add(&counters->processes, 1);
   add(&counters->threads, 1);
 }
@@ -354,9 +420,17 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int
   }
   snprintf(counters->target, sizeof counters->target, "%s", info->target_name);
   counters->plugin_api_version = qemu_plugin_version;
+  /* After an exec followed here, this process's thread (its id the process id) left its slot
+   * claimed: it is free again. */
+  for (unsigned k = 1; k < PERFMON_EMULATE_SLOTS; ++k) {
+    uint64_t owner = (uint64_t)getpid();
+    __atomic_compare_exchange_n(&counters->slot[k].owner, &owner, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+  }
   add(&counters->processes, 1);
   pthread_atfork(NULL, NULL, forked_child);
   qemu_plugin_register_vcpu_init_cb(id, thread_started);
+  qemu_plugin_register_vcpu_exit_cb(id, thread_ended);
+  qemu_plugin_register_atexit_cb(id, process_ends, NULL);
   qemu_plugin_register_vcpu_tb_trans_cb(id, block_translated);
   qemu_plugin_register_vcpu_syscall_cb(id, syscall_entered);
   qemu_plugin_register_vcpu_syscall_ret_cb(id, syscall_returned);

@@ -118,6 +118,15 @@ TEST(EmulatedStat, CountsEveryThread) {
   EXPECT_NE(r.err.find("1 process, 5 threads"), std::string::npos) << r.err;
 }
 
+TEST(EmulatedStat, CountsMoreThreadsThanCounterSlots) {
+  REQUIRE_QEMU();
+  // 300 threads alive at once, more than the 255 slots of their own: the rest share one, with
+  // atomic adds, and nothing is lost. The barrier's and joins' waits vary with the scheduling.
+  const long long once = emulated_count({EMULATED_LOOP, loop(10'000), "300"});
+  const long long twice = emulated_count({EMULATED_LOOP, loop(20'000), "300"});
+  EXPECT_NEAR(static_cast<double>(twice - once), 300 * 20'000.0, 300 * 100.0);
+}
+
 TEST(EmulatedStat, FollowsTheCommandsForksAndExecs) {
   REQUIRE_QEMU();
   // The shell forks twice and each child execs the loop: the second loop's million iterations more

@@ -1,6 +1,6 @@
 /* A static program whose counts are known exactly, what the emulated CPU's counts are checked on:
  *   loop N [T]      the loop of exactly 2N instructions and N branches, in each of T threads
- *                   (default 1: the main thread only)
+ *                   (default 1: the main thread only; at most 1024), all started before any loops
  *   memory N        a loop of N iterations of one load, one store and one branch each
  * Static, so that little runs before main (no dynamic loader), which is where an emulator and
  * valgrind differ (they pick other CPU-specific routines). */
@@ -10,8 +10,13 @@
 
 #include "../helpers/exact_loop.h"
 
-static void* run_loop(void* iterations) {
-  exact_loop(*(unsigned long*)iterations);
+static unsigned long iterations;
+static pthread_barrier_t all_started;
+
+static void* run_loop(void* in_a_thread) {
+  /* The threads run at once: each has started before any runs its loop. */
+  if (in_a_thread != NULL) pthread_barrier_wait(&all_started);
+  exact_loop(iterations);
   return NULL;
 }
 
@@ -38,15 +43,17 @@ int main(int argc, char** argv) {
     memory_loop(strtoul(argv[2], NULL, 10));
     return 0;
   }
-  unsigned long iterations = argc > 1 ? strtoul(argv[1], NULL, 10) : 1;
+  iterations = argc > 1 ? strtoul(argv[1], NULL, 10) : 1;
   const long threads = argc > 2 ? strtol(argv[2], NULL, 10) : 1;
   if (threads <= 1) {
-    run_loop(&iterations);
+    run_loop(NULL);
     return 0;
   }
-  pthread_t ids[64];
-  for (long t = 0; t < threads && t < 64; ++t)
-    if (pthread_create(&ids[t], NULL, run_loop, &iterations) != 0) return 1;
-  for (long t = 0; t < threads && t < 64; ++t) pthread_join(ids[t], NULL);
+  static pthread_t ids[1024];
+  if (threads > 1024) return 1;
+  pthread_barrier_init(&all_started, NULL, (unsigned)threads);
+  for (long t = 0; t < threads; ++t)
+    if (pthread_create(&ids[t], NULL, run_loop, &all_started) != 0) return 1;
+  for (long t = 0; t < threads; ++t) pthread_join(ids[t], NULL);
   return 0;
 }
