@@ -52,10 +52,11 @@ static void add(uint64_t* counter, uint64_t n) {
 
 /* Each guest thread counts in a slot of its own, with plain adds: an atomic add per block would
  * cost twice the emulation itself. A thread claims a free slot (its owner, the host thread id,
- * set from 0) when it first counts; a thread that exits, or a process that ends, frees its slots.
- * Slots of threads that died without freeing them (a killed process, an exec) are taken over. When
- * every slot is taken, threads share slot 0 with atomic adds. A slot's counts stay when it
- * changes hands: the library sums all slots. */
+ * set from 0) when it first counts, and frees it when it exits (QEMU calls the exit hook on the
+ * exiting thread, after its last block). Threads that end with their process (exit_group) keep
+ * their slots, as the others may still be running their last blocks; slots of threads that are
+ * gone are taken over once no slot is free. When every slot is taken, threads share slot 0 with atomic
+ * adds. A slot's counts stay when it changes hands: the library sums all slots. */
 #define MAX_VCPUS 4096
 static struct perfmon_emulate_slot* slot_of_vcpu[MAX_VCPUS]; /* this process's threads' slots */
 
@@ -120,10 +121,30 @@ BLOCK_WITH_A_BRANCH(conditional_branches)
 BLOCK_WITH_A_BRANCH(direct_branches)
 BLOCK_WITH_A_BRANCH(indirect_branches)
 
-static void memory_accessed(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t address, void* unused) {
-  (void)address, (void)unused;
+/* The last access of each thread: which block execution (its slot's instruction count then, which
+ * every block execution raises), which instruction, which direction. QEMU 7.2 makes a 16-byte
+ * access two 8-byte ones; counted once, a load or a store is an instruction's, as a PMU's
+ * retired loads and stores and cachegrind count them. */
+static struct {
+  uint64_t block;
+  uintptr_t instruction;
+  int store;
+} last_access[MAX_VCPUS];
+
+static void memory_accessed(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t address, void* instruction) {
+  (void)address;
   struct perfmon_emulate_slot* slot = thread_slot(vcpu_index);
-  count(slot, qemu_plugin_mem_is_store(info) ? &slot->stores : &slot->loads, 1);
+  const int store = qemu_plugin_mem_is_store(info);
+  if (vcpu_index < MAX_VCPUS) {
+    const uint64_t block = __atomic_load_n(&slot->instructions, __ATOMIC_RELAXED);
+    if (last_access[vcpu_index].block == block && last_access[vcpu_index].instruction == (uintptr_t)instruction &&
+        last_access[vcpu_index].store == store)
+      return; /* the second half of a split access */
+    last_access[vcpu_index].block = block;
+    last_access[vcpu_index].instruction = (uintptr_t)instruction;
+    last_access[vcpu_index].store = store;
+  }
+  count(slot, store ? &slot->stores : &slot->loads, 1);
 }
 
 enum branch_kind { NOT_A_BRANCH, CONDITIONAL, DIRECT, INDIRECT };
@@ -168,7 +189,7 @@ static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb* tb) {
   if (count_memory)
     for (size_t k = 0; k < instructions; ++k)
       qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, k), memory_accessed, QEMU_PLUGIN_CB_NO_REGS,
-                                       QEMU_PLUGIN_MEM_RW, NULL);
+                                       QEMU_PLUGIN_MEM_RW, (void*)(uintptr_t)(k + 1));
   qemu_plugin_vcpu_udata_cb_t executed = block_executed;
   for (size_t k = 0; count_branches && k < instructions; ++k) {
     const struct qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, k);
@@ -192,11 +213,6 @@ static void thread_started(qemu_plugin_id_t id, unsigned int vcpu_index) {
 static void thread_ended(qemu_plugin_id_t id, unsigned int vcpu_index) {
   (void)id;
   free_slot(vcpu_index);
-}
-
-static void process_ends(qemu_plugin_id_t id, void* unused) {
-  (void)id, (void)unused;
-  for (unsigned k = 0; k < MAX_VCPUS; ++k) free_slot(k);
 }
 
 /* The slots belong to the parent's threads, which go on counting in them: the child's thread
@@ -430,7 +446,6 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int
   pthread_atfork(NULL, NULL, forked_child);
   qemu_plugin_register_vcpu_init_cb(id, thread_started);
   qemu_plugin_register_vcpu_exit_cb(id, thread_ended);
-  qemu_plugin_register_atexit_cb(id, process_ends, NULL);
   qemu_plugin_register_vcpu_tb_trans_cb(id, block_translated);
   qemu_plugin_register_vcpu_syscall_cb(id, syscall_entered);
   qemu_plugin_register_vcpu_syscall_ret_cb(id, syscall_returned);

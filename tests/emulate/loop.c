@@ -2,6 +2,7 @@
  *   loop N [T]      the loop of exactly 2N instructions and N branches, in each of T threads
  *                   (default 1: the main thread only; at most 1024), all started before any loops
  *   memory N        a loop of N iterations of one load, one store and one branch each
+ *   wide-memory N   the same with 16-byte loads and stores
  * Static, so that little runs before main (no dynamic loader), which is where an emulator and
  * valgrind differ (they pick other CPU-specific routines). */
 #include <pthread.h>
@@ -38,9 +39,31 @@ __attribute__((noinline)) static void memory_loop(unsigned long n) {
 #endif
 }
 
+/* N iterations of: load 16 bytes, store them back, count down, branch. */
+__attribute__((noinline)) static void wide_memory_loop(unsigned long n) {
+  static _Alignas(16) unsigned char bytes[16];
+  unsigned char* address = bytes;
+  if (n == 0) return;
+#if defined(__x86_64__)
+  __asm__ volatile("1: movdqu (%1), %%xmm0\n\tmovdqu %%xmm0, (%1)\n\tdec %0\n\tjnz 1b"
+                   : "+r"(n)
+                   : "r"(address)
+                   : "xmm0", "memory");
+#elif defined(__aarch64__)
+  __asm__ volatile("1: ldr q0, [%1]\n\tstr q0, [%1]\n\tsubs %0, %0, #1\n\tb.ne 1b"
+                   : "+r"(n)
+                   : "r"(address)
+                   : "v0", "cc", "memory");
+#endif
+}
+
 int main(int argc, char** argv) {
   if (argc > 2 && strcmp(argv[1], "memory") == 0) {
     memory_loop(strtoul(argv[2], NULL, 10));
+    return 0;
+  }
+  if (argc > 2 && strcmp(argv[1], "wide-memory") == 0) {
+    wide_memory_loop(strtoul(argv[2], NULL, 10));
     return 0;
   }
   iterations = argc > 1 ? strtoul(argv[1], NULL, 10) : 1;
