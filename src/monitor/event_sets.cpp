@@ -302,7 +302,7 @@ struct EventSets::State {
   bool overflow(int fd) noexcept {
     const Route* route = route_of(fd);
     if (route == nullptr) return false;
-    if (route->trigger == -2 || (hook.function != nullptr && route->trigger >= 0)) {
+    if (route->trigger == -2) {
       if (busy) {
         records_waiting = 1;
         return false;
