@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define PERFMON_EMULATE_MAGIC 0x53544e554f43504dULL /* "MPCOUNTS", little-endian */
-#define PERFMON_EMULATE_VERSION 3
+#define PERFMON_EMULATE_VERSION 4
 /* Each guest thread counts in a slot it owns (slot 0, shared with atomic adds, when all are
  * taken). A slot has a cache line of its own: threads never share a line. */
 #define PERFMON_EMULATE_SLOTS 256
@@ -25,8 +25,8 @@ struct perfmon_emulate_slot {
   uint64_t indirect_branches;    /* jmp and call through a register or memory, ret; br, blr, ret */
   uint64_t loads;
   uint64_t stores;
-  uint64_t owner; /* the host thread id that counts here; 0: free. Slot 0 has none: it is shared */
-  uint64_t reserved;
+  uint64_t owner;         /* the host thread id that counts here; 0: free. Slot 0 has none: it is shared */
+  uint64_t branch_misses; /* with predict=on: conditional and indirect branches the model mispredicted */
 };
 
 struct perfmon_emulate_counters {

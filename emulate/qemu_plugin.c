@@ -5,7 +5,8 @@
  *   qemu-x86_64 -plugin libperfmon-qemu-plugin.so,counters=FILE[,qemu=QEMU][,branches=on][,memory=on] PROGRAM ARGS...
  *
  * branches=on also counts branches by kind, decoded from the instructions as they are translated;
- * memory=on counts loads and stores, with a call per access.
+ * memory=on counts loads and stores, with a call per access; predict=on runs a branch predictor
+ * model and counts its mispredictions.
  *
  * The whole command is counted: a process the program forks maps the same file, and with qemu=
  * an exec of a program of the same architecture (or a script whose interpreter is one) runs under
@@ -181,7 +182,70 @@ static enum branch_kind aarch64_branch(const uint8_t* code, size_t size) {
   return NOT_A_BRANCH;
 }
 
-static int count_branches, count_memory;
+static int count_branches, count_memory, predict_branches;
+
+/* The branch predictor (predict=on; docs/emulated.md): per guest thread, a gshare predictor for
+ * conditional branches (16,384 two-bit counters indexed by the branch's address XOR the last 14
+ * outcomes) and a branch target buffer for indirect ones (1,024 entries of the last target, by the
+ * branch's address). Direct branches are never mispredicted. A branch's outcome is the address of
+ * the block its thread executes next. */
+#define PREDICTOR_COUNTERS 16384
+#define TARGET_BUFFER_ENTRIES 1024
+struct predictor {
+  uint8_t counters[PREDICTOR_COUNTERS];
+  uint64_t targets[TARGET_BUFFER_ENTRIES];
+  uint32_t history;
+  /* The branch that ended the thread's last block, waiting for its outcome. */
+  enum branch_kind pending;
+  uint64_t pending_address, pending_fallthrough;
+};
+static struct predictor* predictor_of_vcpu[MAX_VCPUS];
+
+/* What a block is, for the predictor: made once per translation and kept (QEMU does not say when it
+ * drops a translation). */
+struct block {
+  uint64_t address;
+  uint64_t instructions;
+  enum branch_kind kind;
+  uint64_t branch_address, fallthrough;
+};
+
+/* True when the pending branch, whose outcome is that the thread went on at `next`, was
+ * mispredicted; the model learns the outcome. */
+static int mispredicted(struct predictor* p, uint64_t next) {
+  if (p->pending == CONDITIONAL) {
+    const int taken = next != p->pending_fallthrough;
+    uint8_t* counter = &p->counters[(p->pending_address ^ p->history) % PREDICTOR_COUNTERS];
+    const int predicted_taken = *counter >= 2;
+    if (taken && *counter < 3) ++*counter;
+    if (!taken && *counter > 0) --*counter;
+    p->history = ((p->history << 1) | (uint32_t)taken) & (PREDICTOR_COUNTERS - 1);
+    return predicted_taken != taken;
+  }
+  if (p->pending == INDIRECT) {
+    uint64_t* target = &p->targets[p->pending_address % TARGET_BUFFER_ENTRIES];
+    const int missed = *target != next;
+    *target = next;
+    return missed;
+  }
+  return 0;
+}
+
+static void block_with_prediction_executed(unsigned int vcpu_index, void* data) {
+  const struct block* block = data;
+  struct perfmon_emulate_slot* slot = thread_slot(vcpu_index);
+  count(slot, &slot->instructions, block->instructions);
+  if (block->kind == CONDITIONAL) count(slot, &slot->conditional_branches, 1);
+  if (block->kind == DIRECT) count(slot, &slot->direct_branches, 1);
+  if (block->kind == INDIRECT) count(slot, &slot->indirect_branches, 1);
+  if (vcpu_index >= MAX_VCPUS) return;
+  struct predictor* p = predictor_of_vcpu[vcpu_index];
+  if (p == NULL && (p = predictor_of_vcpu[vcpu_index] = calloc(1, sizeof *p)) == NULL) return;
+  if (mispredicted(p, block->address)) count(slot, &slot->branch_misses, 1);
+  p->pending = block->kind;
+  p->pending_address = block->branch_address;
+  p->pending_fallthrough = block->fallthrough;
+}
 
 static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb* tb) {
   (void)id;
@@ -191,6 +255,7 @@ static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb* tb) {
       qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, k), memory_accessed, QEMU_PLUGIN_CB_NO_REGS,
                                        QEMU_PLUGIN_MEM_RW, (void*)(uintptr_t)(k + 1));
   qemu_plugin_vcpu_udata_cb_t executed = block_executed;
+  struct block* block = predict_branches ? calloc(1, sizeof *block) : NULL;
   for (size_t k = 0; count_branches && k < instructions; ++k) {
     const struct qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, k);
     const uint8_t* code = qemu_plugin_insn_data(insn);
@@ -199,6 +264,17 @@ static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb* tb) {
     if (kind == CONDITIONAL) executed = block_with_conditional_branches_executed;
     if (kind == DIRECT) executed = block_with_direct_branches_executed;
     if (kind == INDIRECT) executed = block_with_indirect_branches_executed;
+    if (block != NULL && kind != NOT_A_BRANCH) {
+      block->kind = kind;
+      block->branch_address = qemu_plugin_insn_vaddr(insn);
+      block->fallthrough = block->branch_address + size;
+    }
+  }
+  if (block != NULL) {
+    block->address = qemu_plugin_tb_vaddr(tb);
+    block->instructions = instructions;
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, block_with_prediction_executed, QEMU_PLUGIN_CB_NO_REGS, block);
+    return;
   }
   qemu_plugin_register_vcpu_tb_exec_cb(tb, executed, QEMU_PLUGIN_CB_NO_REGS, (void*)(uintptr_t)instructions);
 }
@@ -213,6 +289,11 @@ static void thread_started(qemu_plugin_id_t id, unsigned int vcpu_index) {
 static void thread_ended(qemu_plugin_id_t id, unsigned int vcpu_index) {
   (void)id;
   free_slot(vcpu_index);
+  /* A later thread may take this vCPU index: it starts with a predictor of its own. */
+  if (vcpu_index < MAX_VCPUS) {
+    free(predictor_of_vcpu[vcpu_index]);
+    predictor_of_vcpu[vcpu_index] = NULL;
+  }
 }
 
 /* The slots belong to the parent's threads, which go on counting in them: the child's thread
@@ -411,6 +492,8 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int
   if (open_counters(counters_path) != 0) return -1;
   count_branches = argument_is_on(argc, argv, "branches");
   count_memory = argument_is_on(argc, argv, "memory");
+  predict_branches = argument_is_on(argc, argv, "predict");
+  count_branches |= predict_branches;
   if (strcmp(info->target_name, "x86_64") == 0) {
     guest_machine = EM_X86_64, execve_number = 59, execveat_number = 322;
   } else if (strcmp(info->target_name, "aarch64") == 0) {
@@ -429,8 +512,9 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int
   else if (!guest_addresses_are_host)
     not_following_reason = "QEMU placed guest memory away from host addresses";
   else if (qemu != NULL && dladdr(&qemu_plugin_version, &self) != 0 && self.dli_fname != NULL &&
-           asprintf(&plugin_argument, "%s,counters=%s,qemu=%s,branches=%s,memory=%s", self.dli_fname, counters_path,
-                    qemu, count_branches ? "on" : "off", count_memory ? "on" : "off") >= 0) {
+           asprintf(&plugin_argument, "%s,counters=%s,qemu=%s,branches=%s,memory=%s,predict=%s", self.dli_fname,
+                    counters_path, qemu, count_branches ? "on" : "off", count_memory ? "on" : "off",
+                    predict_branches ? "on" : "off") >= 0) {
     qemu_path = strdup(qemu);
     not_following_reason = qemu_path != NULL ? NULL : "out of memory";
   }

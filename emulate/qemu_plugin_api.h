@@ -53,6 +53,8 @@ size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb* tb);
 struct qemu_plugin_insn* qemu_plugin_tb_get_insn(const struct qemu_plugin_tb* tb, size_t index);
 const void* qemu_plugin_insn_data(const struct qemu_plugin_insn* insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn* insn);
+uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn* insn);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb* tb);
 void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn* insn, qemu_plugin_vcpu_mem_cb_t cb,
                                       enum qemu_plugin_cb_flags flags, enum qemu_plugin_mem_rw rw, void* userdata);
 bool qemu_plugin_mem_is_store(qemu_plugin_meminfo_t info);

@@ -36,6 +36,8 @@ struct EmulatorOptions {
   bool branches = false;
   // Count loads and stores (a call per memory access: slower).
   bool memory_accesses = false;
+  // Run the branch predictor model and count its mispredictions (implies branches).
+  bool branch_prediction = false;
 
   // These options with what the events need turned on.
   EmulatorOptions enabled_for(const std::vector<EventGroup>& groups) const;
@@ -49,6 +51,7 @@ struct EmulatedCounts {
   std::uint64_t indirect_branches = 0;     // jmp and call through a register or memory, ret; br, blr, ret
   std::uint64_t loads = 0;
   std::uint64_t stores = 0;
+  std::uint64_t branch_misses = 0;  // conditional and indirect branches the predictor model missed
   std::uint64_t branches() const { return conditional_branches + direct_branches + indirect_branches; }
   std::uint64_t processes = 0;           // QEMU processes: the command's own, forked and exec'd ones
   std::uint64_t threads = 0;             // guest threads, each process's first included
@@ -97,9 +100,9 @@ class EmulatedWorkload {
 };
 
 // Events counted on an emulated CPU: which of them it can give, and their values: `instructions`,
-// `branches` (all kinds), `L1-dcache-loads` and `L1-dcache-stores` (every load and store), each
-// with or without `:u` (all of it is user mode), the last three only if the workload's options
-// count them.
+// `branches` (all kinds), `branch-misses` (the predictor model's), `L1-dcache-loads` and
+// `L1-dcache-stores` (every load and store), each with or without `:u` (all of it is user mode),
+// all but instructions only if the workload's options count them.
 class EmulatedSession {
  public:
   EmulatedSession(const std::vector<EventGroup>& groups, const EmulatedWorkload& workload);
@@ -120,7 +123,7 @@ class EmulatedSession {
   const EmulatedWorkload& workload_;
   std::vector<Event> events_;
   std::vector<std::string> reasons_;
-  enum class Source { None, Instructions, Branches, Loads, Stores };
+  enum class Source { None, Instructions, Branches, BranchMisses, Loads, Stores };
   std::vector<Source> sources_;  // where each event's value comes from
   std::vector<CounterValue> values_;
   EmulatedCounts counts_;

@@ -258,6 +258,7 @@ EmulatedWorkload::EmulatedWorkload(std::vector<std::string> argv, const Emulator
   if (options.follow_exec) plugin_argument += ",qemu=" + qemu_;
   if (options.branches) plugin_argument += ",branches=on";
   if (options.memory_accesses) plugin_argument += ",memory=on";
+  if (options.branch_prediction) plugin_argument += ",predict=on";
   std::vector<std::string> command{qemu_, "-plugin", plugin_argument};
   if (interpreter.empty()) {
     command.insert(command.end(), {"-0", name, *program});
@@ -303,6 +304,7 @@ EmulatedCounts EmulatedWorkload::read() const noexcept {
     counts.indirect_branches += Counters::load(slot.indirect_branches);
     counts.loads += Counters::load(slot.loads);
     counts.stores += Counters::load(slot.stores);
+    counts.branch_misses += Counters::load(slot.branch_misses);
   }
   // A followed exec starts a QEMU, which counts itself as a process and its thread: the same
   // process and thread as before the exec.
@@ -326,6 +328,7 @@ EmulatorOptions EmulatorOptions::enabled_for(const std::vector<EventGroup>& grou
       const std::uint32_t type = event.attr.type;
       const std::uint64_t config = event.attr.config & 0xffffffff;
       options.branches |= type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
+      options.branch_prediction |= type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_BRANCH_MISSES;
       options.memory_accesses |= type == PERF_TYPE_HW_CACHE;
     }
   return options;
@@ -349,12 +352,17 @@ EmulatedSession::EmulatedSession(const std::vector<EventGroup>& groups, const Em
       const std::uint64_t config = attr.config & 0xffffffff;  // without a hybrid PMU's type
       Source source = Source::None;
       std::string reason =
-          "the emulated CPU counts instructions, branches, L1-dcache-loads and L1-dcache-stores "
+          "the emulated CPU counts instructions, branches, branch-misses, L1-dcache-loads and L1-dcache-stores "
           "(docs/emulated.md)";
       if (attr.type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_INSTRUCTIONS) source = Source::Instructions;
       if (attr.type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_BRANCH_INSTRUCTIONS) {
         source = options.branches ? Source::Branches : Source::None;
         if (!options.branches) reason = "the emulated CPU was started without counting branches (EmulatorOptions)";
+      }
+      if (attr.type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_BRANCH_MISSES) {
+        source = options.branch_prediction ? Source::BranchMisses : Source::None;
+        if (!options.branch_prediction)
+          reason = "the emulated CPU was started without its branch predictor model (EmulatorOptions)";
       }
       if (attr.type == PERF_TYPE_HW_CACHE &&
           (config ==
@@ -390,6 +398,9 @@ void EmulatedSession::read(std::uint64_t elapsed_ns) noexcept {
         break;
       case Source::Branches:
         count = counts_.branches();
+        break;
+      case Source::BranchMisses:
+        count = counts_.branch_misses;
         break;
       case Source::Loads:
         count = counts_.loads;

@@ -97,6 +97,19 @@ TEST(EmulatedStat, CountsBranchesExactly) {
   EXPECT_NE(r.err.find("branches by kind: "), std::string::npos) << r.err;
 }
 
+TEST(EmulatedStat, PredictsBranchesWithItsModel) {
+  REQUIRE_QEMU();
+  // The loop's branch is learnt: more iterations add no misses. A branch on a pseudo-random bit is
+  // not: about half of its million more executions are missed.
+  const long long steady = emulated_count({EMULATED_LOOP, loop(1'000'000)}, "branch-misses");
+  EXPECT_EQ(emulated_count({EMULATED_LOOP, loop(2'000'000)}, "branch-misses"), steady);
+  const long long once = emulated_count({EMULATED_LOOP, "random-branches", loop(1'000'000)}, "branch-misses");
+  const long long twice = emulated_count({EMULATED_LOOP, "random-branches", loop(2'000'000)}, "branch-misses");
+  EXPECT_GT(twice - once, 400'000);
+  EXPECT_LT(twice - once, 600'000);
+  EXPECT_EQ(emulated_count({EMULATED_LOOP, "random-branches", loop(1'000'000)}, "branch-misses"), once);
+}
+
 TEST(EmulatedStat, CountsLoadsAndStoresExactly) {
   REQUIRE_QEMU();
   // One load and one store per iteration of the memory loops: a 16-byte access, which QEMU makes

@@ -3,6 +3,7 @@
  *                   (default 1: the main thread only; at most 1024), all started before any loops
  *   memory N        a loop of N iterations of one load, one store and one branch each
  *   wide-memory N   the same with 16-byte loads and stores
+ *   random-branches N   N iterations of a branch on a pseudo-random bit (and the loop's own)
  * Static, so that little runs before main (no dynamic loader), which is where an emulator and
  * valgrind differ (they pick other CPU-specific routines). */
 #include <pthread.h>
@@ -57,7 +58,30 @@ __attribute__((noinline)) static void wide_memory_loop(unsigned long n) {
 #endif
 }
 
+/* N iterations of a branch on the top bit of a linear congruential sequence, which no predictor
+ * learns: about half of them mispredicted. */
+__attribute__((noinline)) static void random_branch_loop(unsigned long n) {
+  unsigned long x = 1;
+  const unsigned long multiplier = 6364136223846793005UL;
+  if (n == 0) return;
+#if defined(__x86_64__)
+  __asm__ volatile("1: imul %2, %1\n\tadd $1, %1\n\ttest %1, %1\n\tjns 2f\n\tnop\n2: dec %0\n\tjnz 1b"
+                   : "+r"(n), "+r"(x)
+                   : "r"(multiplier)
+                   : "cc");
+#elif defined(__aarch64__)
+  __asm__ volatile("1: mul %1, %1, %2\n\tadd %1, %1, #1\n\ttbz %1, #63, 2f\n\tnop\n2: subs %0, %0, #1\n\tb.ne 1b"
+                   : "+r"(n), "+r"(x)
+                   : "r"(multiplier)
+                   : "cc");
+#endif
+}
+
 int main(int argc, char** argv) {
+  if (argc > 2 && strcmp(argv[1], "random-branches") == 0) {
+    random_branch_loop(strtoul(argv[2], NULL, 10));
+    return 0;
+  }
   if (argc > 2 && strcmp(argv[1], "memory") == 0) {
     memory_loop(strtoul(argv[2], NULL, 10));
     return 0;

@@ -38,7 +38,7 @@ namespace {
 constexpr const char* kDefaultEvents =
     "task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,branch-misses";
 // What the emulated CPU counts.
-constexpr const char* kDefaultEmulatedEvents = "instructions,branches";
+constexpr const char* kDefaultEmulatedEvents = "instructions,branches,branch-misses";
 // Without -I, the counters are read this often: each read is a slice of a multiplexed count's rate.
 constexpr long kSliceMs = 100;
 constexpr const char* kSynopsis = "perfmon stat [<options>] [--] [<command> [<args>]]";
