@@ -791,7 +791,9 @@ static void test_notifications_block_the_thread(void) {
     }
     const long calls = atomic_load(&running_calls);
     usleep(20000);
-    blocked += waiting && atomic_load(&running_calls) == calls && calls >= calls_before + 100;
+    /* 99: the block can come on the return from the 100th call, before the thread counts it (the
+     * overflow thread ran while the worker waited for its CPU on a loaded machine). */
+    blocked += waiting && atomic_load(&running_calls) == calls && calls >= calls_before + 99;
     calls_before = calls;
     CHECK(pfm_restart(fd) == 0);
   }
