@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "counters_abi.h"
+#include "program_file.h"
 #include "qemu_plugin_api.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -285,7 +286,6 @@ static void thread_started(qemu_plugin_id_t id, unsigned int vcpu_index) {
   add(&counters->threads, 1);
 }
 
-/* A forked QEMU is another process of the command, its forking thread the first of its threads. */
 static void thread_ended(qemu_plugin_id_t id, unsigned int vcpu_index) {
   (void)id;
   free_slot(vcpu_index);
@@ -296,7 +296,8 @@ static void thread_ended(qemu_plugin_id_t id, unsigned int vcpu_index) {
   }
 }
 
-/* The slots belong to the parent's threads, which go on counting in them: the child's thread
+/* A forked QEMU is another process of the command, its forking thread the first of its threads.
+ * The slots belong to the parent's threads, which go on counting in them: the child's thread
  * claims one of its own. */
 static void forked_child(void) {
   memset(slot_of_vcpu, 0, sizeof slot_of_vcpu);
@@ -325,40 +326,7 @@ static void note_not_followed(const char* path, const char* why) {
 
 /* Is the file an ELF executable of the guest's architecture? */
 static int runs_under_this_qemu(const char* path) {
-  Elf64_Ehdr header;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  ssize_t n = pread(fd, &header, sizeof header, 0);
-  close(fd);
-  return n == (ssize_t)sizeof header && memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
-         header.e_ident[EI_CLASS] == ELFCLASS64 && header.e_machine == guest_machine;
-}
-
-/* A script's interpreter and its optional argument, as the kernel reads "#!": NULL if the file is
- * not a script. `line` holds them. */
-static const char* script_interpreter(const char* path, char* line, size_t size, const char** argument) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  ssize_t n = read(fd, line, size - 1);
-  close(fd);
-  if (n < 3 || line[0] != '#' || line[1] != '!') return NULL;
-  line[n] = '\0';
-  char* end = strchr(line, '\n');
-  if (end == NULL) return NULL;
-  *end = '\0';
-  char* interpreter = line + 2;
-  while (*interpreter == ' ' || *interpreter == '\t') ++interpreter;
-  char* cursor = interpreter;
-  while (*cursor != '\0' && *cursor != ' ' && *cursor != '\t') ++cursor;
-  *argument = NULL;
-  if (*cursor != '\0') {
-    *cursor++ = '\0';
-    while (*cursor == ' ' || *cursor == '\t') ++cursor;
-    char* last = cursor + strlen(cursor);
-    while (last > cursor && (last[-1] == ' ' || last[-1] == '\t')) *--last = '\0';
-    if (*cursor != '\0') *argument = cursor;
-  }
-  return *interpreter != '\0' ? interpreter : NULL;
+  return perfmon_elf_machine(path) == guest_machine;
 }
 
 static size_t count_words(char** words) {
@@ -378,7 +346,7 @@ static void follow_exec(const char* path, char** argv, char** envp) {
   const char* interpreter_argument = NULL;
   const char* interpreter = NULL;
   if (!runs_under_this_qemu(path)) {
-    interpreter = script_interpreter(path, line, sizeof line, &interpreter_argument);
+    interpreter = perfmon_script_interpreter(path, line, sizeof line, &interpreter_argument);
     if (interpreter == NULL || !runs_under_this_qemu(interpreter)) {
       note_not_followed(path, interpreter == NULL ? "not a program of the emulated architecture"
                                                   : "its interpreter is not a program of the emulated architecture");

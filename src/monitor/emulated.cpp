@@ -2,7 +2,6 @@
 
 #include <dlfcn.h>
 #include <elf.h>
-#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -18,6 +17,7 @@
 
 #include "counters_abi.h"
 #include "perfmon/error.hpp"
+#include "program_file.h"
 
 namespace perfmon {
 
@@ -55,41 +55,14 @@ std::optional<std::string> find_program(const std::string& name) {
   return std::nullopt;
 }
 
-// The ELF machine of a 64-bit program, 0 if the file is not one.
-std::uint16_t elf_machine(const std::string& path) {
-  Elf64_Ehdr header;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  const ssize_t got = ::pread(fd, &header, sizeof header, 0);
-  ::close(fd);
-  if (got != static_cast<ssize_t>(sizeof header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
-      header.e_ident[EI_CLASS] != ELFCLASS64)
-    return 0;
-  return header.e_machine;
-}
-
 // "#!INTERPRETER [ARGUMENT]" of a script, as the kernel reads it; empty if the file is not one.
 std::vector<std::string> script_interpreter(const std::string& path) {
   char line[256];
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
-  const ssize_t got = ::read(fd, line, sizeof line - 1);
-  ::close(fd);
-  if (got < 3 || line[0] != '#' || line[1] != '!') return {};
-  const std::string_view text(line + 2, static_cast<std::size_t>(got - 2));
-  const std::size_t end = text.find('\n');
-  if (end == std::string_view::npos) return {};
-  std::string_view rest = text.substr(0, end);
-  auto trim = [](std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-  };
-  rest = trim(rest);
-  const std::size_t blank = rest.find_first_of(" \t");
-  std::vector<std::string> words{std::string(rest.substr(0, blank))};
-  if (blank != std::string_view::npos) words.emplace_back(trim(rest.substr(blank)));
-  if (words.front().empty()) return {};
+  const char* argument = nullptr;
+  const char* interpreter = perfmon_script_interpreter(path.c_str(), line, sizeof line, &argument);
+  if (interpreter == nullptr) return {};
+  std::vector<std::string> words{interpreter};
+  if (argument != nullptr) words.emplace_back(argument);
   return words;
 }
 
@@ -235,7 +208,7 @@ EmulatedWorkload::EmulatedWorkload(std::vector<std::string> argv, const Emulator
   // A script runs its interpreter, which must be a program QEMU can run.
   std::vector<std::string> interpreter = script_interpreter(*program);
   const std::string& binary = interpreter.empty() ? *program : interpreter.front();
-  const char* architecture = architecture_of(elf_machine(binary));
+  const char* architecture = architecture_of(perfmon_elf_machine(binary.c_str()));
   if (architecture == nullptr)
     throw Error(ErrorKind::CommandFailed,
                 "cannot run '" + name + "' on the emulated CPU: " +
