@@ -10,9 +10,9 @@
 #include <stdint.h>
 
 #define PERFMON_EMULATE_MAGIC 0x53544e554f43504dULL /* "MPCOUNTS", little-endian */
-#define PERFMON_EMULATE_VERSION 4
+#define PERFMON_EMULATE_VERSION 5
 /* Each guest thread counts in a slot it owns (slot 0, shared with atomic adds, when all are
- * taken). A slot has a cache line of its own: threads never share a line. */
+ * taken). A slot has cache lines of its own: threads never share a line. */
 #define PERFMON_EMULATE_SLOTS 256
 #define PERFMON_EMULATE_PATH_MAX 256
 
@@ -27,6 +27,21 @@ struct perfmon_emulate_slot {
   uint64_t stores;
   uint64_t owner;         /* the host thread id that counts here; 0: free. Slot 0 has none: it is shared */
   uint64_t branch_misses; /* with predict=on: conditional and indirect branches the model mispredicted */
+  /* With caches=on, the cache model's misses (docs/emulated.md): */
+  uint64_t l1d_load_misses;       /* loads that missed L1D (at most one per load) */
+  uint64_t l1d_store_misses;      /* stores that missed L1D */
+  uint64_t l1i_misses;            /* instruction fetches (one per line a block runs through) that missed L1I */
+  uint64_t ll_load_misses;        /* L1D load misses that missed the last level too */
+  uint64_t ll_store_misses;       /* L1D store misses that missed the last level too */
+  uint64_t ll_instruction_misses; /* L1I misses that missed the last level too */
+  uint64_t reserved[2];
+};
+
+/* One cache of the model: size bytes, ways per set, line bytes (a power of two). */
+struct perfmon_emulate_cache {
+  uint64_t size;
+  uint32_t ways;
+  uint32_t line;
 };
 
 struct perfmon_emulate_counters {
@@ -43,7 +58,9 @@ struct perfmon_emulate_counters {
   char target[32];                                   /* QEMU's guest architecture ("x86_64") */
   int32_t plugin_api_version;                        /* the plugin API version in use */
   int32_t reserved;
-  uint8_t padding[64 - (8 + 4 + 4 + 4 * 8 + PERFMON_EMULATE_PATH_MAX + 32 + 4 + 4) % 64];
+  /* Written by the library: the caches the model has with caches=on. */
+  struct perfmon_emulate_cache l1i, l1d, ll;
+  uint8_t padding[64 - (8 + 4 + 4 + 4 * 8 + PERFMON_EMULATE_PATH_MAX + 32 + 4 + 4 + 3 * 16) % 64];
   struct perfmon_emulate_slot slot[PERFMON_EMULATE_SLOTS];
 };
 

@@ -2,11 +2,12 @@
  * the counters file the library created (counters_abi.h). Each translated block adds its number of
  * instructions when it executes, to the slot of the guest thread that runs it.
  *
- *   qemu-x86_64 -plugin libperfmon-qemu-plugin.so,counters=FILE[,qemu=QEMU][,branches=on][,memory=on] PROGRAM ARGS...
+ *   qemu-x86_64 -plugin libperfmon-qemu-plugin.so,counters=FILE[,qemu=QEMU][,branches=on][,memory=on]
+ *       [,predict=on][,caches=on] PROGRAM ARGS...
  *
  * branches=on also counts branches by kind, decoded from the instructions as they are translated;
  * memory=on counts loads and stores, with a call per access; predict=on runs a branch predictor
- * model and counts its mispredictions.
+ * model and counts its mispredictions; caches=on runs a cache model and counts its misses.
  *
  * The whole command is counted: a process the program forks maps the same file, and with qemu=
  * an exec of a program of the same architecture (or a script whose interpreter is one) runs under
@@ -123,30 +124,135 @@ BLOCK_WITH_A_BRANCH(conditional_branches)
 BLOCK_WITH_A_BRANCH(direct_branches)
 BLOCK_WITH_A_BRANCH(indirect_branches)
 
+static int count_branches, count_memory, predict_branches, model_caches;
+
+/* The cache model (caches=on; docs/emulated.md): per guest thread, as if each ran on a core of its
+ * own, an L1 instruction cache and an L1 data cache in front of a last-level cache, each
+ * set-associative with least-recently-used replacement, of the geometry the library wrote in the
+ * counters file. An L1 miss looks the line up in the last level. */
+struct cache {
+  uint64_t* tags; /* sets x ways: line number + 1, most recently used first; 0: empty */
+  uint64_t sets;
+  uint32_t ways, line_shift;
+  int sets_are_a_power_of_two;
+  uint64_t last_tag; /* the line looked up last: the most recently used of its set */
+};
+
+struct thread_caches {
+  struct cache l1i, l1d, ll;
+};
+static struct thread_caches* caches_of_vcpu[MAX_VCPUS];
+
+static int cache_init(struct cache* cache, const struct perfmon_emulate_cache* geometry) {
+  cache->ways = geometry->ways;
+  cache->line_shift = (uint32_t)__builtin_ctzll(geometry->line);
+  cache->sets = geometry->size / ((uint64_t)geometry->ways * geometry->line);
+  cache->sets_are_a_power_of_two = (cache->sets & (cache->sets - 1)) == 0;
+  cache->tags = calloc(cache->sets * cache->ways, sizeof *cache->tags);
+  return cache->tags != NULL ? 0 : -1;
+}
+
+static const char* cache_geometry_problem(const struct perfmon_emulate_cache* geometry) {
+  if (geometry->line == 0 || (geometry->line & (geometry->line - 1)) != 0) return "its line size is not a power of two";
+  if (geometry->ways == 0) return "it has no ways";
+  const uint64_t set_bytes = (uint64_t)geometry->ways * geometry->line;
+  if (geometry->size == 0 || geometry->size % set_bytes != 0) return "its size is not a whole number of sets";
+  return NULL;
+}
+
+/* Looks the line holding `address` up, and makes it the most recently used of its set. */
+static inline int cache_missed(struct cache* cache, uint64_t address) {
+  const uint64_t line = address >> cache->line_shift;
+  const uint64_t tag = line + 1;
+  if (tag == cache->last_tag) return 0; /* most accesses: the line of the access before */
+  cache->last_tag = tag;
+  const uint64_t set = cache->sets_are_a_power_of_two ? line & (cache->sets - 1) : line % cache->sets;
+  uint64_t* way = cache->tags + set * cache->ways;
+  uint32_t k = 0;
+  while (k < cache->ways && way[k] != tag) ++k;
+  const int missed = k == cache->ways;
+  if (missed) --k; /* the least recently used line leaves */
+  for (; k > 0; --k) way[k] = way[k - 1];
+  way[0] = tag;
+  return missed;
+}
+
+static void caches_free(struct thread_caches* caches) {
+  if (caches == NULL) return;
+  free(caches->l1i.tags);
+  free(caches->l1d.tags);
+  free(caches->ll.tags);
+  free(caches);
+}
+
+/* The thread's caches, made empty at its first access; NULL when memory is short. */
+static struct thread_caches* thread_caches(unsigned int vcpu_index) {
+  if (vcpu_index >= MAX_VCPUS) return NULL;
+  struct thread_caches* caches = caches_of_vcpu[vcpu_index];
+  if (caches != NULL) return caches;
+  caches = calloc(1, sizeof *caches);
+  if (caches == NULL || cache_init(&caches->l1i, &counters->l1i) != 0 || cache_init(&caches->l1d, &counters->l1d) != 0 ||
+      cache_init(&caches->ll, &counters->ll) != 0) {
+    caches_free(caches);
+    return NULL;
+  }
+  return caches_of_vcpu[vcpu_index] = caches;
+}
+
 /* The last access of each thread: which block execution (its slot's instruction count then, which
- * every block execution raises), which instruction, which direction. QEMU 7.2 makes a 16-byte
- * access two 8-byte ones; counted once, a load or a store is an instruction's, as a PMU's
- * retired loads and stores and cachegrind count them. */
+ * every block execution raises), which instruction, which direction, and whether it missed. QEMU
+ * 7.2 makes a 16-byte access two 8-byte ones; counted once, a load or a store is an instruction's,
+ * as a PMU's retired loads and stores and cachegrind count them, and so is its miss. */
 static struct {
   uint64_t block;
   uintptr_t instruction;
   int store;
+  int l1_missed, ll_missed;
 } last_access[MAX_VCPUS];
 
+/* A data access through the thread's L1D and, on a miss, the last level: one miss at most per
+ * access, even where it spans two lines. */
+static void data_accessed(struct perfmon_emulate_slot* slot, unsigned int vcpu_index, uint64_t address, uint64_t size,
+                          int store) {
+  struct thread_caches* caches = thread_caches(vcpu_index);
+  if (caches == NULL) return;
+  const uint64_t first = address >> caches->l1d.line_shift, last = (address + size - 1) >> caches->l1d.line_shift;
+  int l1_missed = 0, ll_missed = 0;
+  for (uint64_t line = first; line <= last; ++line) {
+    const uint64_t line_address = line << caches->l1d.line_shift;
+    if (!cache_missed(&caches->l1d, line_address)) continue;
+    l1_missed = 1;
+    ll_missed |= cache_missed(&caches->ll, line_address);
+  }
+  if (l1_missed && !last_access[vcpu_index].l1_missed) {
+    last_access[vcpu_index].l1_missed = 1;
+    count(slot, store ? &slot->l1d_store_misses : &slot->l1d_load_misses, 1);
+  }
+  if (ll_missed && !last_access[vcpu_index].ll_missed) {
+    last_access[vcpu_index].ll_missed = 1;
+    count(slot, store ? &slot->ll_store_misses : &slot->ll_load_misses, 1);
+  }
+}
+
 static void memory_accessed(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t address, void* instruction) {
-  (void)address;
   struct perfmon_emulate_slot* slot = thread_slot(vcpu_index);
   const int store = qemu_plugin_mem_is_store(info);
-  if (vcpu_index < MAX_VCPUS) {
-    const uint64_t block = __atomic_load_n(&slot->instructions, __ATOMIC_RELAXED);
-    if (last_access[vcpu_index].block == block && last_access[vcpu_index].instruction == (uintptr_t)instruction &&
-        last_access[vcpu_index].store == store)
-      return; /* the second half of a split access */
+  if (vcpu_index >= MAX_VCPUS) {
+    count(slot, store ? &slot->stores : &slot->loads, 1);
+    return;
+  }
+  const uint64_t block = __atomic_load_n(&slot->instructions, __ATOMIC_RELAXED);
+  const int second_half = last_access[vcpu_index].block == block &&
+                          last_access[vcpu_index].instruction == (uintptr_t)instruction &&
+                          last_access[vcpu_index].store == store;
+  if (!second_half) {
     last_access[vcpu_index].block = block;
     last_access[vcpu_index].instruction = (uintptr_t)instruction;
     last_access[vcpu_index].store = store;
+    last_access[vcpu_index].l1_missed = last_access[vcpu_index].ll_missed = 0;
+    count(slot, store ? &slot->stores : &slot->loads, 1);
   }
-  count(slot, store ? &slot->stores : &slot->loads, 1);
+  if (model_caches) data_accessed(slot, vcpu_index, address, 1ULL << qemu_plugin_mem_size_shift(info), store);
 }
 
 enum branch_kind { NOT_A_BRANCH, CONDITIONAL, DIRECT, INDIRECT };
@@ -183,8 +289,6 @@ static enum branch_kind aarch64_branch(const uint8_t* code, size_t size) {
   return NOT_A_BRANCH;
 }
 
-static int count_branches, count_memory, predict_branches;
-
 /* The branch predictor (predict=on; docs/emulated.md): per guest thread, a gshare predictor for
  * conditional branches (16,384 two-bit counters indexed by the branch's address XOR the last 14
  * outcomes) and a branch target buffer for indirect ones (1,024 entries of the last target, by the
@@ -202,13 +306,17 @@ struct predictor {
 };
 static struct predictor* predictor_of_vcpu[MAX_VCPUS];
 
-/* What a block is, for the predictor: made once per translation and kept (QEMU does not say when it
+/* What a block is, for the models: made once per translation and kept (QEMU does not say when it
  * drops a translation). */
 struct block {
   uint64_t address;
   uint64_t instructions;
   enum branch_kind kind;
   uint64_t branch_address, fallthrough;
+  /* With caches=on, the L1I lines its instructions are in, in order: an instruction in the line of
+   * the one before it is fetched from the line just used, which is a hit and changes nothing. */
+  uint64_t fetches;
+  uint64_t fetch_address[];
 };
 
 /* True when the pending branch, whose outcome is that the thread went on at `next`, was
@@ -232,7 +340,7 @@ static int mispredicted(struct predictor* p, uint64_t next) {
   return 0;
 }
 
-static void block_with_prediction_executed(unsigned int vcpu_index, void* data) {
+static void block_modelled_executed(unsigned int vcpu_index, void* data) {
   const struct block* block = data;
   struct perfmon_emulate_slot* slot = thread_slot(vcpu_index);
   count(slot, &slot->instructions, block->instructions);
@@ -241,11 +349,41 @@ static void block_with_prediction_executed(unsigned int vcpu_index, void* data) 
   if (block->kind == INDIRECT) count(slot, &slot->indirect_branches, 1);
   if (vcpu_index >= MAX_VCPUS) return;
   struct predictor* p = predictor_of_vcpu[vcpu_index];
-  if (p == NULL && (p = predictor_of_vcpu[vcpu_index] = calloc(1, sizeof *p)) == NULL) return;
-  if (mispredicted(p, block->address)) count(slot, &slot->branch_misses, 1);
-  p->pending = block->kind;
-  p->pending_address = block->branch_address;
-  p->pending_fallthrough = block->fallthrough;
+  if (predict_branches && (p != NULL || (p = predictor_of_vcpu[vcpu_index] = calloc(1, sizeof *p)) != NULL)) {
+    if (mispredicted(p, block->address)) count(slot, &slot->branch_misses, 1);
+    p->pending = block->kind;
+    p->pending_address = block->branch_address;
+    p->pending_fallthrough = block->fallthrough;
+  }
+  struct thread_caches* caches = block->fetches != 0 ? thread_caches(vcpu_index) : NULL;
+  for (uint64_t k = 0; caches != NULL && k < block->fetches; ++k)
+    if (cache_missed(&caches->l1i, block->fetch_address[k])) {
+      count(slot, &slot->l1i_misses, 1);
+      if (cache_missed(&caches->ll, block->fetch_address[k])) count(slot, &slot->ll_instruction_misses, 1);
+    }
+}
+
+/* The block's record for the models, with the L1I lines its instructions are in. */
+static struct block* new_block(struct qemu_plugin_tb* tb, size_t instructions) {
+  const uint64_t line = model_caches ? counters->l1i.line : 0;
+  size_t lines = 0;
+  for (size_t k = 0; line != 0 && k < instructions; ++k) {
+    const struct qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, k);
+    const uint64_t first = qemu_plugin_insn_vaddr(insn) / line;
+    lines += (qemu_plugin_insn_vaddr(insn) + qemu_plugin_insn_size(insn) - 1) / line - first + 1;
+  }
+  struct block* block = calloc(1, sizeof *block + lines * sizeof block->fetch_address[0]);
+  if (block == NULL) return NULL;
+  block->address = qemu_plugin_tb_vaddr(tb);
+  block->instructions = instructions;
+  for (size_t k = 0; line != 0 && k < instructions; ++k) {
+    const struct qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, k);
+    const uint64_t start = qemu_plugin_insn_vaddr(insn);
+    for (uint64_t at = start / line; at <= (start + qemu_plugin_insn_size(insn) - 1) / line; ++at)
+      if (block->fetches == 0 || block->fetch_address[block->fetches - 1] != at * line)
+        block->fetch_address[block->fetches++] = at * line;
+  }
+  return block;
 }
 
 static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb* tb) {
@@ -256,7 +394,7 @@ static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb* tb) {
       qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, k), memory_accessed, QEMU_PLUGIN_CB_NO_REGS,
                                        QEMU_PLUGIN_MEM_RW, (void*)(uintptr_t)(k + 1));
   qemu_plugin_vcpu_udata_cb_t executed = block_executed;
-  struct block* block = predict_branches ? calloc(1, sizeof *block) : NULL;
+  struct block* block = predict_branches || model_caches ? new_block(tb, instructions) : NULL;
   for (size_t k = 0; count_branches && k < instructions; ++k) {
     const struct qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, k);
     const uint8_t* code = qemu_plugin_insn_data(insn);
@@ -271,13 +409,10 @@ static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb* tb) {
       block->fallthrough = block->branch_address + size;
     }
   }
-  if (block != NULL) {
-    block->address = qemu_plugin_tb_vaddr(tb);
-    block->instructions = instructions;
-    qemu_plugin_register_vcpu_tb_exec_cb(tb, block_with_prediction_executed, QEMU_PLUGIN_CB_NO_REGS, block);
-    return;
-  }
-  qemu_plugin_register_vcpu_tb_exec_cb(tb, executed, QEMU_PLUGIN_CB_NO_REGS, (void*)(uintptr_t)instructions);
+  if (block != NULL)
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, block_modelled_executed, QEMU_PLUGIN_CB_NO_REGS, block);
+  else
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, executed, QEMU_PLUGIN_CB_NO_REGS, (void*)(uintptr_t)instructions);
 }
 
 static void thread_started(qemu_plugin_id_t id, unsigned int vcpu_index) {
@@ -289,10 +424,12 @@ static void thread_started(qemu_plugin_id_t id, unsigned int vcpu_index) {
 static void thread_ended(qemu_plugin_id_t id, unsigned int vcpu_index) {
   (void)id;
   free_slot(vcpu_index);
-  /* A later thread may take this vCPU index: it starts with a predictor of its own. */
+  /* A later thread may take this vCPU index: it starts with a predictor and caches of its own. */
   if (vcpu_index < MAX_VCPUS) {
     free(predictor_of_vcpu[vcpu_index]);
     predictor_of_vcpu[vcpu_index] = NULL;
+    caches_free(caches_of_vcpu[vcpu_index]);
+    caches_of_vcpu[vcpu_index] = NULL;
   }
 }
 
@@ -461,7 +598,17 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int
   count_branches = argument_is_on(argc, argv, "branches");
   count_memory = argument_is_on(argc, argv, "memory");
   predict_branches = argument_is_on(argc, argv, "predict");
+  model_caches = argument_is_on(argc, argv, "caches");
   count_branches |= predict_branches;
+  count_memory |= model_caches;
+  const struct perfmon_emulate_cache* geometries[] = {&counters->l1i, &counters->l1d, &counters->ll};
+  static const char* const cache_names[] = {"L1I", "L1D", "LL"};
+  for (int k = 0; k < 3 && model_caches; ++k)
+    if (cache_geometry_problem(geometries[k]) != NULL) {
+      fprintf(stderr, "perfmon's QEMU plugin cannot model the %s cache of the counters file: %s.\n", cache_names[k],
+              cache_geometry_problem(geometries[k]));
+      return -1;
+    }
   if (strcmp(info->target_name, "x86_64") == 0) {
     guest_machine = EM_X86_64, execve_number = 59, execveat_number = 322;
   } else if (strcmp(info->target_name, "aarch64") == 0) {
@@ -480,9 +627,9 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int
   else if (!guest_addresses_are_host)
     not_following_reason = "QEMU placed guest memory away from host addresses";
   else if (qemu != NULL && dladdr(&qemu_plugin_version, &self) != 0 && self.dli_fname != NULL &&
-           asprintf(&plugin_argument, "%s,counters=%s,qemu=%s,branches=%s,memory=%s,predict=%s", self.dli_fname,
-                    counters_path, qemu, count_branches ? "on" : "off", count_memory ? "on" : "off",
-                    predict_branches ? "on" : "off") >= 0) {
+           asprintf(&plugin_argument, "%s,counters=%s,qemu=%s,branches=%s,memory=%s,predict=%s,caches=%s",
+                    self.dli_fname, counters_path, qemu, count_branches ? "on" : "off", count_memory ? "on" : "off",
+                    predict_branches ? "on" : "off", model_caches ? "on" : "off") >= 0) {
     qemu_path = strdup(qemu);
     not_following_reason = qemu_path != NULL ? NULL : "out of memory";
   }

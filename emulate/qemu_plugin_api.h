@@ -58,6 +58,7 @@ uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb* tb);
 void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn* insn, qemu_plugin_vcpu_mem_cb_t cb,
                                       enum qemu_plugin_cb_flags flags, enum qemu_plugin_mem_rw rw, void* userdata);
 bool qemu_plugin_mem_is_store(qemu_plugin_meminfo_t info);
+unsigned int qemu_plugin_mem_size_shift(qemu_plugin_meminfo_t info);
 void qemu_plugin_register_vcpu_init_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_simple_cb_t cb);
 void qemu_plugin_register_vcpu_exit_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_simple_cb_t cb);
 void qemu_plugin_register_vcpu_syscall_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_syscall_cb_t cb);

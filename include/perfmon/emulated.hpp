@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "perfmon/cache_geometry.hpp"
 #include "perfmon/counter.hpp"
 #include "perfmon/event.hpp"
 #include "perfmon/workload.hpp"
@@ -38,6 +39,12 @@ struct EmulatorOptions {
   bool memory_accesses = false;
   // Run the branch predictor model and count its mispredictions (implies branches).
   bool branch_prediction = false;
+  // Run the cache model (L1I, L1D, LL; per thread, LRU) and count its misses (implies
+  // memory_accesses: a call per access).
+  bool caches = false;
+  // The model's caches: a level left empty (size 0) is the host's (host_cache_hierarchy()).
+  // EmulatedWorkload::options() has them all, with their source.
+  CacheHierarchy cache_hierarchy;
 
   // These options with what the events need turned on.
   EmulatorOptions enabled_for(const std::vector<EventGroup>& groups) const;
@@ -52,7 +59,13 @@ struct EmulatedCounts {
   std::uint64_t loads = 0;
   std::uint64_t stores = 0;
   std::uint64_t branch_misses = 0;  // conditional and indirect branches the predictor model missed
+  // The cache model's misses: an L1 miss looks the line up in the LL.
+  std::uint64_t l1d_load_misses = 0, l1d_store_misses = 0;  // loads and stores that missed L1D
+  std::uint64_t l1i_misses = 0;                              // instruction fetches (per line) that missed L1I
+  std::uint64_t ll_load_misses = 0, ll_store_misses = 0, ll_instruction_misses = 0;  // of those, LL misses too
   std::uint64_t branches() const { return conditional_branches + direct_branches + indirect_branches; }
+  std::uint64_t ll_accesses() const { return l1d_load_misses + l1d_store_misses + l1i_misses; }
+  std::uint64_t ll_misses() const { return ll_load_misses + ll_store_misses + ll_instruction_misses; }
   std::uint64_t processes = 0;           // QEMU processes: the command's own, forked and exec'd ones
   std::uint64_t threads = 0;             // guest threads, each process's first included
   std::uint64_t execs_followed = 0;      // execs run under QEMU again
@@ -101,7 +114,10 @@ class EmulatedWorkload {
 
 // Events counted on an emulated CPU: which of them it can give, and their values: `instructions`,
 // `branches` (all kinds), `branch-misses` (the predictor model's), `L1-dcache-loads` and
-// `L1-dcache-stores` (every load and store), each with or without `:u` (all of it is user mode),
+// `L1-dcache-stores` (every load and store); from the cache model `L1-dcache-load-misses`,
+// `L1-dcache-store-misses`, `L1-icache-load-misses`, `LLC-loads` and `LLC-stores` (the L1D misses
+// that look in the LL), `LLC-load-misses`, `LLC-store-misses`, `cache-references` (every LL
+// lookup) and `cache-misses` (every LL miss). Each with or without `:u` (all of it is user mode),
 // all but instructions only if the workload's options count them.
 class EmulatedSession {
  public:
@@ -123,7 +139,21 @@ class EmulatedSession {
   const EmulatedWorkload& workload_;
   std::vector<Event> events_;
   std::vector<std::string> reasons_;
-  enum class Source { None, Instructions, Branches, BranchMisses, Loads, Stores };
+  enum class Source {
+    None,
+    Instructions,
+    Branches,
+    BranchMisses,
+    Loads,
+    Stores,
+    L1dLoadMisses,
+    L1dStoreMisses,
+    L1iMisses,
+    LlLoadMisses,
+    LlStoreMisses,
+    LlAccesses,
+    LlMisses
+  };
   std::vector<Source> sources_;  // where each event's value comes from
   std::vector<CounterValue> values_;
   EmulatedCounts counts_;

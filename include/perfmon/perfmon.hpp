@@ -2,8 +2,10 @@
 #pragma once
 
 #include "perfmon/address_space.hpp"       // AddressSpaces: a recording's commands and mappings
+#include "perfmon/cache_geometry.hpp"      // CacheGeometry: a machine's caches (sysfs, CPUID)
 #include "perfmon/catalog.hpp"             // EventCatalog: event strings -> events and groups; listings
 #include "perfmon/counter.hpp"             // CounterValue: raw, enabled, running; scaled()
+#include "perfmon/emulated.hpp"            // EmulatedWorkload: counts without a PMU on QEMU's emulated CPU
 #include "perfmon/encoding.hpp"            // an event's hardware encodings, and back from a PERFEVTSEL value
 #include "perfmon/error.hpp"               // Error: kind, errno, one sentence
 #include "perfmon/estimate.hpp"            // SliceStatistics: a multiplexed count and its standard error

@@ -253,6 +253,11 @@ std::vector<std::string> stat_footnotes(const EmulatedSession& session) {
     notes.push_back("(emulated): branches by kind: " + std::to_string(counts.conditional_branches) + " conditional, " +
                     std::to_string(counts.direct_branches) + " direct, " + std::to_string(counts.indirect_branches) +
                     " indirect (returns included).");
+  if (const EmulatorOptions& options = workload.options(); options.caches) {
+    const CacheHierarchy& caches = options.cache_hierarchy;
+    notes.push_back("(emulated): cache model (LRU, one per thread): L1I " + caches.l1i.describe() + "; L1D " +
+                    caches.l1d.describe() + "; LL " + caches.ll.describe() + " (" + caches.source + ").");
+  }
   if (counts.execs_not_followed > 0)
     notes.push_back("warning: " + count(counts.execs_not_followed, "exec", "execs") +
                     " of the command ran natively, uncounted; the first: " + workload.first_exec_not_followed() + ".");

@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <tuple>
+#include <utility>
 
 #include "counters_abi.h"
 #include "perfmon/error.hpp"
@@ -120,6 +122,32 @@ std::string missing_plugin_sentence(const std::string& tried) {
          ") is not installed beside the library: reinstall perfmon, or set PERFMON_QEMU_PLUGIN to its path.";
 }
 
+// The model's caches: those given, checked, and the host's for the others.
+CacheHierarchy complete_hierarchy(const CacheHierarchy& given) {
+  CacheHierarchy host;
+  bool asked_host = false;
+  CacheHierarchy complete = given;
+  std::vector<std::string> named;
+  for (auto [cache, host_cache, name] : {std::tuple{&complete.l1i, &host.l1i, "L1I"},
+                                         std::tuple{&complete.l1d, &host.l1d, "L1D"}, std::tuple{&complete.ll, &host.ll, "LL"}}) {
+    if (cache->size != 0) {
+      if (const std::string problem = cache->problem(); !problem.empty())
+        throw Error(ErrorKind::InvalidArgument,
+                    std::string("the emulated CPU cannot model the ") + name + " cache " + cache->describe() + ": " +
+                        problem + ".");
+      named.emplace_back(name);
+      continue;
+    }
+    if (!asked_host) host = host_cache_hierarchy(), asked_host = true;
+    *cache = *host_cache;
+  }
+  if (!given.source.empty()) return complete;
+  std::string given_text;
+  for (const std::string& name : named) given_text += (given_text.empty() ? "" : ", ") + name;
+  complete.source = !asked_host ? "given" : given_text.empty() ? host.source : host.source + "; " + given_text + " given";
+  return complete;
+}
+
 }  // namespace
 
 EmulatorInfo emulator_info() {
@@ -160,7 +188,7 @@ struct EmulatedWorkload::Counters {
   perfmon_emulate_counters* mapping = nullptr;
   std::string path;
 
-  Counters() {
+  explicit Counters(const CacheHierarchy& caches) {
     fd = ::memfd_create("perfmon-emulated-counters", MFD_CLOEXEC);
     if (fd < 0 || ::ftruncate(fd, sizeof(perfmon_emulate_counters)) != 0) {
       const int err = errno;
@@ -179,6 +207,9 @@ struct EmulatedWorkload::Counters {
     mapping->magic = PERFMON_EMULATE_MAGIC;
     mapping->version = PERFMON_EMULATE_VERSION;
     mapping->slots = PERFMON_EMULATE_SLOTS;
+    for (auto [to, from] : {std::pair{&mapping->l1i, &caches.l1i}, std::pair{&mapping->l1d, &caches.l1d},
+                            std::pair{&mapping->ll, &caches.ll}})
+      *to = perfmon_emulate_cache{from->size, from->associativity, from->line_size};
     path = "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd);
   }
   ~Counters() {
@@ -226,12 +257,14 @@ EmulatedWorkload::EmulatedWorkload(std::vector<std::string> argv, const Emulator
   if (plugin.empty() || !is_file(plugin, R_OK))
     throw Error(ErrorKind::Unsupported, missing_plugin_sentence(plugin), ENOENT);
 
-  counters_ = std::make_unique<Counters>();
+  if (options_.caches) options_.cache_hierarchy = complete_hierarchy(options_.cache_hierarchy);
+  counters_ = std::make_unique<Counters>(options_.cache_hierarchy);
   std::string plugin_argument = plugin + ",counters=" + counters_->path;
   if (options.follow_exec) plugin_argument += ",qemu=" + qemu_;
   if (options.branches) plugin_argument += ",branches=on";
   if (options.memory_accesses) plugin_argument += ",memory=on";
   if (options.branch_prediction) plugin_argument += ",predict=on";
+  if (options.caches) plugin_argument += ",caches=on";
   std::vector<std::string> command{qemu_, "-plugin", plugin_argument};
   if (interpreter.empty()) {
     command.insert(command.end(), {"-0", name, *program});
@@ -278,6 +311,12 @@ EmulatedCounts EmulatedWorkload::read() const noexcept {
     counts.loads += Counters::load(slot.loads);
     counts.stores += Counters::load(slot.stores);
     counts.branch_misses += Counters::load(slot.branch_misses);
+    counts.l1d_load_misses += Counters::load(slot.l1d_load_misses);
+    counts.l1d_store_misses += Counters::load(slot.l1d_store_misses);
+    counts.l1i_misses += Counters::load(slot.l1i_misses);
+    counts.ll_load_misses += Counters::load(slot.ll_load_misses);
+    counts.ll_store_misses += Counters::load(slot.ll_store_misses);
+    counts.ll_instruction_misses += Counters::load(slot.ll_instruction_misses);
   }
   // A followed exec starts a QEMU, which counts itself as a process and its thread: the same
   // process and thread as before the exec.
@@ -302,7 +341,13 @@ EmulatorOptions EmulatorOptions::enabled_for(const std::vector<EventGroup>& grou
       const std::uint64_t config = event.attr.config & 0xffffffff;
       options.branches |= type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
       options.branch_prediction |= type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_BRANCH_MISSES;
-      options.memory_accesses |= type == PERF_TYPE_HW_CACHE;
+      const bool cache_event = type == PERF_TYPE_HW_CACHE;
+      const bool miss = cache_event && ((config >> 16) & 0xff) == PERF_COUNT_HW_CACHE_RESULT_MISS;
+      const bool last_level = cache_event && (config & 0xff) == PERF_COUNT_HW_CACHE_LL;
+      options.memory_accesses |= cache_event;
+      options.caches |= miss || last_level ||
+                        (type == PERF_TYPE_HARDWARE &&
+                         (config == PERF_COUNT_HW_CACHE_REFERENCES || config == PERF_COUNT_HW_CACHE_MISSES));
     }
   return options;
 }
@@ -317,6 +362,51 @@ constexpr std::uint64_t cache_config(perf_hw_cache_id cache, perf_hw_cache_op_id
 
 EmulatedSession::EmulatedSession(const std::vector<EventGroup>& groups, const EmulatedWorkload& workload)
     : workload_(workload) {
+  // What the emulated CPU can count, and the option that must be on for it.
+  struct EmulatedEvent {
+    std::uint32_t type;
+    std::uint64_t config;
+    Source source;
+    bool EmulatorOptions::*needs;
+    const char* what;  // what the option runs, for the reason an event is not counted
+  };
+  const EmulatedEvent kEvents[] = {
+      {PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, Source::Instructions, nullptr, ""},
+      {PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, Source::Branches, &EmulatorOptions::branches,
+       "counting branches"},
+      {PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, Source::BranchMisses, &EmulatorOptions::branch_prediction,
+       "its branch predictor model"},
+      {PERF_TYPE_HW_CACHE,
+       cache_config(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_ACCESS),
+       Source::Loads, &EmulatorOptions::memory_accesses, "counting memory accesses"},
+      {PERF_TYPE_HW_CACHE,
+       cache_config(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_WRITE, PERF_COUNT_HW_CACHE_RESULT_ACCESS),
+       Source::Stores, &EmulatorOptions::memory_accesses, "counting memory accesses"},
+      {PERF_TYPE_HW_CACHE,
+       cache_config(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS),
+       Source::L1dLoadMisses, &EmulatorOptions::caches, "its cache model"},
+      {PERF_TYPE_HW_CACHE,
+       cache_config(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_WRITE, PERF_COUNT_HW_CACHE_RESULT_MISS),
+       Source::L1dStoreMisses, &EmulatorOptions::caches, "its cache model"},
+      {PERF_TYPE_HW_CACHE,
+       cache_config(PERF_COUNT_HW_CACHE_L1I, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS),
+       Source::L1iMisses, &EmulatorOptions::caches, "its cache model"},
+      {PERF_TYPE_HW_CACHE,
+       cache_config(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_ACCESS),
+       Source::L1dLoadMisses, &EmulatorOptions::caches, "its cache model"},
+      {PERF_TYPE_HW_CACHE,
+       cache_config(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS),
+       Source::LlLoadMisses, &EmulatorOptions::caches, "its cache model"},
+      {PERF_TYPE_HW_CACHE,
+       cache_config(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_WRITE, PERF_COUNT_HW_CACHE_RESULT_ACCESS),
+       Source::L1dStoreMisses, &EmulatorOptions::caches, "its cache model"},
+      {PERF_TYPE_HW_CACHE,
+       cache_config(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_WRITE, PERF_COUNT_HW_CACHE_RESULT_MISS),
+       Source::LlStoreMisses, &EmulatorOptions::caches, "its cache model"},
+      {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, Source::LlAccesses, &EmulatorOptions::caches,
+       "its cache model"},
+      {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, Source::LlMisses, &EmulatorOptions::caches, "its cache model"},
+  };
   const EmulatorOptions& options = workload.options();
   for (const EventGroup& group : groups)
     for (const Event& event : group.events) {
@@ -325,28 +415,14 @@ EmulatedSession::EmulatedSession(const std::vector<EventGroup>& groups, const Em
       const std::uint64_t config = attr.config & 0xffffffff;  // without a hybrid PMU's type
       Source source = Source::None;
       std::string reason =
-          "the emulated CPU counts instructions, branches, branch-misses, L1-dcache-loads and L1-dcache-stores "
-          "(docs/emulated.md)";
-      if (attr.type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_INSTRUCTIONS) source = Source::Instructions;
-      if (attr.type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_BRANCH_INSTRUCTIONS) {
-        source = options.branches ? Source::Branches : Source::None;
-        if (!options.branches) reason = "the emulated CPU was started without counting branches (EmulatorOptions)";
-      }
-      if (attr.type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_BRANCH_MISSES) {
-        source = options.branch_prediction ? Source::BranchMisses : Source::None;
-        if (!options.branch_prediction)
-          reason = "the emulated CPU was started without its branch predictor model (EmulatorOptions)";
-      }
-      if (attr.type == PERF_TYPE_HW_CACHE &&
-          (config ==
-               cache_config(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_ACCESS) ||
-           config == cache_config(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_WRITE,
-                                  PERF_COUNT_HW_CACHE_RESULT_ACCESS))) {
-        const bool loads = config == cache_config(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
-                                                  PERF_COUNT_HW_CACHE_RESULT_ACCESS);
-        source = !options.memory_accesses ? Source::None : loads ? Source::Loads : Source::Stores;
-        if (!options.memory_accesses)
-          reason = "the emulated CPU was started without counting memory accesses (EmulatorOptions)";
+          "the emulated CPU counts instructions, branches, branch-misses, L1-dcache-loads, L1-dcache-stores and "
+          "the cache model's misses (docs/emulated.md)";
+      for (const EmulatedEvent& known : kEvents) {
+        if (known.type != attr.type || known.config != config) continue;
+        if (known.needs == nullptr || options.*known.needs)
+          source = known.source;
+        else
+          reason = std::string("the emulated CPU was started without ") + known.what + " (EmulatorOptions)";
       }
       if (source != Source::None && attr.exclude_user) {
         source = Source::None;
@@ -380,6 +456,27 @@ void EmulatedSession::read(std::uint64_t elapsed_ns) noexcept {
         break;
       case Source::Stores:
         count = counts_.stores;
+        break;
+      case Source::L1dLoadMisses:
+        count = counts_.l1d_load_misses;
+        break;
+      case Source::L1dStoreMisses:
+        count = counts_.l1d_store_misses;
+        break;
+      case Source::L1iMisses:
+        count = counts_.l1i_misses;
+        break;
+      case Source::LlLoadMisses:
+        count = counts_.ll_load_misses;
+        break;
+      case Source::LlStoreMisses:
+        count = counts_.ll_store_misses;
+        break;
+      case Source::LlAccesses:
+        count = counts_.ll_accesses();
+        break;
+      case Source::LlMisses:
+        count = counts_.ll_misses();
         break;
     }
     values_[i] = CounterValue{count, elapsed_ns, elapsed_ns, 0};

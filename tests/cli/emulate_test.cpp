@@ -53,8 +53,10 @@ Result emulated_stat(std::vector<std::string> args) {
 
 // The CSV value of `event` in `perfmon stat --emulate -x, -e event -- command`; its row must end in
 // the "emulated" field.
-long long emulated_count(const std::vector<std::string>& command, const std::string& event = "instructions") {
-  std::vector<std::string> args{"-x,", "-e", event, "--"};
+long long emulated_count(const std::vector<std::string>& command, const std::string& event = "instructions",
+                         const std::vector<std::string>& options = {}) {
+  std::vector<std::string> args = options;
+  args.insert(args.end(), {"-x,", "-e", event, "--"});
   args.insert(args.end(), command.begin(), command.end());
   Result r = emulated_stat(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -120,6 +122,64 @@ TEST(EmulatedStat, CountsLoadsAndStoresExactly) {
       const long long two = emulated_count({EMULATED_LOOP, mode, loop(2'000'000)}, event);
       EXPECT_EQ(two - one, 1'000'000) << mode << " " << event;
     }
+}
+
+// The cache model, with caches given as cachegrind takes them: a 32 KiB 8-way L1D and a 1 MiB
+// 16-way LL of 64-byte lines. Each pass of strided-loads loads once from every line of its array.
+long long cache_count(const std::string& array_bytes, long passes, const std::string& event) {
+  return emulated_count({EMULATED_LOOP, "strided-loads", array_bytes, loop(passes)}, event,
+                        {"--D1=32768,8,64", "--LL=1048576,16,64"});
+}
+
+TEST(EmulatedStat, CacheModelMissesEachLineOfAnArrayLargerThanItsCache) {
+  REQUIRE_QEMU();
+  // 256 KiB, 4,096 lines: larger than L1D, whose LRU sets the passes run through, so every load of
+  // every pass misses it; smaller than the LL, where the lines stay after the first pass.
+  for (const char* event : {"L1-dcache-load-misses", "LLC-loads"}) {
+    const long long one = cache_count("262144", 1, event);
+    EXPECT_EQ(cache_count("262144", 2, event) - one, 4'096) << event;
+    EXPECT_EQ(cache_count("262144", 3, event) - one, 2 * 4'096) << event;
+  }
+  EXPECT_EQ(cache_count("262144", 3, "LLC-load-misses"), cache_count("262144", 1, "LLC-load-misses"));
+  // 2 MiB, 32,768 lines: larger than the LL too.
+  const long long one = cache_count("2097152", 1, "LLC-load-misses");
+  EXPECT_EQ(cache_count("2097152", 2, "LLC-load-misses") - one, 32'768);
+  // 16 KiB fits in L1D: later passes hit.
+  EXPECT_EQ(cache_count("16384", 3, "L1-dcache-load-misses"), cache_count("16384", 1, "L1-dcache-load-misses"));
+}
+
+TEST(EmulatedStat, CacheModelSaysWhichCachesItModels) {
+  REQUIRE_QEMU();
+  Result given = emulated_stat({"--I1=16K,4,64", "--D1=32768,8,64", "--LL=1048576,16,64", "-e",
+                                "cache-references,cache-misses,L1-icache-load-misses", "--", EMULATED_LOOP, "1000"});
+  ASSERT_EQ(given.exit_code, 0) << given.err;
+  EXPECT_NE(given.err.find("cache model (LRU, one per thread): L1I 16 KiB, 4-way, 64-byte lines; L1D 32 KiB, 8-way, "
+                           "64-byte lines; LL 1 MiB, 16-way, 64-byte lines (given)"),
+            std::string::npos)
+      << given.err;
+  EXPECT_EQ(given.err.find("not supported"), std::string::npos) << given.err;
+  // The host's caches where none are given, and where they come from.
+  Result host = emulated_stat({"-e", "L1-dcache-load-misses", "--", EMULATED_LOOP, "1000"});
+  ASSERT_EQ(host.exit_code, 0) << host.err;
+  EXPECT_NE(host.err.find("cache model (LRU, one per thread): L1I "), std::string::npos) << host.err;
+  EXPECT_TRUE(host.err.find("(sysfs") != std::string::npos || host.err.find("(CPUID") != std::string::npos ||
+              host.err.find("(defaults") != std::string::npos)
+      << host.err;
+  // The events that need no model do not run it.
+  Result without = emulated_stat({"--", EMULATED_LOOP, "1000"});
+  EXPECT_EQ(without.err.find("cache model"), std::string::npos) << without.err;
+
+  Result odd = emulated_stat({"--D1=32768,7,64", "--", EMULATED_LOOP, "1"});
+  EXPECT_EQ(odd.exit_code, 129);
+  EXPECT_NE(odd.err.find("--D1=32768,7,64 cannot be modelled: its size must be a whole number of sets"),
+            std::string::npos)
+      << odd.err;
+  Result malformed = emulated_stat({"--LL=8M", "--", EMULATED_LOOP, "1"});
+  EXPECT_EQ(malformed.exit_code, 129);
+  EXPECT_NE(malformed.err.find("--LL takes SIZE,ASSOCIATIVITY,LINE_SIZE"), std::string::npos) << malformed.err;
+  Result native = run({PERFMON, "stat", "--D1=32768,8,64", "--", EMULATED_LOOP, "1"});
+  EXPECT_EQ(native.exit_code, 129);
+  EXPECT_NE(native.err.find("use them with --emulate"), std::string::npos) << native.err;
 }
 
 TEST(EmulatedStat, CountsEveryThread) {

@@ -4,6 +4,8 @@
  *   memory N        a loop of N iterations of one load, one store and one branch each
  *   wide-memory N   the same with 16-byte loads and stores
  *   random-branches N   N iterations of a branch on a pseudo-random bit (and the loop's own)
+ *   strided-loads BYTES P   P passes over the first BYTES (at most 4 MiB) of a 64-byte aligned
+ *                   array, loading one word of each 64-byte line and nothing else
  * Static, so that little runs before main (no dynamic loader), which is where an emulator and
  * valgrind differ (they pick other CPU-specific routines). */
 #include <pthread.h>
@@ -58,6 +60,28 @@ __attribute__((noinline)) static void wide_memory_loop(unsigned long n) {
 #endif
 }
 
+/* P passes, each a load from every 64-byte line of `bytes` bytes of the array. */
+__attribute__((noinline)) static void strided_loads(unsigned long bytes, unsigned long passes) {
+  static _Alignas(64) unsigned char array[4 << 20];
+  const unsigned long lines = (bytes < sizeof array ? bytes : sizeof array) / 64;
+  if (lines == 0 || passes == 0) return;
+#if defined(__x86_64__)
+  __asm__ volatile(
+      "1: mov %2, %%rsi\n\tmov %3, %%rcx\n"
+      "2: mov (%%rsi), %%rax\n\tadd $64, %%rsi\n\tdec %%rcx\n\tjnz 2b\n\tdec %0\n\tjnz 1b"
+      : "+r"(passes)
+      : "m"(array), "r"(array), "r"(lines)
+      : "rax", "rcx", "rsi", "cc", "memory");
+#elif defined(__aarch64__)
+  __asm__ volatile(
+      "1: mov x3, %2\n\tmov x4, %3\n"
+      "2: ldr x2, [x3]\n\tadd x3, x3, #64\n\tsubs x4, x4, #1\n\tb.ne 2b\n\tsubs %0, %0, #1\n\tb.ne 1b"
+      : "+r"(passes)
+      : "m"(array), "r"(array), "r"(lines)
+      : "x2", "x3", "x4", "cc", "memory");
+#endif
+}
+
 /* N iterations of a branch on the top bit of a linear congruential sequence, which no predictor
  * learns: about half of them mispredicted. */
 __attribute__((noinline)) static void random_branch_loop(unsigned long n) {
@@ -84,6 +108,10 @@ int main(int argc, char** argv) {
   }
   if (argc > 2 && strcmp(argv[1], "memory") == 0) {
     memory_loop(strtoul(argv[2], NULL, 10));
+    return 0;
+  }
+  if (argc > 3 && strcmp(argv[1], "strided-loads") == 0) {
+    strided_loads(strtoul(argv[2], NULL, 10), strtoul(argv[3], NULL, 10));
     return 0;
   }
   if (argc > 2 && strcmp(argv[1], "wide-memory") == 0) {

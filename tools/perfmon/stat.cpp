@@ -62,6 +62,7 @@ struct StatOptions {
   bool passes = false;
   bool plan = false;
   bool emulate = false;
+  CacheHierarchy caches;  // --I1, --D1, --LL: the emulated CPU's caches, where given
   std::vector<std::string> command;
 };
 
@@ -75,6 +76,16 @@ void split_sets(std::string_view text, std::vector<std::string>& sets) {
     sets.emplace_back(part);
     if (end == std::string_view::npos) return;
     text.remove_prefix(end + 1);
+  }
+}
+
+CacheGeometry parse_cache_option(std::string_view text, std::string_view option) {
+  try {
+    return parse_cache_geometry(text, option);
+  } catch (const Error& error) {
+    std::string message = error.what();
+    if (message.ends_with('.')) message.pop_back();  // usage errors are printed with a hint after them
+    throw UsageError(message);
   }
 }
 
@@ -115,6 +126,13 @@ std::vector<Option> stat_options(StatOptions& o) {
        "run the command on QEMU's emulated CPU and count what it executes there, exactly, without a PMU "
        "(docs/emulated.md)",
        [&](std::string_view) { o.emulate = true; }},
+      {0, "I1", "size,assoc,line",
+       "with --emulate: the modelled L1 instruction cache (cachegrind's form: 32768,8,64); default: the host's",
+       [&](std::string_view v) { o.caches.l1i = parse_cache_option(v, "--I1"); }},
+      {0, "D1", "size,assoc,line", "with --emulate: the modelled L1 data cache; default: the host's",
+       [&](std::string_view v) { o.caches.l1d = parse_cache_option(v, "--D1"); }},
+      {0, "LL", "size,assoc,line", "with --emulate: the modelled last-level cache; default: the host's",
+       [&](std::string_view v) { o.caches.ll = parse_cache_option(v, "--LL"); }},
       {0, "switch", "when",
        "with --sets: after a time on the PMU (10ms, 500us; default 10ms) or after N events of one "
        "(instructions:1000000)",
@@ -406,7 +424,9 @@ class StatCommand {
   // counters, each interval's as the command runs.
   Run run_emulated_once(Output& out, const std::vector<EventGroup>& groups, const std::vector<std::string>& command) {
     Run run;
-    EmulatedWorkload workload(command, EmulatorOptions{}.enabled_for(groups));
+    EmulatorOptions options;
+    options.cache_hierarchy = o_.caches;
+    EmulatedWorkload workload(command, options.enabled_for(groups));
     EmulatedSession session(groups, workload);
     if (o_.verbose)
       for (std::size_t i = 0; i < session.event_count(); ++i) verbose_event(session.event(i), session.supported(i));
@@ -598,6 +618,9 @@ void validate(const StatOptions& o) {
     throw UsageError(
         "--emulate counts the whole command, every event all the time: it cannot be combined with --sets, --passes, "
         "--plan, --strict or -i");
+  const CacheHierarchy& caches = o.caches;
+  if (!o.emulate && (caches.l1i.size != 0 || caches.l1d.size != 0 || caches.ll.size != 0))
+    throw UsageError("--I1, --D1 and --LL shape the emulated CPU's caches: use them with --emulate");
   if (o.plan && !o.sets.empty()) throw UsageError("--plan plans the events of -e, not --sets");
   if (o.strict && !o.sets.empty())
     throw UsageError("--strict and --sets exclude each other: sets take turns on the counters by design");

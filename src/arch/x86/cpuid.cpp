@@ -1,6 +1,7 @@
 #include "arch/x86/cpuid.hpp"
 
 #include <cstring>
+#include <utility>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -107,6 +108,64 @@ unsigned amd_core_counters(const CpuidRegisters& leaf80000001, const CpuidRegist
     if (v2.perfmon_v2 && v2.core_counters != 0) return v2.core_counters;
   }
   return field(leaf80000001.ecx, 23, 1) != 0 ? 6 : 4;
+}
+
+CpuidCache decode_cpuid_cache_parameters(const CpuidRegisters& leaf) {
+  CpuidCache cache;
+  const unsigned type = field(leaf.eax, 0, 5);  // 1 data, 2 instruction, 3 unified; 0 no more caches
+  if (type < 1 || type > 3) return cache;
+  cache.level = field(leaf.eax, 5, 3);
+  cache.kind = type == 1 ? CpuidCache::Kind::Data : type == 2 ? CpuidCache::Kind::Instruction : CpuidCache::Kind::Unified;
+  const bool fully_associative = field(leaf.eax, 9, 1) != 0;
+  cache.line_size = field(leaf.ebx, 0, 12) + 1;
+  const unsigned partitions = field(leaf.ebx, 12, 10) + 1;
+  const unsigned ways = field(leaf.ebx, 22, 10) + 1;
+  const std::uint64_t sets = std::uint64_t{leaf.ecx} + 1;
+  cache.ways = fully_associative ? 0 : ways;
+  cache.size = std::uint64_t{ways} * partitions * cache.line_size * sets;
+  return cache;
+}
+
+namespace {
+// 80000006H's associativity code; 0 for "none" or "see leaf 8000001DH" (9).
+unsigned amd_ways(unsigned code, bool& fully_associative) {
+  static constexpr unsigned kWays[16] = {0, 1, 2, 3, 4, 6, 8, 0, 16, 0, 32, 48, 64, 96, 128, 0};
+  fully_associative = code == 0xf;
+  return kWays[code & 0xf];
+}
+
+CpuidCache amd_cache(unsigned level, CpuidCache::Kind kind, std::uint64_t size, unsigned ways, bool fully,
+                     unsigned line_size) {
+  CpuidCache cache;
+  if (size == 0 || line_size == 0 || (ways == 0 && !fully)) return cache;
+  cache.level = level;
+  cache.kind = kind;
+  cache.size = size;
+  cache.ways = fully ? 0 : ways;
+  cache.line_size = line_size;
+  return cache;
+}
+}  // namespace
+
+std::vector<CpuidCache> decode_cpuid_amd_caches(const CpuidRegisters& leaf5, const CpuidRegisters& leaf6) {
+  std::vector<CpuidCache> caches;
+  auto keep = [&](const CpuidCache& cache) {
+    if (cache.level != 0) caches.push_back(cache);
+  };
+  // L1: size in KB [31:24], ways [23:16] (FFH: fully associative), line [7:0].
+  for (const auto& [value, kind] :
+       {std::pair{leaf5.ecx, CpuidCache::Kind::Data}, std::pair{leaf5.edx, CpuidCache::Kind::Instruction}}) {
+    const unsigned ways = field(value, 16, 8);
+    keep(amd_cache(1, kind, std::uint64_t{field(value, 24, 8)} * 1024, ways, ways == 0xff, field(value, 0, 8)));
+  }
+  bool fully = false;
+  unsigned ways = amd_ways(field(leaf6.ecx, 12, 4), fully);  // L2: size in KB [31:16]
+  keep(amd_cache(2, CpuidCache::Kind::Unified, std::uint64_t{field(leaf6.ecx, 16, 16)} * 1024, ways, fully,
+                 field(leaf6.ecx, 0, 8)));
+  ways = amd_ways(field(leaf6.edx, 12, 4), fully);  // L3: size in 512 KB units [31:18]
+  keep(amd_cache(3, CpuidCache::Kind::Unified, std::uint64_t{field(leaf6.edx, 18, 14)} * 512 * 1024, ways, fully,
+                 field(leaf6.edx, 0, 8)));
+  return caches;
 }
 
 }  // namespace perfmon::arch

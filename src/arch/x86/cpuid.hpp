@@ -1,11 +1,12 @@
 // x86 performance-monitoring enumeration: CPUID leaf 0/1 (vendor, family, model, hypervisor bit),
-// Intel leaf 0AH and AMD leaves 80000001H/80000022H. Pure functions of register values, testable on
+// Intel leaf 0AH and AMD leaves 80000001H/80000022H; the caches (leaf 4, 80000005H/6H, 8000001DH). Pure functions of register values, testable on
 // any machine, and the host's own registers where the CPU is x86.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace perfmon::arch {
 
@@ -60,5 +61,22 @@ AmdPerfmonV2 decode_cpuid_80000022(const CpuidRegisters& leaf);
 // AMD core counters per logical CPU: PerfMonV2's count when leaf 80000022H has it, else 6 when
 // CPUID.80000001H:ECX[23] (PerfCtrExtCore) is set, else the 4 legacy counters.
 unsigned amd_core_counters(const CpuidRegisters& leaf80000001, const CpuidRegisters* leaf80000022);
+
+// One cache as CPUID describes it. level 0: no cache (the end of leaf 4's list, or a field that
+// says "none" or "see elsewhere").
+struct CpuidCache {
+  enum class Kind { Data, Instruction, Unified };
+  unsigned level = 0;
+  Kind kind = Kind::Unified;
+  std::uint64_t size = 0;  // bytes
+  unsigned ways = 0;       // 0: fully associative
+  unsigned line_size = 0;
+};
+// Intel leaf 4 (deterministic cache parameters), one subleaf per cache; AMD leaf 8000001DH has the
+// same layout.
+CpuidCache decode_cpuid_cache_parameters(const CpuidRegisters& leaf);
+// AMD's older description: leaf 80000005H (L1 data in ECX, L1 instruction in EDX) and 80000006H
+// (L2 in ECX, L3 in EDX, associativity coded).
+std::vector<CpuidCache> decode_cpuid_amd_caches(const CpuidRegisters& leaf80000005, const CpuidRegisters& leaf80000006);
 
 }  // namespace perfmon::arch
