@@ -191,8 +191,8 @@ static struct thread_caches* thread_caches(unsigned int vcpu_index) {
   struct thread_caches* caches = caches_of_vcpu[vcpu_index];
   if (caches != NULL) return caches;
   caches = calloc(1, sizeof *caches);
-  if (caches == NULL || cache_init(&caches->l1i, &counters->l1i) != 0 || cache_init(&caches->l1d, &counters->l1d) != 0 ||
-      cache_init(&caches->ll, &counters->ll) != 0) {
+  if (caches == NULL || cache_init(&caches->l1i, &counters->l1i) != 0 ||
+      cache_init(&caches->l1d, &counters->l1d) != 0 || cache_init(&caches->ll, &counters->ll) != 0) {
     caches_free(caches);
     return NULL;
   }

@@ -61,7 +61,7 @@ struct EmulatedCounts {
   std::uint64_t branch_misses = 0;  // conditional and indirect branches the predictor model missed
   // The cache model's misses: an L1 miss looks the line up in the LL.
   std::uint64_t l1d_load_misses = 0, l1d_store_misses = 0;  // loads and stores that missed L1D
-  std::uint64_t l1i_misses = 0;                              // instruction fetches (per line) that missed L1I
+  std::uint64_t l1i_misses = 0;                             // instruction fetches (per line) that missed L1I
   std::uint64_t ll_load_misses = 0, ll_store_misses = 0, ll_instruction_misses = 0;  // of those, LL misses too
   std::uint64_t branches() const { return conditional_branches + direct_branches + indirect_branches; }
   std::uint64_t ll_accesses() const { return l1d_load_misses + l1d_store_misses + l1i_misses; }

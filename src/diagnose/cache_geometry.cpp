@@ -85,7 +85,8 @@ std::optional<CacheHierarchy> from_cpuid() {
     found.add(cache.level, cache.kind, geometry(cache.size, cache.ways, cache.line_size));
   }
   if (!found.any && amd) {
-    const std::optional<arch::CpuidRegisters> leaf5 = arch::host_cpuid(0x80000005), leaf6 = arch::host_cpuid(0x80000006);
+    const std::optional<arch::CpuidRegisters> leaf5 = arch::host_cpuid(0x80000005),
+                                              leaf6 = arch::host_cpuid(0x80000006);
     if (leaf5 && leaf6)
       for (const arch::CpuidCache& cache : arch::decode_cpuid_amd_caches(*leaf5, *leaf6))
         found.add(cache.level, cache.kind, geometry(cache.size, cache.ways, cache.line_size));
@@ -163,8 +164,8 @@ CacheGeometry parse_cache_geometry(std::string_view text, std::string_view what)
                     std::string(text) + "'.");
   const CacheGeometry cache{values[0], static_cast<unsigned>(values[1]), static_cast<unsigned>(values[2])};
   if (const std::string problem = cache.problem(); !problem.empty())
-    throw Error(ErrorKind::InvalidArgument, "the cache " + name + "=" + std::string(text) + " cannot be modelled: " +
-                                                problem + ".");
+    throw Error(ErrorKind::InvalidArgument,
+                "the cache " + name + "=" + std::string(text) + " cannot be modelled: " + problem + ".");
   return cache;
 }
 

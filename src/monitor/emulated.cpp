@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -128,13 +129,13 @@ CacheHierarchy complete_hierarchy(const CacheHierarchy& given) {
   bool asked_host = false;
   CacheHierarchy complete = given;
   std::vector<std::string> named;
-  for (auto [cache, host_cache, name] : {std::tuple{&complete.l1i, &host.l1i, "L1I"},
-                                         std::tuple{&complete.l1d, &host.l1d, "L1D"}, std::tuple{&complete.ll, &host.ll, "LL"}}) {
+  for (auto [cache, host_cache, name] :
+       {std::tuple{&complete.l1i, &host.l1i, "L1I"}, std::tuple{&complete.l1d, &host.l1d, "L1D"},
+        std::tuple{&complete.ll, &host.ll, "LL"}}) {
     if (cache->size != 0) {
       if (const std::string problem = cache->problem(); !problem.empty())
-        throw Error(ErrorKind::InvalidArgument,
-                    std::string("the emulated CPU cannot model the ") + name + " cache " + cache->describe() + ": " +
-                        problem + ".");
+        throw Error(ErrorKind::InvalidArgument, std::string("the emulated CPU cannot model the ") + name + " cache " +
+                                                    cache->describe() + ": " + problem + ".");
       named.emplace_back(name);
       continue;
     }
@@ -144,7 +145,9 @@ CacheHierarchy complete_hierarchy(const CacheHierarchy& given) {
   if (!given.source.empty()) return complete;
   std::string given_text;
   for (const std::string& name : named) given_text += (given_text.empty() ? "" : ", ") + name;
-  complete.source = !asked_host ? "given" : given_text.empty() ? host.source : host.source + "; " + given_text + " given";
+  complete.source = !asked_host          ? "given"
+                    : given_text.empty() ? host.source
+                                         : host.source + "; " + given_text + " given";
   return complete;
 }
 
@@ -180,6 +183,9 @@ EmulatorInfo emulator_info() {
   info.available = true;
   return info;
 }
+
+// Threads never share a cache line of the counters (counters_abi.h).
+static_assert(sizeof(perfmon_emulate_slot) % 64 == 0 && offsetof(perfmon_emulate_counters, slot) % 64 == 0);
 
 // The counters file: a memfd the plugin in every QEMU process of the command opens again through
 // /proc/<this process>/fd, so nothing is left on disk whatever happens to either side.

@@ -115,7 +115,9 @@ CpuidCache decode_cpuid_cache_parameters(const CpuidRegisters& leaf) {
   const unsigned type = field(leaf.eax, 0, 5);  // 1 data, 2 instruction, 3 unified; 0 no more caches
   if (type < 1 || type > 3) return cache;
   cache.level = field(leaf.eax, 5, 3);
-  cache.kind = type == 1 ? CpuidCache::Kind::Data : type == 2 ? CpuidCache::Kind::Instruction : CpuidCache::Kind::Unified;
+  cache.kind = type == 1   ? CpuidCache::Kind::Data
+               : type == 2 ? CpuidCache::Kind::Instruction
+                           : CpuidCache::Kind::Unified;
   const bool fully_associative = field(leaf.eax, 9, 1) != 0;
   cache.line_size = field(leaf.ebx, 0, 12) + 1;
   const unsigned partitions = field(leaf.ebx, 12, 10) + 1;

@@ -104,8 +104,7 @@ TEST(CacheGeometry, ParsedAsCachegrindTakesIt) {
     FAIL();
   } catch (const Error& error) {
     EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
-    EXPECT_STREQ(error.what(),
-                 "the cache --D1=32768,8,48 cannot be modelled: its line size must be a power of two.");
+    EXPECT_STREQ(error.what(), "the cache --D1=32768,8,48 cannot be modelled: its line size must be a power of two.");
   }
 }
 
