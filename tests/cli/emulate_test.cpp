@@ -328,6 +328,14 @@ TEST(EmulatedInfo, SaysWhetherTheEmulatedCpuIsAvailableAndWithWhat) {
   EXPECT_FALSE(emulated["qemu_version"].get<std::string>().empty()) << emulated;
   EXPECT_EQ(emulated["plugin_api_version"], 1);
   EXPECT_TRUE(std::filesystem::exists(emulated["plugin"].get<std::string>())) << emulated;
+  // The caches the cache model takes by default, and where they come from.
+  const nlohmann::json caches = nlohmann::json::parse(with.out)["caches"];
+  for (const char* level : {"l1i", "l1d", "ll"}) {
+    EXPECT_GT(caches[level]["size"].get<long>(), 0) << caches;
+    EXPECT_GT(caches[level]["associativity"].get<long>(), 0) << caches;
+    EXPECT_GT(caches[level]["line_size"].get<long>(), 0) << caches;
+  }
+  EXPECT_FALSE(caches["source"].get<std::string>().empty()) << caches;
 }
 
 TEST(EmulatedWorkload, SaysWhichExecsRanNatively) {

@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "errors.hpp"
 #include "options.hpp"
+#include "perfmon/cache_geometry.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/emulated.hpp"
 #include "perfmon/error.hpp"
@@ -25,6 +26,16 @@ std::string emulator_text(const EmulatorInfo& emulator) {
   if (!emulator.available) return "not available: " + emulator.reason;
   return emulator.qemu + " " + emulator.qemu_version + ", plugin API " + std::to_string(emulator.plugin_api_version) +
          ", " + emulator.plugin + " (perfmon stat --emulate)";
+}
+
+// The caches as the emulated CPU's cache model takes them.
+std::string caches_text(const CacheHierarchy& caches) {
+  return "L1I " + caches.l1i.describe() + "; L1D " + caches.l1d.describe() + "; LL " + caches.ll.describe() + " (" +
+         caches.source + ")";
+}
+
+nlohmann::ordered_json cache_json(const CacheGeometry& cache) {
+  return {{"size", cache.size}, {"associativity", cache.associativity}, {"line_size", cache.line_size}};
 }
 
 std::string text_report(const SystemInfo& info, const EmulatorInfo& emulator) {
@@ -78,6 +89,7 @@ std::string text_report(const SystemInfo& info, const EmulatorInfo& emulator) {
        access.empty() ? "no rdpmc or perf_user_access knob (no hardware PMU to read from user mode)" : access);
   line("tracefs", info.tracefs.empty() ? info.tracefs_problem : info.tracefs);
   line("emulated CPU", emulator_text(emulator));
+  line("caches", caches_text(host_cache_hierarchy()));
   if (!info.advice.empty()) {
     out += "advice\n";
     for (const std::string& advice : info.advice) out += "  - " + advice + "\n";
@@ -148,6 +160,11 @@ std::string json_report(const SystemInfo& info, const EmulatorInfo& emulator) {
                             {"plugin", emulator.plugin},
                             {"plugin_api_version", emulator.plugin_api_version},
                             {"reason", emulator.reason}};
+  const CacheHierarchy caches = host_cache_hierarchy();
+  report["caches"] = {{"l1i", cache_json(caches.l1i)},
+                      {"l1d", cache_json(caches.l1d)},
+                      {"ll", cache_json(caches.ll)},
+                      {"source", caches.source}};
   report["advice"] = info.advice;
   return report.dump(2) + "\n";
 }
