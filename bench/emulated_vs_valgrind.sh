@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What counting on the emulated CPU costs (docs/emulated.md): a command alone, under qemu-user
 # alone, under `perfmon stat --emulate` (instructions; the default instructions and branches;
-# with loads and stores), under valgrind's callgrind and cachegrind, alternating, RUNS rounds;
+# with loads and stores; with the cache model), under valgrind's callgrind and cachegrind (its
+# cache model given the same caches as perfmon's), alternating, RUNS rounds;
 # median seconds and each one's slowdown over the command alone. Default command: gzip -9 of 4 MB
 # of base64 text (dynamically linked); the worst case for a per-block count is the test loop
 # (tests/emulate/loop.c, two-instruction blocks): give it as the command.
@@ -32,7 +33,9 @@ seconds() {  # the wall time of a command, its output discarded
   end=$(date +%s%N)
   awk -v ns=$((end - start)) 'BEGIN { printf "%.3f\n", ns / 1e9 }'
 }
-names=(alone qemu-user emulate:instructions emulate:default emulate:loads,stores callgrind cachegrind)
+# The same caches for both cache models: 32 KiB 8-way L1s, an 8 MiB 16-way LL.
+caches=(--I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64)
+names=(alone qemu-user emulate:instructions emulate:default emulate:loads,stores emulate:caches callgrind cachegrind)
 declare -A times
 for ((round = 0; round < runs; round++)); do
   times[alone]+=" $(seconds "$program" "${@:2}")"
@@ -41,8 +44,10 @@ for ((round = 0; round < runs; round++)); do
   times[emulate:default]+=" $(seconds "$perfmon" stat --emulate -o "$dir/out" -- "$program" "${@:2}")"
   times[emulate:loads,stores]+=" $(seconds "$perfmon" stat --emulate -e instructions,L1-dcache-loads,L1-dcache-stores \
     -o "$dir/out" -- "$program" "${@:2}")"
+  times[emulate:caches]+=" $(seconds "$perfmon" stat --emulate "${caches[@]}" \
+    -e instructions,L1-dcache-load-misses,L1-icache-load-misses,LLC-load-misses -o "$dir/out" -- "$program" "${@:2}")"
   times[callgrind]+=" $(seconds valgrind --tool=callgrind --callgrind-out-file=/dev/null "$program" "${@:2}")"
-  times[cachegrind]+=" $(seconds valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null "$program" \
+  times[cachegrind]+=" $(seconds valgrind --tool=cachegrind --cache-sim=yes "${caches[@]}" --cachegrind-out-file=/dev/null "$program" \
     "${@:2}")"
 done
 
