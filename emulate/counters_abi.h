@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define PERFMON_EMULATE_MAGIC 0x53544e554f43504dULL /* "MPCOUNTS", little-endian */
-#define PERFMON_EMULATE_VERSION 5
+#define PERFMON_EMULATE_VERSION 6
 /* Each guest thread counts in a slot it owns (slot 0, shared with atomic adds, when all are
  * taken). A slot has cache lines of its own: threads never share a line. */
 #define PERFMON_EMULATE_SLOTS 256
@@ -62,6 +62,32 @@ struct perfmon_emulate_counters {
   struct perfmon_emulate_cache l1i, l1d, ll;
   uint8_t padding[64 - (8 + 4 + 4 + 4 * 8 + PERFMON_EMULATE_PATH_MAX + 32 + 4 + 4 + 3 * 16) % 64];
   struct perfmon_emulate_slot slot[PERFMON_EMULATE_SLOTS];
+};
+
+/* A thread's own counts, for regions (docs/emulated.md, "Regions"): a program on the emulated CPU
+ * reads what its calling thread has executed so far with a system call that no kernel has,
+ *
+ *   syscall(PERFMON_EMULATE_READ_SYSCALL, &thread_read, PERFMON_EMULATE_VERSION,
+ *           sizeof thread_read, PERFMON_EMULATE_READ_MAGIC)
+ *
+ * which the plugin answers before QEMU returns ENOSYS: it writes magic and version, and when the
+ * version is its own, flags and counts too. Natively the kernel returns ENOSYS and writes nothing.
+ * The counts include every instruction up to the system call's. The library makes the call only
+ * where PERFMON_EMULATED_CPU is in the environment (EmulatedWorkload sets it), so that no sandbox
+ * sees an unknown system call from a program run natively. */
+#define PERFMON_EMULATE_READ_SYSCALL 0x50464dL         /* "MFP": far above any system call number */
+#define PERFMON_EMULATE_READ_MAGIC 0x444145524d5450ULL /* "PTMREAD" */
+#define PERFMON_EMULATE_COUNTS_BRANCHES 1u             /* branches=on */
+#define PERFMON_EMULATE_COUNTS_MEMORY 2u               /* memory=on */
+#define PERFMON_EMULATE_COUNTS_PREDICTION 4u           /* predict=on */
+#define PERFMON_EMULATE_COUNTS_CACHES 8u               /* caches=on */
+#define PERFMON_EMULATE_SHARED_SLOT 0x100u             /* the thread counts in slot 0 with others: not its own counts */
+
+struct perfmon_emulate_thread_read {
+  uint64_t magic;                     /* PERFMON_EMULATE_READ_MAGIC once the plugin answered */
+  uint32_t version;                   /* the plugin's PERFMON_EMULATE_VERSION */
+  uint32_t flags;                     /* PERFMON_EMULATE_COUNTS_* and PERFMON_EMULATE_SHARED_SLOT */
+  struct perfmon_emulate_slot counts; /* owner: the host thread id */
 };
 
 #endif

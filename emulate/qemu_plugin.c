@@ -9,6 +9,9 @@
  * memory=on counts loads and stores, with a call per access; predict=on runs a branch predictor
  * model and counts its mispredictions; caches=on runs a cache model and counts its misses.
  *
+ * A thread of the program reads its own counts with a system call that the plugin answers
+ * (counters_abi.h): the library's sessions measure regions of the program that way.
+ *
  * The whole command is counted: a process the program forks maps the same file, and with qemu=
  * an exec of a program of the same architecture (or a script whose interpreter is one) runs under
  * QEMU and this plugin again, before the guest's own exec would have run it natively. */
@@ -517,9 +520,38 @@ static void follow_exec(const char* path, char** argv, char** envp) {
   free(qemu_argv);
 }
 
+/* What this plugin counts, for a thread's read (counters_abi.h). */
+static uint32_t counting_flags(void) {
+  return (count_branches ? PERFMON_EMULATE_COUNTS_BRANCHES : 0) | (count_memory ? PERFMON_EMULATE_COUNTS_MEMORY : 0) |
+         (predict_branches ? PERFMON_EMULATE_COUNTS_PREDICTION : 0) |
+         (model_caches ? PERFMON_EMULATE_COUNTS_CACHES : 0);
+}
+
+/* A thread reads its own counts (PERFMON_EMULATE_READ_SYSCALL): copied into the guest's record,
+ * which is at the guest address plus guest_base. A call without the magic, version and size is not
+ * a read (nor answered: QEMU returns ENOSYS, as the kernel would). */
+static void thread_read(unsigned int vcpu_index, uint64_t address, uint64_t version, uint64_t size, uint64_t magic) {
+  if (magic != PERFMON_EMULATE_READ_MAGIC || &guest_base == NULL || address == 0 ||
+      size != sizeof(struct perfmon_emulate_thread_read))
+    return;
+  struct perfmon_emulate_thread_read* out = (struct perfmon_emulate_thread_read*)(uintptr_t)(address + guest_base);
+  out->magic = PERFMON_EMULATE_READ_MAGIC;
+  out->version = PERFMON_EMULATE_VERSION;
+  if (version != PERFMON_EMULATE_VERSION) return; /* the caller sees the version it does not speak */
+  struct perfmon_emulate_slot* slot = thread_slot(vcpu_index);
+  const uint64_t* from = (const uint64_t*)slot;
+  uint64_t* to = (uint64_t*)&out->counts;
+  for (size_t k = 0; k < sizeof *slot / sizeof *from; ++k) to[k] = __atomic_load_n(&from[k], __ATOMIC_RELAXED);
+  out->flags = counting_flags() | (slot == &counters->slot[0] ? PERFMON_EMULATE_SHARED_SLOT : 0);
+}
+
 static void syscall_entered(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t number, uint64_t a1, uint64_t a2,
                             uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8) {
-  (void)id, (void)vcpu_index, (void)a6, (void)a7, (void)a8;
+  (void)id, (void)a6, (void)a7, (void)a8;
+  if (number == PERFMON_EMULATE_READ_SYSCALL) {
+    thread_read(vcpu_index, a1, a2, a3, a4);
+    return;
+  }
   if (number != execve_number && number != execveat_number) return;
   exec_not_followed = wrote_first_not_followed = 0;
   if (not_following_reason != NULL)

@@ -17,6 +17,10 @@
 
 namespace perfmon {
 
+namespace monitor {
+enum class EmulatedSource : unsigned char;
+}
+
 // Whether this machine can emulate, and with what.
 struct EmulatorInfo {
   bool available = false;
@@ -139,22 +143,7 @@ class EmulatedSession {
   const EmulatedWorkload& workload_;
   std::vector<Event> events_;
   std::vector<std::string> reasons_;
-  enum class Source {
-    None,
-    Instructions,
-    Branches,
-    BranchMisses,
-    Loads,
-    Stores,
-    L1dLoadMisses,
-    L1dStoreMisses,
-    L1iMisses,
-    LlLoadMisses,
-    LlStoreMisses,
-    LlAccesses,
-    LlMisses
-  };
-  std::vector<Source> sources_;  // where each event's value comes from
+  std::vector<monitor::EmulatedSource> sources_;  // where each event's value comes from
   std::vector<CounterValue> values_;
   EmulatedCounts counts_;
 };

@@ -88,6 +88,9 @@ struct OpenFallbacks {
   bool split_from_group = false;  // ':W': the group could not be opened whole; counted on its own
 };
 
+// In a program on perfmon's emulated CPU (run by perfmon stat --emulate), a session of
+// Target::self() takes the calling thread's counts from the emulated CPU instead of the kernel:
+// instructions and what else it counts, exactly (docs/emulated.md, "Regions").
 class CounterSession {
  public:
   // Opens every event of every group on every location of the target, disabled (a workload

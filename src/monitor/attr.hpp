@@ -16,6 +16,8 @@ struct OpenSettings {
   bool enable_on_exec = false;   // group leaders start counting at the workload's exec
   bool user_access = false;      // core-PMU events allow user-mode counter reads
   bool skip_unsupported = true;  // an event this machine cannot count is kept, as unsupported
+  // The events are kept and opened nowhere: something else counts them (the emulated CPU).
+  bool counted_elsewhere = false;
   // Sampling (sample_type 0: counting only). PERF_SAMPLE_IDENTIFIER is always added and
   // sample_id_all set, so that every record, in a ring shared by several events, names its event.
   std::uint64_t sample_type = 0;

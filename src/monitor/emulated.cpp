@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "counters_abi.h"
+#include "monitor/emulated_events.hpp"
 #include "perfmon/error.hpp"
 #include "program_file.h"
 
@@ -271,7 +272,8 @@ EmulatedWorkload::EmulatedWorkload(std::vector<std::string> argv, const Emulator
   if (options.memory_accesses) plugin_argument += ",memory=on";
   if (options.branch_prediction) plugin_argument += ",predict=on";
   if (options.caches) plugin_argument += ",caches=on";
-  std::vector<std::string> command{qemu_, "-plugin", plugin_argument};
+  // The program's own sessions (regions) read their thread's counts from the plugin (emulated_thread.hpp).
+  std::vector<std::string> command{qemu_, "-plugin", plugin_argument, "-E", "PERFMON_EMULATED_CPU=1"};
   if (interpreter.empty()) {
     command.insert(command.end(), {"-0", name, *program});
   } else {
@@ -309,21 +311,7 @@ void EmulatedWorkload::signal(int signo) const {
 EmulatedCounts EmulatedWorkload::read() const noexcept {
   perfmon_emulate_counters& c = *counters_->mapping;
   EmulatedCounts counts;
-  for (perfmon_emulate_slot& slot : c.slot) {
-    counts.instructions += Counters::load(slot.instructions);
-    counts.conditional_branches += Counters::load(slot.conditional_branches);
-    counts.direct_branches += Counters::load(slot.direct_branches);
-    counts.indirect_branches += Counters::load(slot.indirect_branches);
-    counts.loads += Counters::load(slot.loads);
-    counts.stores += Counters::load(slot.stores);
-    counts.branch_misses += Counters::load(slot.branch_misses);
-    counts.l1d_load_misses += Counters::load(slot.l1d_load_misses);
-    counts.l1d_store_misses += Counters::load(slot.l1d_store_misses);
-    counts.l1i_misses += Counters::load(slot.l1i_misses);
-    counts.ll_load_misses += Counters::load(slot.ll_load_misses);
-    counts.ll_store_misses += Counters::load(slot.ll_store_misses);
-    counts.ll_instruction_misses += Counters::load(slot.ll_instruction_misses);
-  }
+  for (perfmon_emulate_slot& slot : c.slot) monitor::add_slot(counts, slot);
   // A followed exec starts a QEMU, which counts itself as a process and its thread: the same
   // process and thread as before the exec.
   counts.execs_followed = Counters::load(c.execs_followed);
@@ -358,135 +346,26 @@ EmulatorOptions EmulatorOptions::enabled_for(const std::vector<EventGroup>& grou
   return options;
 }
 
-namespace {
-// perf's generic cache event config: cache | operation << 8 | result << 16.
-constexpr std::uint64_t cache_config(perf_hw_cache_id cache, perf_hw_cache_op_id op,
-                                     perf_hw_cache_op_result_id result) {
-  return cache | op << 8 | result << 16;
-}
-}  // namespace
-
 EmulatedSession::EmulatedSession(const std::vector<EventGroup>& groups, const EmulatedWorkload& workload)
     : workload_(workload) {
-  // What the emulated CPU can count, and the option that must be on for it.
-  struct EmulatedEvent {
-    std::uint32_t type;
-    std::uint64_t config;
-    Source source;
-    bool EmulatorOptions::*needs;
-    const char* what;  // what the option runs, for the reason an event is not counted
-  };
-  const EmulatedEvent kEvents[] = {
-      {PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, Source::Instructions, nullptr, ""},
-      {PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, Source::Branches, &EmulatorOptions::branches,
-       "counting branches"},
-      {PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, Source::BranchMisses, &EmulatorOptions::branch_prediction,
-       "its branch predictor model"},
-      {PERF_TYPE_HW_CACHE,
-       cache_config(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_ACCESS),
-       Source::Loads, &EmulatorOptions::memory_accesses, "counting memory accesses"},
-      {PERF_TYPE_HW_CACHE,
-       cache_config(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_WRITE, PERF_COUNT_HW_CACHE_RESULT_ACCESS),
-       Source::Stores, &EmulatorOptions::memory_accesses, "counting memory accesses"},
-      {PERF_TYPE_HW_CACHE,
-       cache_config(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS),
-       Source::L1dLoadMisses, &EmulatorOptions::caches, "its cache model"},
-      {PERF_TYPE_HW_CACHE,
-       cache_config(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_WRITE, PERF_COUNT_HW_CACHE_RESULT_MISS),
-       Source::L1dStoreMisses, &EmulatorOptions::caches, "its cache model"},
-      {PERF_TYPE_HW_CACHE,
-       cache_config(PERF_COUNT_HW_CACHE_L1I, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS),
-       Source::L1iMisses, &EmulatorOptions::caches, "its cache model"},
-      {PERF_TYPE_HW_CACHE,
-       cache_config(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_ACCESS),
-       Source::L1dLoadMisses, &EmulatorOptions::caches, "its cache model"},
-      {PERF_TYPE_HW_CACHE,
-       cache_config(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS),
-       Source::LlLoadMisses, &EmulatorOptions::caches, "its cache model"},
-      {PERF_TYPE_HW_CACHE,
-       cache_config(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_WRITE, PERF_COUNT_HW_CACHE_RESULT_ACCESS),
-       Source::L1dStoreMisses, &EmulatorOptions::caches, "its cache model"},
-      {PERF_TYPE_HW_CACHE,
-       cache_config(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_WRITE, PERF_COUNT_HW_CACHE_RESULT_MISS),
-       Source::LlStoreMisses, &EmulatorOptions::caches, "its cache model"},
-      {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, Source::LlAccesses, &EmulatorOptions::caches,
-       "its cache model"},
-      {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, Source::LlMisses, &EmulatorOptions::caches, "its cache model"},
-  };
   const EmulatorOptions& options = workload.options();
   for (const EventGroup& group : groups)
     for (const Event& event : group.events) {
       events_.push_back(event);
-      const perf_event_attr& attr = event.attr;
-      const std::uint64_t config = attr.config & 0xffffffff;  // without a hybrid PMU's type
-      Source source = Source::None;
-      std::string reason =
-          "the emulated CPU counts instructions, branches, branch-misses, L1-dcache-loads, L1-dcache-stores and "
-          "the cache model's misses (docs/emulated.md)";
-      for (const EmulatedEvent& known : kEvents) {
-        if (known.type != attr.type || known.config != config) continue;
-        if (known.needs == nullptr || options.*known.needs)
-          source = known.source;
-        else
-          reason = std::string("the emulated CPU was started without ") + known.what + " (EmulatorOptions)";
-      }
-      if (source != Source::None && attr.exclude_user) {
-        source = Source::None;
-        reason = "the emulated CPU runs user-mode code only: it counts nothing in the kernel";
-      }
+      std::string reason;
+      const monitor::EmulatedSource source = monitor::emulated_source(event, options, reason);
       sources_.push_back(source);
-      reasons_.push_back(source == Source::None ? reason : "");
+      reasons_.push_back(reason);
     }
   values_.resize(events_.size());
 }
 
 void EmulatedSession::read(std::uint64_t elapsed_ns) noexcept {
   counts_ = workload_.read();
-  for (std::size_t i = 0; i < events_.size(); ++i) {
-    std::uint64_t count = 0;
-    switch (sources_[i]) {
-      case Source::None:
-        values_[i] = CounterValue{};
-        continue;
-      case Source::Instructions:
-        count = counts_.instructions;
-        break;
-      case Source::Branches:
-        count = counts_.branches();
-        break;
-      case Source::BranchMisses:
-        count = counts_.branch_misses;
-        break;
-      case Source::Loads:
-        count = counts_.loads;
-        break;
-      case Source::Stores:
-        count = counts_.stores;
-        break;
-      case Source::L1dLoadMisses:
-        count = counts_.l1d_load_misses;
-        break;
-      case Source::L1dStoreMisses:
-        count = counts_.l1d_store_misses;
-        break;
-      case Source::L1iMisses:
-        count = counts_.l1i_misses;
-        break;
-      case Source::LlLoadMisses:
-        count = counts_.ll_load_misses;
-        break;
-      case Source::LlStoreMisses:
-        count = counts_.ll_store_misses;
-        break;
-      case Source::LlAccesses:
-        count = counts_.ll_accesses();
-        break;
-      case Source::LlMisses:
-        count = counts_.ll_misses();
-        break;
-    }
-    values_[i] = CounterValue{count, elapsed_ns, elapsed_ns, 0};
-  }
+  for (std::size_t i = 0; i < events_.size(); ++i)
+    values_[i] = sources_[i] == monitor::EmulatedSource::None
+                     ? CounterValue{}
+                     : CounterValue{monitor::emulated_value(sources_[i], counts_), elapsed_ns, elapsed_ns, 0};
 }
 
 }  // namespace perfmon

@@ -46,7 +46,7 @@ EventMatrix::EventMatrix(const std::vector<EventGroup>& groups, const Target& ta
     throw Error(ErrorKind::InvalidArgument, "no events to count: the event groups are empty.", EINVAL);
   opened_once_.assign(events_.size(), false);
   exited_.assign(locations_.size(), false);
-  for (std::size_t g = 0; g < members.size(); ++g) open_group(members[g], weak[g]);
+  for (std::size_t g = 0; g < members.size() && !settings_.counted_elsewhere; ++g) open_group(members[g], weak[g]);
   if (std::all_of(exited_.begin(), exited_.end(), [](bool exited) { return exited; }))
     throw Error(ErrorKind::NoSuchTarget, exit_cause_, ESRCH);
   for (const OpenGroup& group : groups_)

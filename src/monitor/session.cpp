@@ -1,5 +1,6 @@
 #include "perfmon/session.hpp"
 
+#include <time.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -14,6 +15,8 @@
 #include "events/sources/sysfs_pmu.hpp"
 #include "kernel/perf_event.hpp"
 #include "kernel/sample_layout.hpp"
+#include "monitor/emulated_events.hpp"
+#include "monitor/emulated_thread.hpp"
 #include "monitor/event_matrix.hpp"
 #include "monitor/overflow_records.hpp"
 #include "perfmon/error.hpp"
@@ -23,8 +26,10 @@ namespace perfmon {
 
 namespace {
 
-monitor::OpenSettings settings_for(const Target& target, const SessionOptions& options, bool user_reads) {
+monitor::OpenSettings settings_for(const Target& target, const SessionOptions& options, bool user_reads,
+                                   bool emulated = false) {
   monitor::OpenSettings settings;
+  settings.counted_elsewhere = emulated;
   settings.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
                          PERF_FORMAT_TOTAL_TIME_RUNNING | (kernel::supports_format_lost() ? PERF_FORMAT_LOST : 0);
   settings.inherit = options.inherit;
@@ -88,11 +93,70 @@ std::vector<EventGroup> with_overflow_periods(std::vector<EventGroup> groups, co
 
 }  // namespace
 
+// On perfmon's emulated CPU, a session of the calling thread takes its counts from the plugin
+// instead of the kernel (which QEMU does not let the program reach): a region's count is the
+// difference of two reads of the thread's counts (docs/emulated.md, "Regions").
+struct EmulatedRegion {
+  std::vector<monitor::EmulatedSource> sources;  // by event
+  std::vector<std::string> reasons;              // by event: why the emulated CPU does not count it, or ""
+  std::vector<std::uint64_t> counted;            // by event: up to the last stop()
+  EmulatedCounts at_start;                       // while running
+  std::uint64_t counted_ns = 0, started_ns = 0;
+  bool answered = false;  // false: nothing counts, every event says why
+  bool running = false, ever_started = false;
+
+  static std::uint64_t now_ns() noexcept {
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(now.tv_nsec);
+  }
+  int start() noexcept {
+    if (running || !answered) return 0;
+    if (!monitor::read_emulated_thread(at_start)) return ENOSYS;
+    started_ns = now_ns();
+    running = ever_started = true;
+    return 0;
+  }
+  int stop() noexcept {
+    if (!running) return 0;
+    EmulatedCounts now;
+    if (!monitor::read_emulated_thread(now)) return ENOSYS;
+    for (std::size_t i = 0; i < sources.size(); ++i)
+      counted[i] += monitor::emulated_value(sources[i], now) - monitor::emulated_value(sources[i], at_start);
+    counted_ns += now_ns() - started_ns;
+    running = false;
+    return 0;
+  }
+  int reset() noexcept {
+    std::fill(counted.begin(), counted.end(), 0);
+    counted_ns = 0;
+    if (running && !monitor::read_emulated_thread(at_start)) return ENOSYS;
+    started_ns = now_ns();
+    return 0;
+  }
+  // Each event's value so far into values[event * stride].
+  int read(CounterValue* values, std::size_t stride) const noexcept {
+    if (!answered) return 0;
+    EmulatedCounts now;
+    if (running && !monitor::read_emulated_thread(now)) return ENOSYS;
+    // Never multiplexed: enabled and running alike, and at least 1 ns once started ("counted").
+    const std::uint64_t ns =
+        ever_started ? std::max<std::uint64_t>(1, counted_ns + (running ? now_ns() - started_ns : 0)) : 0;
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      std::uint64_t count = counted[i];
+      if (running) count += monitor::emulated_value(sources[i], now) - monitor::emulated_value(sources[i], at_start);
+      values[i * stride] =
+          sources[i] == monitor::EmulatedSource::None ? CounterValue{} : CounterValue{count, ns, ns, 0};
+    }
+    return 0;
+  }
+};
+
 struct CounterSession::State {
   State(const std::vector<EventGroup>& groups, const Target& target, const SessionOptions& options,
-        const std::string& refusal)
-      : user_reads(options.user_space_reads && refusal.empty()),
-        matrix(groups, target, settings_for(target, options, user_reads)) {}
+        const std::string& refusal, bool emulated)
+      : user_reads(options.user_space_reads && refusal.empty() && !emulated),
+        matrix(groups, target, settings_for(target, options, user_reads, emulated)) {}
 
   bool user_reads;
   monitor::EventMatrix matrix;
@@ -113,6 +177,7 @@ struct CounterSession::State {
   std::optional<monitor::OverflowRecords> records;
   std::vector<unsigned char> overflows;  // by event
   int stop_after = 0;
+  std::optional<EmulatedRegion> emulated;
 };
 
 namespace {
@@ -140,13 +205,62 @@ std::vector<EventGroup> strict_groups(const std::vector<EventGroup>& groups) {
 
 }  // namespace
 
+namespace {
+
+// The events' sources on the emulated CPU, and the notes; throws perfmon::Error for what it cannot do.
+EmulatedRegion emulated_region(const std::vector<EventGroup>& groups, const SessionOptions& options,
+                               const monitor::EmulatedCpuHere& here, std::vector<std::string>& notes) {
+  if (!options.overflow_periods.empty() || options.overflow_signal != 0 || options.stop_after != 0 ||
+      options.overflow_records)
+    throw Error(ErrorKind::Unsupported,
+                "this program runs on perfmon's emulated CPU, which raises no overflow signals: count without "
+                "overflow periods there, or run the program natively on a machine with a PMU.",
+                ENOTSUP);
+  EmulatedRegion region;
+  for (const EventGroup& group : groups)
+    for (const Event& event : group.events) {
+      std::string reason = here.why;
+      region.sources.push_back(here.state == monitor::EmulatedCpuHere::State::Emulated
+                                   ? monitor::emulated_source(event, here.counting, reason)
+                                   : monitor::EmulatedSource::None);
+      if (!reason.empty() && !options.skip_unsupported)
+        throw Error(ErrorKind::Unsupported, "cannot count '" + event.name + "': " + reason + ".", ENOTSUP);
+      region.reasons.push_back(std::move(reason));
+    }
+  region.counted.assign(region.sources.size(), 0);
+  region.answered = here.state == monitor::EmulatedCpuHere::State::Emulated;
+  if (!region.answered) return region;
+  notes.push_back(std::string("counted on perfmon's emulated CPU: the counts are the calling thread's") +
+                  (options.inherit ? ", not those of the threads and processes it starts." : "."));
+  if (here.shared_slot)
+    notes.push_back(
+        "the emulated CPU ran out of counter slots, so this thread's counts are shared with other threads': "
+        "regions are not exact (run fewer threads at once).");
+  if (options.user_space_reads)
+    notes.push_back(
+        "user-mode counter reads are off: the emulated CPU's counts are read with a system call that "
+        "its plugin answers.");
+  return region;
+}
+
+}  // namespace
+
 CounterSession::CounterSession(const std::vector<EventGroup>& groups, const Target& target, SessionOptions options) {
-  const std::string refusal = user_reads_refusal(target, options);
-  state_ =
-      std::make_unique<State>(with_overflow_periods(options.strict ? strict_groups(groups) : groups, target, options),
-                              target, options, refusal);
+  const monitor::EmulatedCpuHere here =
+      target.kind == Target::Kind::Self ? monitor::emulated_cpu_here() : monitor::EmulatedCpuHere{};
+  const bool emulated = here.state != monitor::EmulatedCpuHere::State::Native;
+  std::vector<std::string> emulated_notes;
+  std::optional<EmulatedRegion> region;
+  if (emulated) region = emulated_region(groups, options, here, emulated_notes);
+  const std::string refusal = emulated ? "" : user_reads_refusal(target, options);
+  // Emulated counts are never multiplexed: strict mode has nothing to check there.
+  state_ = std::make_unique<State>(
+      with_overflow_periods(options.strict && !emulated ? strict_groups(groups) : groups, target, options), target,
+      options, refusal, emulated);
   State& s = *state_;
   s.self = target.kind == Target::Kind::Self;
+  s.emulated = std::move(region);
+  s.notes = std::move(emulated_notes);
   if (!refusal.empty())
     s.notes.push_back("user-mode counter reads are off (" + refusal + "); counters are read with read(2).");
   for (const std::string& note : s.matrix.notes()) s.notes.push_back(note);
@@ -192,13 +306,15 @@ void CounterSession::start() {
     for (const State::EventFd& at : s.fds)
       if (s.overflows[at.event] != 0)
         monitor::EventMatrix::check_control(-kernel::refresh(at.fd, s.stop_after), "start", "the counters");
-  monitor::EventMatrix::check_control(s.matrix.enable(), "start", "the counters");
+  monitor::EventMatrix::check_control(s.emulated ? s.emulated->start() : s.matrix.enable(), "start", "the counters");
 }
 void CounterSession::stop() {
-  monitor::EventMatrix::check_control(state_->matrix.disable(), "stop", "the counters");
+  State& s = *state_;
+  monitor::EventMatrix::check_control(s.emulated ? s.emulated->stop() : s.matrix.disable(), "stop", "the counters");
 }
 void CounterSession::reset() {
-  monitor::EventMatrix::check_control(state_->matrix.reset(), "reset", "the counters");
+  State& s = *state_;
+  monitor::EventMatrix::check_control(s.emulated ? s.emulated->reset() : s.matrix.reset(), "reset", "the counters");
   for (SliceStatistics& slices : state_->slices) slices.clear();
   for (CounterValue& value : state_->values) value.raw = 0;  // the next read's slice starts here
 }
@@ -206,6 +322,7 @@ void CounterSession::reset() {
 int CounterSession::read(ReadMethod method) noexcept {
   State& s = *state_;
   s.user_mode_reads = 0;
+  if (s.emulated) return s.emulated->read(s.values.data(), s.matrix.locations().size());
   monitor::EventMatrix& matrix = s.matrix;
   const std::size_t location_count = matrix.locations().size();
   int first_error = 0;
@@ -256,10 +373,10 @@ const OpenFallbacks& CounterSession::fallbacks(std::size_t index) const noexcept
   return state_->matrix.event(index).fallbacks;
 }
 bool CounterSession::supported(std::size_t index) const noexcept {
-  return state_->matrix.event(index).unsupported.empty();
+  return unsupported_reason(index).empty();
 }
 const std::string& CounterSession::unsupported_reason(std::size_t index) const noexcept {
-  return state_->matrix.event(index).unsupported;
+  return state_->emulated ? state_->emulated->reasons[index] : state_->matrix.event(index).unsupported;
 }
 bool CounterSession::scheduling_failed(std::size_t index) const noexcept {
   const std::size_t n = state_->matrix.locations().size();

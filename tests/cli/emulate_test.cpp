@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -336,6 +337,90 @@ TEST(EmulatedInfo, SaysWhetherTheEmulatedCpuIsAvailableAndWithWhat) {
     EXPECT_GT(caches[level]["line_size"].get<long>(), 0) << caches;
   }
   EXPECT_FALSE(caches["source"].get<std::string>().empty()) << caches;
+}
+
+// A program that measures a region of itself with the library (tests/emulate/region.cpp), run by
+// perfmon stat --emulate with `stat_events`: each of its "NAME RAW NET" lines by name.
+std::map<std::string, std::pair<long long, long long>> region_counts(const std::string& stat_events,
+                                                                     const std::string& region_events, long iterations,
+                                                                     std::string* output = nullptr) {
+  Result r = emulated_stat({"-x,", "-e", stat_events, "--", EMULATED_REGION, region_events, loop(iterations)});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (output != nullptr) *output = r.out;
+  std::map<std::string, std::pair<long long, long long>> counts;
+  for (const std::string& line : lines_of(r.out)) {
+    std::istringstream in(line);
+    std::string name, raw, net;
+    in >> name >> raw >> net;
+    if (!raw.empty() && std::isdigit(static_cast<unsigned char>(raw[0])))
+      counts[name] = {std::stoll(raw), std::stoll(net)};
+  }
+  return counts;
+}
+
+#define REQUIRE_REGION_PROGRAM()                                                                               \
+  REQUIRE_QEMU();                                                                                              \
+  if (std::string(EMULATED_REGION).empty())                                                                    \
+  GTEST_SKIP() << "this is the sanitizer build: a sanitized program does not run under qemu-user (its shadow " \
+                  "memory), so the region program is built without sanitizers only"
+
+TEST(EmulatedRegion, CountsJustTheRegionExactly) {
+  REQUIRE_REGION_PROGRAM();
+  // The library in the program reads its thread's counts from the plugin: a region of a loop of
+  // 2N instructions and N branches counts them exactly, less the empty region's cost (calibrate).
+  std::map<std::string, std::pair<long long, long long>> counts[3];
+  for (int k = 0; k < 3; ++k)
+    counts[k] = region_counts("instructions,branches", "instructions,branches", (k + 1) * 1'000'000);
+  ASSERT_EQ(counts[0].count("instructions"), 1u);
+  ASSERT_EQ(counts[0].count("branches"), 1u);
+  EXPECT_EQ(counts[1]["instructions"].second - counts[0]["instructions"].second, 2'000'000);
+  EXPECT_EQ(counts[2]["instructions"].second - counts[1]["instructions"].second, 2'000'000);
+  EXPECT_EQ(counts[1]["branches"].second - counts[0]["branches"].second, 1'000'000);
+  EXPECT_EQ(counts[2]["branches"].second - counts[1]["branches"].second, 1'000'000);
+  // Just the region: the loop and a call's worth around it, not the program's start-up.
+  EXPECT_GE(counts[0]["instructions"].second, 2'000'000);
+  EXPECT_LT(counts[0]["instructions"].second, 2'000'100);
+  // The same each run.
+  EXPECT_EQ(region_counts("instructions,branches", "instructions,branches", 1'000'000), counts[0]);
+}
+
+TEST(EmulatedRegion, CountsTheModelsEventsThatTheEmulatedCpuRuns) {
+  REQUIRE_REGION_PROGRAM();
+  // The loop's branch is learnt: a million more iterations add a miss at most (where the
+  // predictor's state before the loop differs). The loop loads nothing: they add no loads.
+  std::string output;
+  auto once = region_counts("instructions,branch-misses,L1-dcache-loads",
+                            "branch-misses,L1-dcache-loads,L1-dcache-load-misses", 1'000'000, &output);
+  auto twice = region_counts("instructions,branch-misses,L1-dcache-loads", "branch-misses,L1-dcache-loads", 2'000'000);
+  ASSERT_EQ(once.count("branch-misses"), 1u) << output;
+  ASSERT_EQ(once.count("L1-dcache-loads"), 1u) << output;
+  EXPECT_LE(twice["branch-misses"].second - once["branch-misses"].second, 1) << output;
+  EXPECT_LT(once["branch-misses"].second, 100) << output;
+  EXPECT_EQ(twice["L1-dcache-loads"], once["L1-dcache-loads"]) << output;
+  // The emulated CPU was started without its cache model: the region says how to start it with.
+  EXPECT_NE(output.find("L1-dcache-load-misses unsupported: the emulated CPU was started without its cache model: "
+                        "start it with this event among perfmon stat --emulate's events"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("note: counted on perfmon's emulated CPU: the counts are the calling thread's."),
+            std::string::npos)
+      << output;
+}
+
+TEST(EmulatedRegion, RunNativelyItCountsWithTheKernel) {
+  REQUIRE_REGION_PROGRAM();
+  // Without the emulated CPU the library counts as it always does; with its variable set by
+  // mistake, the events say what is wrong instead of counting nothing.
+  Result native = run({EMULATED_REGION, "task-clock", "1000"});
+  EXPECT_EQ(native.exit_code, 0) << native.err;
+  EXPECT_EQ(native.out.find("emulated"), std::string::npos) << native.out;
+  EXPECT_EQ(native.out.rfind("task-clock ", 0), 0u) << native.out;
+  Result mistaken = run({"/usr/bin/env", "PERFMON_EMULATED_CPU=1", EMULATED_REGION, "task-clock", "1000"});
+  EXPECT_EQ(mistaken.exit_code, 0) << mistaken.err;
+  EXPECT_NE(mistaken.out.find("task-clock unsupported: PERFMON_EMULATED_CPU is set, but perfmon's emulated CPU does "
+                              "not answer"),
+            std::string::npos)
+      << mistaken.out;
 }
 
 TEST(EmulatedWorkload, SaysWhichExecsRanNatively) {

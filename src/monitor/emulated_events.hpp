@@ -1,0 +1,44 @@
+// What the emulated CPU counts, event by event: one table for EmulatedSession (the whole command,
+// from the counters file) and for CounterSession on the emulated CPU (a region of the calling
+// thread, from the plugin's answer to its read).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "counters_abi.h"
+#include "perfmon/emulated.hpp"
+#include "perfmon/event.hpp"
+
+namespace perfmon::monitor {
+
+enum class EmulatedSource : unsigned char {
+  None,
+  Instructions,
+  Branches,
+  BranchMisses,
+  Loads,
+  Stores,
+  L1dLoadMisses,
+  L1dStoreMisses,
+  L1iMisses,
+  LlLoadMisses,
+  LlStoreMisses,
+  LlAccesses,
+  LlMisses
+};
+
+// Where the event's value comes from when the emulated CPU counts with `options`; None, with
+// the reason in `why_not`, for an event it does not give.
+EmulatedSource emulated_source(const Event& event, const EmulatorOptions& options, std::string& why_not);
+
+// The event's value among the counts.
+std::uint64_t emulated_value(EmulatedSource source, const EmulatedCounts& counts) noexcept;
+
+// Adds one slot's counts (read with atomic loads: the plugin adds to them meanwhile).
+void add_slot(EmulatedCounts& counts, perfmon_emulate_slot& slot) noexcept;
+
+// The options the plugin counts with, from its PERFMON_EMULATE_COUNTS_* flags.
+EmulatorOptions options_of_flags(std::uint32_t flags) noexcept;
+
+}  // namespace perfmon::monitor
