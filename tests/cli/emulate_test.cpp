@@ -5,6 +5,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -405,6 +406,34 @@ TEST(EmulatedRegion, CountsTheModelsEventsThatTheEmulatedCpuRuns) {
   EXPECT_NE(output.find("note: counted on perfmon's emulated CPU: the counts are the calling thread's."),
             std::string::npos)
       << output;
+}
+
+TEST(EmulatedRegion, GoogleBenchmarkCountsPerIterationExactly) {
+  REQUIRE_REGION_PROGRAM();
+  if (std::string(BENCHMARK_COUNTERS).empty()) GTEST_SKIP() << "Google Benchmark was not found: no example to run";
+  // examples/benchmark_counters on the emulated CPU: each count per iteration of a benchmark with
+  // fixed iterations is the same every run, and twice the elements add a whole number of
+  // instructions per element, to the instruction.
+  auto per_iteration = [] {
+    Result r = emulated_stat({"-e", "instructions,branches", "--", BENCHMARK_COUNTERS, "--benchmark_filter=iterations",
+                              "--benchmark_format=json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::map<std::string, double> instructions;
+    const nlohmann::json report = nlohmann::json::parse(r.out);
+    for (const nlohmann::json& benchmark : report["benchmarks"]) {
+      EXPECT_TRUE(benchmark.contains("branches")) << benchmark;
+      instructions[benchmark["name"].get<std::string>()] = benchmark.value("instructions", 0.0);
+    }
+    return instructions;
+  };
+  const std::map<std::string, double> first = per_iteration();
+  ASSERT_EQ(first.size(), 3u);
+  EXPECT_EQ(per_iteration(), first);
+  // Over the 1,000 iterations: a whole number of instructions for each of the 2,048 elements more.
+  const long long added =
+      std::llround(1000 * (first.at("BM_Sum/4096/iterations:1000") - first.at("BM_Sum/2048/iterations:1000")));
+  EXPECT_GT(added, 0);
+  EXPECT_EQ(added % (2048 * 1000), 0) << added;
 }
 
 TEST(EmulatedRegion, RunNativelyItCountsWithTheKernel) {
