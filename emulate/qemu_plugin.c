@@ -72,7 +72,19 @@ static int thread_is_gone(uint64_t tid) {
   return access(path, F_OK) != 0 && errno == ENOENT;
 }
 
-static struct perfmon_emulate_slot* claim_slot(unsigned int vcpu_index) {
+/* Counting inline: while the process has one thread and only instructions (and branches) are
+ * counted, each block adds to that thread's slot in the code QEMU generates for it, without a
+ * call (docs/emulated.md: a third of the cost). The slot is claimed when the process starts (or
+ * forks) by its thread, which finds it again when the process has more threads and counts with
+ * calls: QEMU then drops the blocks translated inline (qemu_plugin_reset). */
+static int counting_inline;
+static struct perfmon_emulate_slot* first_thread_slot; /* the slot of the process's first thread */
+static __thread int is_first_thread;
+static unsigned threads_in_process;
+static qemu_plugin_id_t plugin_id;
+static int inline_restart_pending; /* in a forked child, until its first system call returns */
+
+static struct perfmon_emulate_slot* claim_free_slot(void) {
   const uint64_t tid = (uint64_t)gettid();
   struct perfmon_emulate_slot* claimed = &counters->slot[0];
   for (int pass = 0; pass < 2 && claimed == &counters->slot[0]; ++pass)
@@ -84,6 +96,17 @@ static struct perfmon_emulate_slot* claim_slot(unsigned int vcpu_index) {
         break;
       }
     }
+  return claimed;
+}
+
+static struct perfmon_emulate_slot* claim_slot(unsigned int vcpu_index) {
+  struct perfmon_emulate_slot* claimed;
+  if (is_first_thread && first_thread_slot != NULL) {
+    claimed = first_thread_slot;
+    is_first_thread = 0;
+  } else {
+    claimed = claim_free_slot();
+  }
   if (vcpu_index < MAX_VCPUS) slot_of_vcpu[vcpu_index] = claimed;
   return claimed;
 }
@@ -96,6 +119,7 @@ static void free_slot(unsigned int vcpu_index) {
 }
 
 static inline struct perfmon_emulate_slot* thread_slot(unsigned int vcpu_index) {
+  if (counting_inline) return first_thread_slot;
   struct perfmon_emulate_slot* slot = vcpu_index < MAX_VCPUS ? slot_of_vcpu[vcpu_index] : &counters->slot[0];
   return slot != NULL ? slot : claim_slot(vcpu_index);
 }
@@ -412,16 +436,47 @@ static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb* tb) {
       block->fallthrough = block->branch_address + size;
     }
   }
-  if (block != NULL)
+  if (block != NULL) {
     qemu_plugin_register_vcpu_tb_exec_cb(tb, block_modelled_executed, QEMU_PLUGIN_CB_NO_REGS, block);
-  else
+  } else if (counting_inline) {
+    struct perfmon_emulate_slot* slot = first_thread_slot;
+    qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &slot->instructions, instructions);
+    uint64_t* branches = executed == block_with_conditional_branches_executed ? &slot->conditional_branches
+                         : executed == block_with_direct_branches_executed    ? &slot->direct_branches
+                         : executed == block_with_indirect_branches_executed  ? &slot->indirect_branches
+                                                                              : NULL;
+    if (branches != NULL) qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, branches, 1);
+  } else {
     qemu_plugin_register_vcpu_tb_exec_cb(tb, executed, QEMU_PLUGIN_CB_NO_REGS, (void*)(uintptr_t)instructions);
+  }
+}
+
+static void register_callbacks(qemu_plugin_id_t id);
+
+/* Inline counting ends where the process has more than one thread, or forks (the blocks add to
+ * its first thread's slot, which the parent counts in). */
+static void stop_counting_inline(void) {
+  counting_inline = 0;
+  qemu_plugin_reset(plugin_id, register_callbacks);
+}
+
+/* Counts inline, with a slot this thread claims now, where nothing but instructions and branches
+ * is counted and a slot is free. */
+static void start_counting_inline(void) {
+  first_thread_slot = NULL;
+  if (count_memory || predict_branches || model_caches) return;
+  struct perfmon_emulate_slot* slot = claim_free_slot();
+  if (slot == &counters->slot[0]) return; /* inline adds are not atomic: not on the shared slot */
+  first_thread_slot = slot;
+  is_first_thread = 1;
+  counting_inline = 1;
 }
 
 static void thread_started(qemu_plugin_id_t id, unsigned int vcpu_index) {
   (void)id;
   (void)vcpu_index;
   add(&counters->threads, 1);
+  if (++threads_in_process > 1 && counting_inline) stop_counting_inline();
 }
 
 static void thread_ended(qemu_plugin_id_t id, unsigned int vcpu_index) {
@@ -443,6 +498,10 @@ static void forked_child(void) {
   memset(slot_of_vcpu, 0, sizeof slot_of_vcpu);
   add(&counters->processes, 1);
   add(&counters->threads, 1);
+  threads_in_process = 1;
+  /* The blocks translated so far add to the parent's slot: translated again, they add to a slot
+   * of the child's own. Not here: QEMU holds its plugin lock until fork returns to it. */
+  inline_restart_pending = counting_inline;
 }
 
 /* Set while this thread's exec would run natively, undone if the exec fails; and whether it wrote
@@ -569,6 +628,11 @@ static void syscall_entered(qemu_plugin_id_t id, unsigned int vcpu_index, int64_
 /* An exec that returns has failed: it ran nothing natively. */
 static void syscall_returned(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t number, int64_t result) {
   (void)id, (void)vcpu_index, (void)result;
+  if (inline_restart_pending) { /* the fork's return in the child, before it runs a block */
+    inline_restart_pending = 0;
+    stop_counting_inline();
+    start_counting_inline();
+  }
   if ((number != execve_number && number != execveat_number) || !exec_not_followed) return;
   add(&counters->execs_not_followed, (uint64_t)-1);
   if (wrote_first_not_followed) __atomic_store_n(&counters->first_not_followed[0], 0, __ATOMIC_RELEASE);
@@ -675,10 +739,16 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int
   }
   add(&counters->processes, 1);
   pthread_atfork(NULL, NULL, forked_child);
+  plugin_id = id;
+  start_counting_inline();
+  register_callbacks(id);
+  return 0;
+}
+
+static void register_callbacks(qemu_plugin_id_t id) {
   qemu_plugin_register_vcpu_init_cb(id, thread_started);
   qemu_plugin_register_vcpu_exit_cb(id, thread_ended);
   qemu_plugin_register_vcpu_tb_trans_cb(id, block_translated);
   qemu_plugin_register_vcpu_syscall_cb(id, syscall_entered);
   qemu_plugin_register_vcpu_syscall_ret_cb(id, syscall_returned);
-  return 0;
 }
