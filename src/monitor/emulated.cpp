@@ -330,19 +330,8 @@ std::string EmulatedWorkload::first_exec_not_followed() const {
 EmulatorOptions EmulatorOptions::enabled_for(const std::vector<EventGroup>& groups) const {
   EmulatorOptions options = *this;
   for (const EventGroup& group : groups)
-    for (const Event& event : group.events) {
-      const std::uint32_t type = event.attr.type;
-      const std::uint64_t config = event.attr.config & 0xffffffff;
-      options.branches |= type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
-      options.branch_prediction |= type == PERF_TYPE_HARDWARE && config == PERF_COUNT_HW_BRANCH_MISSES;
-      const bool cache_event = type == PERF_TYPE_HW_CACHE;
-      const bool miss = cache_event && ((config >> 16) & 0xff) == PERF_COUNT_HW_CACHE_RESULT_MISS;
-      const bool last_level = cache_event && (config & 0xff) == PERF_COUNT_HW_CACHE_LL;
-      options.memory_accesses |= cache_event;
-      options.caches |= miss || last_level ||
-                        (type == PERF_TYPE_HARDWARE &&
-                         (config == PERF_COUNT_HW_CACHE_REFERENCES || config == PERF_COUNT_HW_CACHE_MISSES));
-    }
+    for (const Event& event : group.events)
+      if (bool EmulatorOptions::*needs = monitor::emulated_option(event); needs != nullptr) options.*needs = true;
   return options;
 }
 

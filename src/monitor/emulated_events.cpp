@@ -70,20 +70,32 @@ std::uint64_t load(std::uint64_t& counter) noexcept {
   return std::atomic_ref<std::uint64_t>(counter).load(std::memory_order_relaxed);
 }
 
+// The table's row for the event, or nullptr.
+const KnownEvent* known_event(const Event& event) noexcept {
+  const std::uint64_t config = event.attr.config & 0xffffffff;  // without a hybrid PMU's type
+  for (const KnownEvent& known : kEvents)
+    if (known.type == event.attr.type && known.config == config) return &known;
+  return nullptr;
+}
+
 }  // namespace
+
+bool EmulatorOptions::*emulated_option(const Event& event) noexcept {
+  const KnownEvent* known = known_event(event);
+  return known != nullptr ? known->needs : nullptr;
+}
 
 EmulatedSource emulated_source(const Event& event, const EmulatorOptions& options, std::string& why_not) {
   const perf_event_attr& attr = event.attr;
-  const std::uint64_t config = attr.config & 0xffffffff;  // without a hybrid PMU's type
   why_not =
       "the emulated CPU counts instructions, branches, branch-misses, L1-dcache-loads, L1-dcache-stores and the "
       "cache model's misses (docs/emulated.md)";
-  for (const KnownEvent& known : kEvents) {
-    if (known.type != attr.type || known.config != config) continue;
-    if (known.needs != nullptr && !(options.*known.needs)) {
+  if (const KnownEvent* known = known_event(event)) {
+    if (known->needs != nullptr && !(options.*known->needs)) {
       why_not =
-          std::string("the emulated CPU was started without ") + known.what +
-          ": start it with this event among perfmon stat --emulate's events (or EmulatorOptions::" + known.option + ")";
+          std::string("the emulated CPU was started without ") + known->what +
+          ": start it with this event among perfmon stat --emulate's events (or EmulatorOptions::" + known->option +
+          ")";
       return EmulatedSource::None;
     }
     if (attr.exclude_user) {
@@ -91,7 +103,7 @@ EmulatedSource emulated_source(const Event& event, const EmulatorOptions& option
       return EmulatedSource::None;
     }
     why_not.clear();
-    return known.source;
+    return known->source;
   }
   return EmulatedSource::None;
 }

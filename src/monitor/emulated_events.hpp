@@ -32,6 +32,10 @@ enum class EmulatedSource : unsigned char {
 // the reason in `why_not`, for an event it does not give.
 EmulatedSource emulated_source(const Event& event, const EmulatorOptions& options, std::string& why_not);
 
+// The option the emulated CPU must run with to count the event; nullptr for an event it counts
+// always (instructions) or never.
+bool EmulatorOptions::*emulated_option(const Event& event) noexcept;
+
 // The event's value among the counts.
 std::uint64_t emulated_value(EmulatedSource source, const EmulatedCounts& counts) noexcept;
 
