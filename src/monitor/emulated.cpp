@@ -143,6 +143,13 @@ CacheHierarchy complete_hierarchy(const CacheHierarchy& given) {
     if (!asked_host) host = host_cache_hierarchy(), asked_host = true;
     *cache = *host_cache;
   }
+  // A missed L1 line is looked up in the LL as one line: the LL's lines hold the L1s' whole.
+  for (auto [l1, name] : {std::pair{&complete.l1i, "L1I"}, std::pair{&complete.l1d, "L1D"}})
+    if (complete.ll.line_size < l1->line_size)
+      throw Error(ErrorKind::InvalidArgument,
+                  "the emulated CPU cannot model an LL whose lines (" + std::to_string(complete.ll.line_size) +
+                      " bytes) are smaller than the " + name + "'s (" + std::to_string(l1->line_size) +
+                      "): give the LL lines at least as large.");
   if (!given.source.empty()) return complete;
   std::string given_text;
   for (const std::string& name : named) given_text += (given_text.empty() ? "" : ", ") + name;

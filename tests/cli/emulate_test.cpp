@@ -176,6 +176,12 @@ TEST(EmulatedStat, CacheModelSaysWhichCachesItModels) {
   EXPECT_NE(odd.err.find("--D1=32768,7,64 cannot be modelled: its size must be a whole number of sets"),
             std::string::npos)
       << odd.err;
+  Result small_lines =
+      emulated_stat({"--D1=32K,8,64", "--LL=1M,16,32", "-e", "LLC-load-misses", "--", EMULATED_LOOP, "1"});
+  EXPECT_NE(small_lines.exit_code, 0);
+  EXPECT_NE(small_lines.err.find("cannot model an LL whose lines (32 bytes) are smaller than the L1"),
+            std::string::npos)
+      << small_lines.err;
   Result malformed = emulated_stat({"--LL=8M", "--", EMULATED_LOOP, "1"});
   EXPECT_EQ(malformed.exit_code, 129);
   EXPECT_NE(malformed.err.find("--LL takes SIZE,ASSOCIATIVITY,LINE_SIZE"), std::string::npos) << malformed.err;
