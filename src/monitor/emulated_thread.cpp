@@ -48,12 +48,11 @@ EmulatedCpuHere emulated_cpu_here() {
   return here;
 }
 
-bool read_emulated_thread(EmulatedCounts& counts, bool* shared_slot) noexcept {
+bool read_emulated_thread(EmulatedCounts& counts) noexcept {
   perfmon_emulate_thread_read answer;
   if (!ask_plugin(answer) || answer.version != PERFMON_EMULATE_VERSION) return false;
   counts = EmulatedCounts{};
   add_slot(counts, answer.counts);
-  if (shared_slot != nullptr) *shared_slot = (answer.flags & PERFMON_EMULATE_SHARED_SLOT) != 0;
   return true;
 }
 

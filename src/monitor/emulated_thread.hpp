@@ -25,6 +25,6 @@ EmulatedCpuHere emulated_cpu_here();
 
 // What the calling thread has executed so far on the emulated CPU; false when the plugin did not
 // answer. One system call that QEMU hands to the plugin; no allocation.
-bool read_emulated_thread(EmulatedCounts& counts, bool* shared_slot = nullptr) noexcept;
+bool read_emulated_thread(EmulatedCounts& counts) noexcept;
 
 }  // namespace perfmon::monitor

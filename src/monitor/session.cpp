@@ -110,6 +110,10 @@ struct EmulatedRegion {
     ::clock_gettime(CLOCK_MONOTONIC, &now);
     return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(now.tv_nsec);
   }
+  // Event i's count from start() to `now`.
+  std::uint64_t since_start(std::size_t i, const EmulatedCounts& now) const noexcept {
+    return monitor::emulated_value(sources[i], now) - monitor::emulated_value(sources[i], at_start);
+  }
   int start() noexcept {
     if (running || !answered) return 0;
     if (!monitor::read_emulated_thread(at_start)) return ENOSYS;
@@ -121,8 +125,7 @@ struct EmulatedRegion {
     if (!running) return 0;
     EmulatedCounts now;
     if (!monitor::read_emulated_thread(now)) return ENOSYS;
-    for (std::size_t i = 0; i < sources.size(); ++i)
-      counted[i] += monitor::emulated_value(sources[i], now) - monitor::emulated_value(sources[i], at_start);
+    for (std::size_t i = 0; i < sources.size(); ++i) counted[i] += since_start(i, now);
     counted_ns += now_ns() - started_ns;
     running = false;
     return 0;
@@ -144,7 +147,7 @@ struct EmulatedRegion {
         ever_started ? std::max<std::uint64_t>(1, counted_ns + (running ? now_ns() - started_ns : 0)) : 0;
     for (std::size_t i = 0; i < sources.size(); ++i) {
       std::uint64_t count = counted[i];
-      if (running) count += monitor::emulated_value(sources[i], now) - monitor::emulated_value(sources[i], at_start);
+      if (running) count += since_start(i, now);
       values[i * stride] =
           sources[i] == monitor::EmulatedSource::None ? CounterValue{} : CounterValue{count, ns, ns, 0};
     }
