@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define PERFMON_EMULATE_MAGIC 0x53544e554f43504dULL /* "MPCOUNTS", little-endian */
-#define PERFMON_EMULATE_VERSION 6
+#define PERFMON_EMULATE_VERSION 7
 /* Each guest thread counts in a slot it owns (slot 0, shared with atomic adds, when all are
  * taken). A slot has cache lines of its own: threads never share a line. */
 #define PERFMON_EMULATE_SLOTS 256
@@ -34,7 +34,10 @@ struct perfmon_emulate_slot {
   uint64_t ll_load_misses;        /* L1D load misses that missed the last level too */
   uint64_t ll_store_misses;       /* L1D store misses that missed the last level too */
   uint64_t ll_instruction_misses; /* L1I misses that missed the last level too */
-  uint64_t reserved[2];
+  /* With samples=FILE: the samples its threads took, and of those, the ones not written (the file
+   * could not take them: its disk full, say). */
+  uint64_t samples;
+  uint64_t samples_lost;
 };
 
 /* One cache of the model: size bytes, ways per set, line bytes (a power of two). */
@@ -89,5 +92,25 @@ struct perfmon_emulate_thread_read {
   uint32_t flags;                     /* PERFMON_EMULATE_COUNTS_* and PERFMON_EMULATE_SHARED_SLOT */
   struct perfmon_emulate_slot counts; /* owner: the host thread id */
 };
+
+/* Sampling (docs/emulated.md, "Sampling"): with samples=FILE and period=N, every thread takes a
+ * sample each N instructions it executes, and the plugin appends perf's own records to FILE, as
+ * the kernel writes them into a ring (linux/perf_event.h), of one event whose attr has
+ *
+ *   sample_type = PERFMON_EMULATE_SAMPLE_TYPE (| PERF_SAMPLE_CALLCHAIN with callchains=on),
+ *   sample_id_all = 1 (the side-band records end with pid, tid and time)
+ *
+ * PERF_RECORD_SAMPLE: ip, pid and tid, time (CLOCK_MONOTONIC), period, and with callchains=on the
+ * callchain: PERF_CONTEXT_USER, the ip, then the return addresses of the thread's shadow stack,
+ * innermost first (at most PERFMON_EMULATE_CALLCHAIN_MAX entries in all).
+ * PERF_RECORD_COMM: a thread's name, before its first sample (COMM_EXEC after a followed exec).
+ * PERF_RECORD_MMAP2: an executable mapping of a file, before the first sample that needs it.
+ *
+ * Each thread writes whole records, a buffer at a time, with one write(2) to FILE opened with
+ * O_APPEND: the records of several threads and processes do not interleave, but they are not in
+ * time order: readers sort them by time. A process that is killed loses the records it still
+ * buffers. */
+#define PERFMON_EMULATE_SAMPLE_TYPE 0x107 /* PERF_SAMPLE_IP | TID | TIME | PERIOD */
+#define PERFMON_EMULATE_CALLCHAIN_MAX 127
 
 #endif

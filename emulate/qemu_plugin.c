@@ -3,11 +3,13 @@
  * instructions when it executes, to the slot of the guest thread that runs it.
  *
  *   qemu-x86_64 -plugin libperfmon-qemu-plugin.so,counters=FILE[,qemu=QEMU][,branches=on][,memory=on]
- *       [,predict=on][,caches=on] PROGRAM ARGS...
+ *       [,predict=on][,caches=on][,samples=FILE,period=N[,callchains=on][,comm=NAME]] PROGRAM ARGS...
  *
  * branches=on also counts branches by kind, decoded from the instructions as they are translated;
  * memory=on counts loads and stores, with a call per access; predict=on runs a branch predictor
- * model and counts its mispredictions; caches=on runs a cache model and counts its misses.
+ * model and counts its mispredictions; caches=on runs a cache model and counts its misses;
+ * samples= and period= take a sample every N instructions of each thread into FILE, as perf's
+ * records (counters_abi.h), with callchains=on its callchain, its threads named NAME.
  *
  * A thread of the program reads its own counts with a system call that the plugin answers
  * (counters_abi.h): the library's sessions measure regions of the program that way.
@@ -20,6 +22,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +30,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "counters_abi.h"
@@ -47,7 +51,7 @@ static struct perfmon_emulate_counters* counters;
 static char* plugin_argument;  /* -plugin's argument again: path,counters=...,qemu=... */
 static char* qemu_path;        /* qemu= : execs are followed only with it */
 static uint16_t guest_machine; /* ELF e_machine of the guest: what an exec can run under QEMU */
-static int64_t execve_number = -1, execveat_number = -1;
+static int64_t execve_number = -1, execveat_number = -1, mmap_number = -1, mprotect_number = -1;
 static int guest_addresses_are_host; /* guest_base is 0 */
 /* Why execs cannot be followed; NULL when they can. */
 static const char* not_following_reason = "following execs is off: the plugin has no qemu= argument";
@@ -286,7 +290,10 @@ enum branch_kind { NOT_A_BRANCH, CONDITIONAL, DIRECT, INDIRECT };
 
 /* x86-64: skips the legacy and REX prefixes, then reads the opcode. VEX and EVEX instructions are
  * never branches. */
-static enum branch_kind x86_64_branch(const uint8_t* code, size_t size) {
+/* Calls and returns, for the shadow stack of callchains. */
+enum control_flow { FLOWS_ON, CALLS, RETURNS };
+
+static enum branch_kind x86_64_branch(const uint8_t* code, size_t size, enum control_flow* flow) {
   size_t k = 0;
   while (k < size && (code[k] == 0xf0 || code[k] == 0xf2 || code[k] == 0xf3 || code[k] == 0x2e || code[k] == 0x36 ||
                       code[k] == 0x3e || code[k] == 0x26 || code[k] == 0x64 || code[k] == 0x65 || code[k] == 0x66 ||
@@ -296,19 +303,26 @@ static enum branch_kind x86_64_branch(const uint8_t* code, size_t size) {
   if (k >= size) return NOT_A_BRANCH;
   const uint8_t op = code[k];
   if (op == 0x0f) return k + 1 < size && (code[k + 1] & 0xf0) == 0x80 ? CONDITIONAL : NOT_A_BRANCH; /* jcc rel32 */
-  if ((op & 0xf0) == 0x70 || (op >= 0xe0 && op <= 0xe3)) return CONDITIONAL;               /* jcc rel8, loop*, jrcxz */
-  if (op == 0xe8 || op == 0xe9 || op == 0xeb) return DIRECT;                               /* call, jmp */
+  if ((op & 0xf0) == 0x70 || (op >= 0xe0 && op <= 0xe3)) return CONDITIONAL; /* jcc rel8, loop*, jrcxz */
+  if (op == 0xe8) *flow = CALLS;
+  if (op == 0xe8 || op == 0xe9 || op == 0xeb) return DIRECT; /* call, jmp */
+  if (op == 0xc2 || op == 0xc3) *flow = RETURNS;
   if (op == 0xc2 || op == 0xc3 || op == 0xca || op == 0xcb || op == 0xcf) return INDIRECT; /* ret, iret */
   if (op == 0xff && k + 1 < size) {
     const unsigned reg = (code[k + 1] >> 3) & 7; /* call and jmp through a register or memory, near or far */
+    if (reg == 2) *flow = CALLS;
     if (reg >= 2 && reg <= 5) return INDIRECT;
   }
   return NOT_A_BRANCH;
 }
 
-static enum branch_kind aarch64_branch(const uint8_t* code, size_t size) {
+static enum branch_kind aarch64_branch(const uint8_t* code, size_t size, enum control_flow* flow) {
   if (size != 4) return NOT_A_BRANCH;
   const uint32_t insn = (uint32_t)code[0] | (uint32_t)code[1] << 8 | (uint32_t)code[2] << 16 | (uint32_t)code[3] << 24;
+  if ((insn & 0xfc000000) == 0x94000000 || (insn & 0xfffffc1f) == 0xd63f0000 || (insn & 0xfefff800) == 0xd63f0800)
+    *flow = CALLS; /* bl; blr; blraa, blrab and their zero-modifier forms */
+  if ((insn & 0xfffffc1f) == 0xd65f0000 || insn == 0xd65f0bff || insn == 0xd65f0fff)
+    *flow = RETURNS;                                    /* ret, retaa, retab */
   if ((insn & 0x7c000000) == 0x14000000) return DIRECT; /* b, bl */
   if ((insn & 0xff000000) == 0x54000000 || (insn & 0x7e000000) == 0x34000000 || (insn & 0x7e000000) == 0x36000000)
     return CONDITIONAL;                                   /* b.cond, bc.cond; cbz, cbnz; tbz, tbnz */
@@ -340,6 +354,9 @@ struct block {
   uint64_t instructions;
   enum branch_kind kind;
   uint64_t branch_address, fallthrough;
+  enum control_flow flow; /* with callchains: whether it ends in a call or a return */
+  /* With sampling, its instructions' addresses (in `fetch_address` after the fetches). */
+  const uint64_t* instruction_address;
   /* With caches=on, the L1I lines its instructions are in, in order: an instruction in the line of
    * the one before it is fetched from the line just used, which is a hit and changes nothing. */
   uint64_t fetches;
@@ -367,9 +384,281 @@ static int mispredicted(struct predictor* p, uint64_t next) {
   return 0;
 }
 
+/* Sampling (samples=FILE, period=N; counters_abi.h and docs/emulated.md): each thread counts its
+ * instructions down from the period, and a block through which the count reaches zero takes a
+ * sample at the instruction where it does. With callchains=on, the callchain is the thread's shadow
+ * stack: the return address of each call its blocks made that has not returned yet. */
+#define SHADOW_STACK 128 /* a ring: the deepest calls are kept, the outermost dropped */
+#define SAMPLE_BUFFER_BYTES 65536
+#define MAX_RECORD_BYTES 2048 /* a sample with the longest callchain, or a mapping with its path */
+static uint64_t sample_period;
+static int sample_callchains;
+static int samples_fd = -1;
+static char process_name[16]; /* comm= : what the threads are called */
+static int process_execed;    /* started by an exec followed: its first thread's name is COMM_EXEC */
+
+struct sampling_thread {
+  uint64_t countdown; /* instructions to the next sample */
+  uint64_t pushed;    /* calls pushed on the shadow stack (the top is pushed % SHADOW_STACK) */
+  uint32_t depth;     /* return addresses on it, at most SHADOW_STACK */
+  int return_pending; /* its last block ended in a return, which the next block's address completes */
+  int named;          /* its COMM record is written */
+  uint64_t samples;   /* samples in the buffer */
+  size_t used;
+  uint64_t stack[SHADOW_STACK];
+  unsigned char buffer[SAMPLE_BUFFER_BYTES];
+};
+static struct sampling_thread* sampling_of_vcpu[MAX_VCPUS];
+
+static uint64_t now_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* Writes the thread's buffer to the samples file in one write: records of several writers never
+ * interleave in a file opened O_APPEND. What cannot be written is counted lost. */
+static void flush_samples(struct sampling_thread* t, struct perfmon_emulate_slot* slot) {
+  if (t->used == 0) return;
+  const ssize_t written = write(samples_fd, t->buffer, t->used);
+  if (written != (ssize_t)t->used) count(slot, &slot->samples_lost, t->samples);
+  t->used = 0;
+  t->samples = 0;
+}
+
+/* Room for a record of `bytes` in the thread's buffer, flushed first if it is too full. */
+static void* record_space(struct sampling_thread* t, struct perfmon_emulate_slot* slot, size_t bytes) {
+  if (t->used + bytes > sizeof t->buffer) flush_samples(t, slot);
+  void* at = t->buffer + t->used;
+  t->used += bytes;
+  return at;
+}
+
+/* The sample_id trailer of a side-band record (sample_type TID | TIME). */
+struct sample_id {
+  uint32_t pid, tid;
+  uint64_t time;
+};
+
+static void name_thread(struct sampling_thread* t, struct perfmon_emulate_slot* slot, uint64_t time) {
+  const size_t name_bytes = (strlen(process_name) + 1 + 7) & ~(size_t)7;
+  const size_t bytes = sizeof(struct perf_event_header) + 8 + name_bytes + sizeof(struct sample_id);
+  unsigned char* record = record_space(t, slot, bytes);
+  memset(record, 0, bytes);
+  const int first_thread = gettid() == getpid();
+  struct perf_event_header header = {PERF_RECORD_COMM, process_execed && first_thread ? PERF_RECORD_MISC_COMM_EXEC : 0,
+                                     (uint16_t)bytes};
+  const uint32_t ids[2] = {(uint32_t)getpid(), (uint32_t)gettid()};
+  const struct sample_id id = {ids[0], ids[1], time};
+  memcpy(record, &header, sizeof header);
+  memcpy(record + sizeof header, ids, sizeof ids);
+  memcpy(record + sizeof header + 8, process_name, strlen(process_name));
+  memcpy(record + bytes - sizeof id, &id, sizeof id);
+  t->named = 1;
+}
+
+/* The process's mappings of files, as /proc/self/maps had them when last read, and
+ * whether a record of each is written: a mapping gets its record before the first sample that has
+ * an address in it. Shared by the process's threads, under a lock. */
+struct mapping {
+  uint64_t start, end, offset, inode;
+  uint32_t major, minor;
+  int written;
+  char* path;
+};
+static struct {
+  pthread_mutex_t lock;
+  struct mapping* all;
+  size_t count;
+  int stale; /* the guest mapped or protected memory executable since they were read */
+} maps = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 1};
+static __thread int maps_change_pending; /* the thread's system call maps memory executable */
+
+static void read_maps(void) {
+  FILE* file = fopen("/proc/self/maps", "re");
+  if (file == NULL) return;
+  struct mapping* read = NULL;
+  size_t count = 0, capacity = 0;
+  char line[4096 + 128];
+  while (fgets(line, sizeof line, file) != NULL) {
+    unsigned long long start, end, offset, inode;
+    unsigned major, minor;
+    char permissions[8];
+    int path_at = 0;
+    /* QEMU maps guest code without PROT_EXEC on the host (it runs translations of it): every file
+     * mapping is taken, and those that samples have addresses in get records. */
+    if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, permissions, &offset, &major, &minor, &inode,
+               &path_at) < 7 ||
+        line[path_at] != '/')
+      continue;
+    line[strcspn(line, "\n")] = '\0';
+    if (count == capacity) {
+      capacity = capacity ? 2 * capacity : 64;
+      struct mapping* grown = realloc(read, capacity * sizeof *read);
+      if (grown == NULL) break;
+      read = grown;
+    }
+    struct mapping m = {start, end, offset, inode, major, minor, 0, strdup(line + path_at)};
+    /* Written already if the same file was mapped there when last read. */
+    for (size_t k = 0; k < maps.count; ++k)
+      if (maps.all[k].start == m.start && maps.all[k].end == m.end && maps.all[k].inode == m.inode &&
+          maps.all[k].offset == m.offset)
+        m.written = maps.all[k].written;
+    if (m.path != NULL) read[count++] = m;
+  }
+  fclose(file);
+  for (size_t k = 0; k < maps.count; ++k) free(maps.all[k].path);
+  free(maps.all);
+  maps.all = read;
+  maps.count = count;
+}
+
+static struct mapping* mapping_of(uint64_t address) {
+  for (size_t k = 0; k < maps.count; ++k)
+    if (address >= maps.all[k].start && address < maps.all[k].end) return &maps.all[k];
+  return NULL;
+}
+
+/* Writes the record of the mapping `address` is in, if it has none yet. */
+static void note_mapping(struct sampling_thread* t, struct perfmon_emulate_slot* slot, uint64_t address, uint64_t time,
+                         int* maps_fresh) {
+  struct mapping* m = mapping_of(address);
+  if (m == NULL && !*maps_fresh) { /* mapped since the maps were read */
+    read_maps();
+    *maps_fresh = 1;
+    m = mapping_of(address);
+  }
+  if (m == NULL || m->written) return;
+  const size_t path_bytes = strlen(m->path) + 1;
+  if (path_bytes > MAX_RECORD_BYTES / 2) return;
+  const size_t fixed = sizeof(struct perf_event_header) + 2 * 4 + 3 * 8 + 2 * 4 + 2 * 8 + 2 * 4;
+  const size_t bytes = fixed + ((path_bytes + 7) & ~(size_t)7) + sizeof(struct sample_id);
+  unsigned char* record = record_space(t, slot, bytes);
+  memset(record, 0, bytes);
+  const struct perf_event_header header = {PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, (uint16_t)bytes};
+  const struct sample_id id = {(uint32_t)getpid(), (uint32_t)gettid(), time};
+  unsigned char* at = record;
+  memcpy(at, &header, sizeof header), at += sizeof header;
+  memcpy(at, &id, 8), at += 8; /* pid, tid */
+  const uint64_t range[3] = {m->start, m->end - m->start, m->offset};
+  memcpy(at, range, sizeof range), at += sizeof range;
+  const uint32_t device[2] = {m->major, m->minor};
+  memcpy(at, device, sizeof device), at += sizeof device;
+  const uint64_t inode[2] = {m->inode, 0};
+  memcpy(at, inode, sizeof inode), at += sizeof inode;
+  const uint32_t protection[2] = {PROT_READ | PROT_EXEC, MAP_PRIVATE};
+  memcpy(at, protection, sizeof protection), at += sizeof protection;
+  memcpy(at, m->path, path_bytes);
+  memcpy(record + bytes - sizeof id, &id, sizeof id);
+  m->written = 1;
+}
+
+static void take_sample(struct sampling_thread* t, struct perfmon_emulate_slot* slot, uint64_t ip) {
+  const uint64_t time = now_ns();
+  if (!t->named) name_thread(t, slot, time);
+  const uint32_t returns =
+      sample_callchains ? (t->depth < PERFMON_EMULATE_CALLCHAIN_MAX - 2 ? t->depth : PERFMON_EMULATE_CALLCHAIN_MAX - 2)
+                        : 0;
+  pthread_mutex_lock(&maps.lock);
+  int maps_fresh = __atomic_exchange_n(&maps.stale, 0, __ATOMIC_ACQUIRE);
+  if (maps_fresh) read_maps();
+  note_mapping(t, slot, ip, time, &maps_fresh);
+  for (uint32_t k = 0; k < returns; ++k)
+    note_mapping(t, slot, t->stack[(t->pushed - 1 - k) % SHADOW_STACK], time, &maps_fresh);
+  pthread_mutex_unlock(&maps.lock);
+  const size_t chain = sample_callchains ? 2 + returns : 0;
+  const size_t bytes = sizeof(struct perf_event_header) + 8 + 8 + 8 + 8 + (sample_callchains ? 8 + 8 * chain : 0);
+  uint64_t* record = record_space(t, slot, bytes);
+  const struct perf_event_header header = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, (uint16_t)bytes};
+  memcpy(record, &header, sizeof header);
+  record[1] = ip;
+  const uint32_t ids[2] = {(uint32_t)getpid(), (uint32_t)gettid()};
+  memcpy(&record[2], ids, sizeof ids);
+  record[3] = time;
+  record[4] = sample_period;
+  if (sample_callchains) {
+    record[5] = chain;
+    record[6] = PERF_CONTEXT_USER;
+    record[7] = ip;
+    for (uint32_t k = 0; k < returns; ++k) record[8 + k] = t->stack[(t->pushed - 1 - k) % SHADOW_STACK];
+  }
+  ++t->samples;
+  count(slot, &slot->samples, 1);
+}
+
+static struct sampling_thread* sampling_thread(unsigned int vcpu_index) {
+  if (vcpu_index >= MAX_VCPUS) return NULL;
+  struct sampling_thread* t = sampling_of_vcpu[vcpu_index];
+  if (t == NULL && (t = sampling_of_vcpu[vcpu_index] = calloc(1, sizeof *t)) != NULL) t->countdown = sample_period;
+  return t;
+}
+
+/* Before the block's instructions count: its samples, and its calls and returns on the stack. */
+static void sample_block(struct perfmon_emulate_slot* slot, unsigned int vcpu_index, const struct block* block) {
+  struct sampling_thread* t = sampling_thread(vcpu_index);
+  if (t == NULL) return;
+  if (t->return_pending) {
+    /* The return went to this block: the call it returns from is the innermost one that returns
+     * here (deeper ones, left by longjmp or an exception, are gone too). */
+    t->return_pending = 0;
+    for (uint32_t k = 0; k < t->depth; ++k)
+      if (t->stack[(t->pushed - 1 - k) % SHADOW_STACK] == block->address) {
+        t->pushed -= k + 1;
+        t->depth -= k + 1;
+        break;
+      }
+  }
+  uint64_t at = t->countdown; /* the sample's instruction, counted from 1 */
+  for (; at <= block->instructions; at += sample_period) take_sample(t, slot, block->instruction_address[at - 1]);
+  t->countdown = at - block->instructions;
+  if (block->flow == CALLS) {
+    t->stack[t->pushed++ % SHADOW_STACK] = block->fallthrough;
+    if (t->depth < SHADOW_STACK) ++t->depth;
+  }
+  if (block->flow == RETURNS) t->return_pending = 1;
+}
+
+/* A thread that ends writes what it has (on itself); at the process's exit every thread does. */
+static void flush_thread_samples(unsigned int vcpu_index) {
+  struct sampling_thread* t = vcpu_index < MAX_VCPUS ? sampling_of_vcpu[vcpu_index] : NULL;
+  if (t == NULL) return;
+  struct perfmon_emulate_slot* slot =
+      vcpu_index < MAX_VCPUS && slot_of_vcpu[vcpu_index] != NULL ? slot_of_vcpu[vcpu_index] : &counters->slot[0];
+  flush_samples(t, slot);
+}
+
+static void process_exits(qemu_plugin_id_t id, void* data) {
+  (void)id, (void)data;
+  for (unsigned k = 0; k < MAX_VCPUS; ++k) flush_thread_samples(k);
+}
+
+/* The samples file in a forked child: the buffers copied from the parent are the parent's to
+ * write; the child's threads name themselves and its mappings get records of the child's. */
+static void sampling_forked(void) {
+  for (unsigned k = 0; k < MAX_VCPUS; ++k)
+    if (sampling_of_vcpu[k] != NULL) {
+      sampling_of_vcpu[k]->used = 0;
+      sampling_of_vcpu[k]->samples = 0;
+      sampling_of_vcpu[k]->named = 0;
+    }
+  for (size_t k = 0; k < maps.count; ++k) maps.all[k].written = 0;
+  process_execed = 0;
+  pthread_mutex_unlock(&maps.lock);
+}
+
+/* The maps are locked through fork, so that the child's copy is whole. */
+static void sampling_forking(void) {
+  pthread_mutex_lock(&maps.lock);
+}
+
+static void sampling_forked_parent(void) {
+  pthread_mutex_unlock(&maps.lock);
+}
+
 static void block_modelled_executed(unsigned int vcpu_index, void* data) {
   const struct block* block = data;
   struct perfmon_emulate_slot* slot = thread_slot(vcpu_index);
+  if (sample_period != 0) sample_block(slot, vcpu_index, block);
   count(slot, &slot->instructions, block->instructions);
   if (block->kind == CONDITIONAL) count(slot, &slot->conditional_branches, 1);
   if (block->kind == DIRECT) count(slot, &slot->direct_branches, 1);
@@ -399,10 +688,15 @@ static struct block* new_block(struct qemu_plugin_tb* tb, size_t instructions) {
     const uint64_t first = qemu_plugin_insn_vaddr(insn) / line;
     lines += (qemu_plugin_insn_vaddr(insn) + qemu_plugin_insn_size(insn) - 1) / line - first + 1;
   }
-  struct block* block = calloc(1, sizeof *block + lines * sizeof block->fetch_address[0]);
+  const size_t addresses = sample_period != 0 ? instructions : 0;
+  struct block* block = calloc(1, sizeof *block + (lines + addresses) * sizeof block->fetch_address[0]);
   if (block == NULL) return NULL;
   block->address = qemu_plugin_tb_vaddr(tb);
   block->instructions = instructions;
+  uint64_t* instruction_address = block->fetch_address + lines;
+  for (size_t k = 0; k < addresses; ++k)
+    instruction_address[k] = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, k));
+  block->instruction_address = instruction_address;
   for (size_t k = 0; line != 0 && k < instructions; ++k) {
     const struct qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, k);
     const uint64_t start = qemu_plugin_insn_vaddr(insn);
@@ -421,17 +715,21 @@ static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb* tb) {
       qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, k), memory_accessed, QEMU_PLUGIN_CB_NO_REGS,
                                        QEMU_PLUGIN_MEM_RW, (void*)(uintptr_t)(k + 1));
   qemu_plugin_vcpu_udata_cb_t executed = block_executed;
-  struct block* block = predict_branches || model_caches ? new_block(tb, instructions) : NULL;
-  for (size_t k = 0; count_branches && k < instructions; ++k) {
+  struct block* block = predict_branches || model_caches || sample_period ? new_block(tb, instructions) : NULL;
+  for (size_t k = 0; (count_branches || sample_callchains) && k < instructions; ++k) {
     const struct qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, k);
     const uint8_t* code = qemu_plugin_insn_data(insn);
     const size_t size = qemu_plugin_insn_size(insn);
-    const enum branch_kind kind = guest_machine == EM_AARCH64 ? aarch64_branch(code, size) : x86_64_branch(code, size);
+    enum control_flow flow = FLOWS_ON;
+    enum branch_kind kind =
+        guest_machine == EM_AARCH64 ? aarch64_branch(code, size, &flow) : x86_64_branch(code, size, &flow);
+    if (!count_branches) kind = NOT_A_BRANCH;
     if (kind == CONDITIONAL) executed = block_with_conditional_branches_executed;
     if (kind == DIRECT) executed = block_with_direct_branches_executed;
     if (kind == INDIRECT) executed = block_with_indirect_branches_executed;
-    if (block != NULL && kind != NOT_A_BRANCH) {
+    if (block != NULL && (kind != NOT_A_BRANCH || flow != FLOWS_ON)) {
       block->kind = kind;
+      block->flow = flow;
       block->branch_address = qemu_plugin_insn_vaddr(insn);
       block->fallthrough = block->branch_address + size;
     }
@@ -464,7 +762,7 @@ static void stop_counting_inline(void) {
  * is counted and a slot is free. */
 static void start_counting_inline(void) {
   first_thread_slot = NULL;
-  if (count_memory || predict_branches || model_caches) return;
+  if (count_memory || predict_branches || model_caches || sample_period) return;
   struct perfmon_emulate_slot* slot = claim_free_slot();
   if (slot == &counters->slot[0]) return; /* inline adds are not atomic: not on the shared slot */
   first_thread_slot = slot;
@@ -481,6 +779,7 @@ static void thread_started(qemu_plugin_id_t id, unsigned int vcpu_index) {
 
 static void thread_ended(qemu_plugin_id_t id, unsigned int vcpu_index) {
   (void)id;
+  flush_thread_samples(vcpu_index);
   free_slot(vcpu_index);
   /* A later thread may take this vCPU index: it starts with a predictor and caches of its own. */
   if (vcpu_index < MAX_VCPUS) {
@@ -488,6 +787,8 @@ static void thread_ended(qemu_plugin_id_t id, unsigned int vcpu_index) {
     predictor_of_vcpu[vcpu_index] = NULL;
     caches_free(caches_of_vcpu[vcpu_index]);
     caches_of_vcpu[vcpu_index] = NULL;
+    free(sampling_of_vcpu[vcpu_index]);
+    sampling_of_vcpu[vcpu_index] = NULL;
   }
 }
 
@@ -499,6 +800,7 @@ static void forked_child(void) {
   add(&counters->processes, 1);
   add(&counters->threads, 1);
   threads_in_process = 1;
+  if (sample_period != 0) sampling_forked();
   /* The blocks translated so far add to the parent's slot: translated again, they add to a slot
    * of the child's own. Not here: QEMU holds its plugin lock until fork returns to it. */
   inline_restart_pending = counting_inline;
@@ -537,7 +839,7 @@ static size_t count_words(char** words) {
 /* The guest calls execve(path, argv, envp): run the program under QEMU and this plugin instead.
  * On success this process is the new QEMU; otherwise QEMU goes on with the guest's own execve,
  * which fails as it would have (or, for a program QEMU cannot run, runs it natively). */
-static void follow_exec(const char* path, char** argv, char** envp) {
+static void follow_exec(unsigned int vcpu_index, const char* path, char** argv, char** envp) {
   if (access(path, X_OK) != 0) return; /* the guest's execve fails with the same errno */
   struct stat status;
   if (stat(path, &status) != 0 || !S_ISREG(status.st_mode)) return;
@@ -555,10 +857,20 @@ static void follow_exec(const char* path, char** argv, char** envp) {
   const size_t words = count_words(argv);
   char** qemu_argv = calloc(words + 10, sizeof *qemu_argv);
   if (qemu_argv == NULL) return;
+  /* Sampling names the new process's threads after the program, as the kernel would (its comm). */
+  char* argument = NULL;
+  if (sample_period != 0) {
+    const char* slash = strrchr(path, '/');
+    char name[sizeof process_name];
+    snprintf(name, sizeof name, "%s", slash != NULL ? slash + 1 : path);
+    for (char* c = name; *c != '\0'; ++c)
+      if (*c == ',') *c = '_'; /* QEMU splits the plugin's arguments at commas */
+    if (asprintf(&argument, "%s,comm=%s,execed=on", plugin_argument, name) < 0) argument = NULL;
+  }
   size_t k = 0;
   qemu_argv[k++] = qemu_path;
   qemu_argv[k++] = "-plugin";
-  qemu_argv[k++] = plugin_argument;
+  qemu_argv[k++] = argument != NULL ? argument : plugin_argument;
   if (interpreter != NULL) {
     qemu_argv[k++] = (char*)interpreter;
     if (interpreter_argument != NULL) qemu_argv[k++] = (char*)interpreter_argument;
@@ -573,9 +885,11 @@ static void follow_exec(const char* path, char** argv, char** envp) {
   for (size_t w = 1; w < words; ++w) qemu_argv[k++] = argv[w];
   qemu_argv[k] = NULL;
   add(&counters->execs_followed, 1);
+  if (sample_period != 0) flush_thread_samples(vcpu_index); /* the other threads' buffers end with them */
   execve(qemu_path, qemu_argv, envp);
   add(&counters->execs_followed, (uint64_t)-1);
   note_not_followed(path, strerror(errno));
+  free(argument);
   free(qemu_argv);
 }
 
@@ -611,16 +925,17 @@ static void syscall_entered(qemu_plugin_id_t id, unsigned int vcpu_index, int64_
     thread_read(vcpu_index, a1, a2, a3, a4);
     return;
   }
+  if ((number == mmap_number || number == mprotect_number) && (a3 & PROT_EXEC) != 0) maps_change_pending = 1;
   if (number != execve_number && number != execveat_number) return;
   exec_not_followed = wrote_first_not_followed = 0;
   if (not_following_reason != NULL)
     note_not_followed(guest_addresses_are_host && number == execve_number ? (const char*)(uintptr_t)a1 : "a program",
                       not_following_reason);
   else if (number == execve_number)
-    follow_exec((const char*)(uintptr_t)a1, (char**)(uintptr_t)a2, (char**)(uintptr_t)a3);
+    follow_exec(vcpu_index, (const char*)(uintptr_t)a1, (char**)(uintptr_t)a2, (char**)(uintptr_t)a3);
   /* execveat(AT_FDCWD, path, argv, envp, 0) is execve; other forms are not followed. */
   else if ((int)a1 == AT_FDCWD && a5 == 0)
-    follow_exec((const char*)(uintptr_t)a2, (char**)(uintptr_t)a3, (char**)(uintptr_t)a4);
+    follow_exec(vcpu_index, (const char*)(uintptr_t)a2, (char**)(uintptr_t)a3, (char**)(uintptr_t)a4);
   else
     note_not_followed("a program", "execveat relative to a directory descriptor");
 }
@@ -628,6 +943,10 @@ static void syscall_entered(qemu_plugin_id_t id, unsigned int vcpu_index, int64_
 /* An exec that returns has failed: it ran nothing natively. */
 static void syscall_returned(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t number, int64_t result) {
   (void)id, (void)vcpu_index, (void)result;
+  if (maps_change_pending) { /* after the change: a read of the maps before it would miss it */
+    maps_change_pending = 0;
+    __atomic_store_n(&maps.stale, 1, __ATOMIC_RELEASE);
+  }
   if (inline_restart_pending) { /* the fork's return in the child, before it runs a block */
     inline_restart_pending = 0;
     stop_counting_inline();
@@ -677,6 +996,31 @@ static int argument_is_on(int argc, char** argv, const char* name) {
   return value != NULL && strcmp(value, "on") == 0;
 }
 
+/* samples=FILE period=N [callchains=on] [comm=NAME] [execed=on]: sampling, into FILE. */
+static const char* samples_path = "";
+static int open_samples(int argc, char** argv) {
+  const char* path = argument_value(argc, argv, "samples");
+  const char* period = argument_value(argc, argv, "period");
+  if (path == NULL || path[0] == '\0' || period == NULL || strcmp(period, "0") == 0) return 0;
+  char* end = NULL;
+  sample_period = strtoull(period, &end, 10);
+  if (end == period || *end != '\0' || sample_period == 0) {
+    fprintf(stderr, "perfmon's QEMU plugin takes period=N, a number of instructions above 0, not '%s'.\n", period);
+    return -1;
+  }
+  samples_fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (samples_fd < 0) {
+    fprintf(stderr, "perfmon's QEMU plugin: cannot open the samples file %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  samples_path = path;
+  sample_callchains = argument_is_on(argc, argv, "callchains");
+  const char* comm = argument_value(argc, argv, "comm");
+  snprintf(process_name, sizeof process_name, "%s", comm != NULL ? comm : "");
+  process_execed = argument_is_on(argc, argv, "execed");
+  return 0;
+}
+
 EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int argc, char** argv) {
   if (info->version.min > qemu_plugin_version || info->version.cur < qemu_plugin_version) {
     fprintf(stderr,
@@ -697,6 +1041,7 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int
   model_caches = argument_is_on(argc, argv, "caches");
   count_branches |= predict_branches;
   count_memory |= model_caches;
+  if (open_samples(argc, argv) != 0) return -1;
   const struct perfmon_emulate_cache* geometries[] = {&counters->l1i, &counters->l1d, &counters->ll};
   static const char* const cache_names[] = {"L1I", "L1D", "LL"};
   for (int k = 0; k < 3 && model_caches; ++k)
@@ -706,9 +1051,9 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int
       return -1;
     }
   if (strcmp(info->target_name, "x86_64") == 0) {
-    guest_machine = EM_X86_64, execve_number = 59, execveat_number = 322;
+    guest_machine = EM_X86_64, execve_number = 59, execveat_number = 322, mmap_number = 9, mprotect_number = 10;
   } else if (strcmp(info->target_name, "aarch64") == 0) {
-    guest_machine = EM_AARCH64, execve_number = 221, execveat_number = 281;
+    guest_machine = EM_AARCH64, execve_number = 221, execveat_number = 281, mmap_number = 222, mprotect_number = 226;
   }
   const char* qemu = argument_value(argc, argv, "qemu");
   Dl_info self;
@@ -723,9 +1068,12 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int
   else if (!guest_addresses_are_host)
     not_following_reason = "QEMU placed guest memory away from host addresses";
   else if (qemu != NULL && dladdr(&qemu_plugin_version, &self) != 0 && self.dli_fname != NULL &&
-           asprintf(&plugin_argument, "%s,counters=%s,qemu=%s,branches=%s,memory=%s,predict=%s,caches=%s",
+           asprintf(&plugin_argument,
+                    "%s,counters=%s,qemu=%s,branches=%s,memory=%s,predict=%s,caches=%s,samples=%s,period=%llu,"
+                    "callchains=%s",
                     self.dli_fname, counters_path, qemu, count_branches ? "on" : "off", count_memory ? "on" : "off",
-                    predict_branches ? "on" : "off", model_caches ? "on" : "off") >= 0) {
+                    predict_branches ? "on" : "off", model_caches ? "on" : "off", samples_path,
+                    (unsigned long long)sample_period, sample_callchains ? "on" : "off") >= 0) {
     qemu_path = strdup(qemu);
     not_following_reason = qemu_path != NULL ? NULL : "out of memory";
   }
@@ -738,7 +1086,10 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int
     __atomic_compare_exchange_n(&counters->slot[k].owner, &owner, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
   }
   add(&counters->processes, 1);
-  pthread_atfork(NULL, NULL, forked_child);
+  if (sample_period != 0)
+    pthread_atfork(sampling_forking, sampling_forked_parent, forked_child);
+  else
+    pthread_atfork(NULL, NULL, forked_child);
   plugin_id = id;
   start_counting_inline();
   register_callbacks(id);
@@ -751,4 +1102,5 @@ static void register_callbacks(qemu_plugin_id_t id) {
   qemu_plugin_register_vcpu_tb_trans_cb(id, block_translated);
   qemu_plugin_register_vcpu_syscall_cb(id, syscall_entered);
   qemu_plugin_register_vcpu_syscall_ret_cb(id, syscall_returned);
+  if (sample_period != 0) qemu_plugin_register_atexit_cb(id, process_exits, NULL);
 }

@@ -3,9 +3,11 @@
 // (docs/emulated.md). These are the emulated CPU's counts, not the host's: label them so.
 #pragma once
 
+#include <linux/perf_event.h>
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +51,14 @@ struct EmulatorOptions {
   // The model's caches: a level left empty (size 0) is the host's (host_cache_hierarchy()).
   // EmulatedWorkload::options() has them all, with their source.
   CacheHierarchy cache_hierarchy;
+  // Sampling: a sample every `sample_period` instructions of each thread (0: no sampling), with
+  // the instruction's address and, with sample_callchains, the return addresses of the calls the
+  // thread is in (a shadow stack of its calls and returns, at most 125 deep). Read with
+  // EmulatedWorkload::read_samples(). The records wait in an unnamed file in `samples_directory`
+  // (default: $TMPDIR, else /tmp) until then.
+  std::uint64_t sample_period = 0;
+  bool sample_callchains = false;
+  std::string samples_directory;
 
   // These options with what the events need turned on.
   EmulatorOptions enabled_for(const std::vector<EventGroup>& groups) const;
@@ -74,6 +84,8 @@ struct EmulatedCounts {
   std::uint64_t threads = 0;             // guest threads, each process's first included
   std::uint64_t execs_followed = 0;      // execs run under QEMU again
   std::uint64_t execs_not_followed = 0;  // execs that ran natively, uncounted
+  std::uint64_t samples = 0;             // with sampling: the samples taken
+  std::uint64_t samples_lost = 0;        // of those, the ones the samples file could not take (a full disk)
 };
 
 // A command run on the emulated CPU: like Workload, it is held before it starts, and its counts
@@ -106,13 +118,26 @@ class EmulatedWorkload {
   // The first exec that ran natively, and why ("" if none).
   std::string first_exec_not_followed() const;
 
+  // With sampling (EmulatorOptions::sample_period): the event the samples are of, as perf.data
+  // describes it: instructions:u, sampled every sample_period, sample_type PERF_SAMPLE_IP | TID |
+  // TIME | PERIOD (and CALLCHAIN), sample_id_all.
+  perf_event_attr sample_attr() const;
+  // Once the command has exited, hands each record the plugin wrote to `handler`, in time order,
+  // as the kernel writes them into a ring (perf.data's data section takes them as they are):
+  // PERF_RECORD_SAMPLE of sample_attr(), PERF_RECORD_COMM naming each thread before its first
+  // sample, PERF_RECORD_MMAP2 of each program and library file before the first sample in it.
+  // Throws perfmon::Error if the file cannot be read.
+  void read_samples(const std::function<void(const perf_event_header&)>& handler) const;
+
  private:
   struct Counters;
+  struct SamplesFile;
   std::vector<std::string> argv_;
   std::string architecture_;
   std::string qemu_;
   EmulatorOptions options_;
   std::unique_ptr<Counters> counters_;
+  std::unique_ptr<SamplesFile> samples_;
   std::unique_ptr<Workload> workload_;
 };
 

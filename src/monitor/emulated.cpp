@@ -2,12 +2,14 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
@@ -19,6 +21,8 @@
 #include <utility>
 
 #include "counters_abi.h"
+#include "kernel/fd.hpp"
+#include "kernel/file_mapping.hpp"
 #include "monitor/emulated_events.hpp"
 #include "perfmon/error.hpp"
 #include "program_file.h"
@@ -238,6 +242,32 @@ struct EmulatedWorkload::Counters {
   }
 };
 
+// The samples file: an unnamed file (O_TMPFILE) that the plugin in every QEMU process of the
+// command opens again through /proc/<this process>/fd and appends records to (counters_abi.h).
+// Nothing is left on disk whatever happens. Where the file system has no unnamed files, a memfd.
+struct EmulatedWorkload::SamplesFile {
+  kernel::FileDescriptor fd;
+  std::string path;
+
+  explicit SamplesFile(std::string directory) {
+    if (directory.empty()) {
+      const char* tmpdir = std::getenv("TMPDIR");
+      directory = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+    }
+    fd.reset(::open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+    if (!fd && (errno == EOPNOTSUPP || errno == EISDIR))
+      fd.reset(::memfd_create("perfmon-emulated-samples", MFD_CLOEXEC));
+    if (!fd) {
+      const int err = errno;
+      throw Error(ErrorKind::Limit,
+                  "cannot create the emulated CPU's samples file in " + directory + ": " + std::strerror(err) +
+                      "; make room there, or set TMPDIR to a directory that has it.",
+                  err);
+    }
+    path = "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd.get());
+  }
+};
+
 EmulatedWorkload::EmulatedWorkload(std::vector<std::string> argv, const EmulatorOptions& options)
     : argv_(std::move(argv)), options_(options) {
   if (argv_.empty()) throw Error(ErrorKind::InvalidArgument, "no command to run: the argument list is empty.");
@@ -279,6 +309,15 @@ EmulatedWorkload::EmulatedWorkload(std::vector<std::string> argv, const Emulator
   if (options.memory_accesses) plugin_argument += ",memory=on";
   if (options.branch_prediction) plugin_argument += ",predict=on";
   if (options.caches) plugin_argument += ",caches=on";
+  if (options.sample_period != 0) {
+    samples_ = std::make_unique<SamplesFile>(options.samples_directory);
+    // The threads' name, as the kernel names a process after its program (15 bytes); QEMU splits
+    // the plugin's arguments at commas.
+    std::string comm = program->substr(program->rfind('/') + 1).substr(0, 15);
+    std::replace(comm.begin(), comm.end(), ',', '_');
+    plugin_argument += ",samples=" + samples_->path + ",period=" + std::to_string(options.sample_period) +
+                       ",comm=" + comm + (options.sample_callchains ? ",callchains=on" : "");
+  }
   // The program's own sessions (regions) read their thread's counts from the plugin (emulated_thread.hpp).
   std::vector<std::string> command{qemu_, "-plugin", plugin_argument, "-E", "PERFMON_EMULATED_CPU=1"};
   if (interpreter.empty()) {
@@ -332,6 +371,64 @@ std::string EmulatedWorkload::first_exec_not_followed() const {
   const char* text = counters_->mapping->first_not_followed;
   if (std::atomic_ref<char>(*counters_->mapping->first_not_followed).load(std::memory_order_acquire) == '\0') return "";
   return std::string(text, strnlen(text, PERFMON_EMULATE_PATH_MAX));
+}
+
+perf_event_attr EmulatedWorkload::sample_attr() const {
+  static_assert(PERFMON_EMULATE_SAMPLE_TYPE ==
+                (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD));
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+  attr.sample_period = options_.sample_period;
+  attr.sample_type = PERFMON_EMULATE_SAMPLE_TYPE | (options_.sample_callchains ? PERF_SAMPLE_CALLCHAIN : 0);
+  attr.exclude_kernel = attr.exclude_hv = 1;  // all of it is user mode
+  attr.sample_id_all = 1;
+  attr.comm = attr.mmap = attr.mmap2 = 1;  // the side-band records the file has
+  return attr;
+}
+
+namespace {
+
+// A record's time: a sample's after its ip and pid/tid; a side-band record's in its sample_id
+// trailer (pid/tid, time), last.
+std::uint64_t record_time(const perf_event_header& header) {
+  std::uint64_t time = 0;
+  const char* at = reinterpret_cast<const char*>(&header);
+  std::memcpy(&time, header.type == PERF_RECORD_SAMPLE ? at + 24 : at + header.size - 8, sizeof time);
+  return time;
+}
+
+}  // namespace
+
+void EmulatedWorkload::read_samples(const std::function<void(const perf_event_header&)>& handler) const {
+  if (!samples_) return;
+  struct stat status {};
+  if (::fstat(samples_->fd.get(), &status) != 0)
+    throw Error(ErrorKind::Limit, std::string("cannot read the emulated CPU's samples: ") + std::strerror(errno) + ".",
+                errno);
+  if (status.st_size == 0) return;
+  const std::optional<kernel::FileMapping> mapping = kernel::FileMapping::map(samples_->path);
+  if (!mapping)
+    throw Error(ErrorKind::Limit, std::string("cannot map the emulated CPU's samples: ") + std::strerror(errno) + ".",
+                errno);
+  const char* bytes = mapping->bytes().data();
+  // The records of each thread are in time order, those of different threads interleaved a buffer at a
+  // time: sorted by time, side-band records before the samples that need them. A record cut short
+  // (a full disk) ends the file.
+  std::vector<std::pair<std::uint64_t, std::size_t>> order;  // time, offset
+  const std::size_t size = mapping->bytes().size();
+  for (std::size_t at = 0; at + sizeof(perf_event_header) <= size;) {
+    perf_event_header header;
+    std::memcpy(&header, bytes + at, sizeof header);
+    const bool known =
+        header.type == PERF_RECORD_SAMPLE || header.type == PERF_RECORD_COMM || header.type == PERF_RECORD_MMAP2;
+    if (!known || header.size < 32 || header.size % 8 != 0 || header.size > size - at) break;
+    order.emplace_back(record_time(*reinterpret_cast<const perf_event_header*>(bytes + at)), at);
+    at += header.size;
+  }
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [time, offset] : order) handler(*reinterpret_cast<const perf_event_header*>(bytes + offset));
 }
 
 EmulatorOptions EmulatorOptions::enabled_for(const std::vector<EventGroup>& groups) const {

@@ -154,6 +154,8 @@ void add_slot(EmulatedCounts& counts, perfmon_emulate_slot& slot) noexcept {
   counts.ll_load_misses += load(slot.ll_load_misses);
   counts.ll_store_misses += load(slot.ll_store_misses);
   counts.ll_instruction_misses += load(slot.ll_instruction_misses);
+  counts.samples += load(slot.samples);
+  counts.samples_lost += load(slot.samples_lost);
 }
 
 EmulatorOptions options_of_flags(std::uint32_t flags) noexcept {

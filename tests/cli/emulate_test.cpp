@@ -1,12 +1,18 @@
 // perfmon stat --emulate: the command on QEMU's emulated CPU, counted exactly through the CLI and
 // the library, its forks, execs and threads included, every row marked; and its errors.
+// perfmon record --emulate: sampled every N instructions, exactly, with callchains, into a
+// perf.data file that perfmon and perf read.
 #include <gtest/gtest.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -489,6 +495,175 @@ TEST(EmulatedWorkload, SaysWhichExecsRanNatively) {
   while (!failing.wait(exit)) {
   }
   EXPECT_EQ(failing.read().execs_not_followed, 0u);
+}
+
+// perfmon record --emulate into a file of a directory of its own.
+class EmulatedRecord : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REQUIRE_QEMU();
+    char pattern[] = "/tmp/perfmon-emulated-record-XXXXXX";
+    dir_ = mkdtemp(pattern);
+    file_ = (dir_ / "perf.data").string();
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  Result record(std::vector<std::string> args) const {
+    args.insert(args.begin(), {PERFMON, "record", "--emulate", "-q", "-o", file_});
+    return run(args);
+  }
+  // Each sample of the file, as perfmon script --json prints it.
+  std::vector<nlohmann::json> samples() const {
+    Result r = run({PERFMON, "script", "--json", "-i", file_});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<nlohmann::json> all;
+    for (const std::string& line : lines_of(r.out)) all.push_back(nlohmann::json::parse(line));
+    return all;
+  }
+  static std::size_t in_function(const std::vector<nlohmann::json>& samples, const std::string& function) {
+    std::size_t n = 0;
+    for (const nlohmann::json& sample : samples) n += sample.value("sym", "") == function;
+    return n;
+  }
+  std::filesystem::path dir_;
+  std::string file_;
+};
+
+// A thread takes a sample each c instructions it executes: the loop's 2N instructions hold exactly
+// 2N/c of them (c divides 2N), the whole run floor(instructions / c), each of period c, the same
+// from run to run.
+TEST_F(EmulatedRecord, SamplesEveryPeriodOfInstructionsExactly) {
+  const long long instructions = emulated_count({EMULATED_LOOP, loop(1'000'000)}, "instructions:u");
+  Result r = record({"-c", "10000", "--", EMULATED_LOOP, loop(1'000'000)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<nlohmann::json> first = samples();
+  EXPECT_EQ(first.size(), static_cast<std::size_t>(instructions / 10'000));
+  EXPECT_EQ(in_function(first, "exact_loop"), 200u);
+  for (const nlohmann::json& sample : first) {
+    EXPECT_EQ(sample["event"], "instructions:u (emulated)");
+    EXPECT_EQ(sample["period"], 10'000);
+    EXPECT_EQ(sample["comm"], "perfmon-test-em");  // the program's name, as the kernel gives it
+    EXPECT_FALSE(sample.contains("callchain") && !sample["callchain"].empty()) << sample;  // not asked for
+  }
+  ASSERT_EQ(record({"-c", "10000", "--", EMULATED_LOOP, loop(1'000'000)}).exit_code, 0);
+  const std::vector<nlohmann::json> second = samples();
+  ASSERT_EQ(second.size(), first.size());
+  for (std::size_t k = 0; k < first.size(); ++k) EXPECT_EQ(second[k]["ip"], first[k]["ip"]) << k;
+}
+
+// -g: the callchain of the calls the emulated CPU executed and has not returned from.
+TEST_F(EmulatedRecord, CallchainsAreTheCallsTheThreadIsIn) {
+  ASSERT_EQ(record({"-g", "-c", "10000", "--", EMULATED_LOOP, loop(1'000'000)}).exit_code, 0);
+  std::size_t checked = 0;
+  for (const nlohmann::json& sample : samples()) {
+    if (sample.value("sym", "") != "exact_loop") continue;
+    std::vector<std::string> functions;
+    for (const nlohmann::json& frame : sample["callchain"])
+      if (!frame.value("inlined", false)) functions.push_back(frame.value("sym", "?"));
+    ASSERT_GE(functions.size(), 3u) << sample;
+    EXPECT_EQ(functions[0], "exact_loop");
+    // main calls it (through run_loop, where the compiler did not inline that), and libc calls main.
+    const auto main_at = std::find(functions.begin() + 1, functions.end(), "main");
+    ASSERT_NE(main_at, functions.end()) << sample;
+    EXPECT_LE(main_at - functions.begin(), 2) << sample;
+    ASSERT_NE(main_at + 1, functions.end()) << sample;
+    EXPECT_EQ(*(main_at + 1), "__libc_start_call_main") << sample;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 200u);
+}
+
+// Every thread counts down its own instructions: each of 3 threads' loops holds 2N/c samples of
+// its own thread, and each called from start_thread.
+TEST_F(EmulatedRecord, SamplesEveryThread) {
+  ASSERT_EQ(record({"-g", "-c", "10000", "--", EMULATED_LOOP, loop(1'000'000), "3"}).exit_code, 0);
+  std::map<long long, std::size_t> loop_samples;  // by thread
+  for (const nlohmann::json& sample : samples()) {
+    if (sample.value("sym", "") != "exact_loop") continue;
+    ++loop_samples[sample["tid"].get<long long>()];
+    bool from_start_thread = false;
+    for (const nlohmann::json& frame : sample["callchain"])
+      from_start_thread |= frame.value("sym", "") == "start_thread";
+    EXPECT_TRUE(from_start_thread) << sample;
+  }
+  ASSERT_EQ(loop_samples.size(), 3u);
+  for (const auto& [tid, n] : loop_samples) EXPECT_EQ(n, 200u) << "thread " << tid;
+}
+
+// The shell's children, each the loop after an exec, are sampled as processes of their own, named
+// after their program; the shell is named sh.
+TEST_F(EmulatedRecord, SamplesTheCommandsForksAndExecs) {
+  const std::string script = std::string(EMULATED_LOOP) + " 1000000; " + EMULATED_LOOP + " 1000000 & wait";
+  ASSERT_EQ(record({"-c", "10000", "--", "sh", "-c", script}).exit_code, 0);
+  std::map<long long, std::size_t> loop_samples;  // by process
+  bool shell = false;
+  for (const nlohmann::json& sample : samples()) {
+    shell |= sample["comm"] == "sh";
+    if (sample.value("sym", "") != "exact_loop") continue;
+    EXPECT_EQ(sample["comm"], "perfmon-test-em");
+    ++loop_samples[sample["pid"].get<long long>()];
+  }
+  EXPECT_TRUE(shell);
+  ASSERT_EQ(loop_samples.size(), 2u);
+  for (const auto& [pid, n] : loop_samples) EXPECT_EQ(n, 200u) << "process " << pid;
+}
+
+// Debian's perf reads the file as its own: the event's name says emulated, the loop's symbol and
+// its callers resolve, and perf says nothing against it.
+TEST_F(EmulatedRecord, PerfReportReadsTheFile) {
+  if (access("/usr/bin/perf", X_OK) != 0) GTEST_SKIP() << "Debian's linux-perf is not installed (/usr/bin/perf)";
+  ASSERT_EQ(record({"-g", "-c", "10000", "--", EMULATED_LOOP, loop(1'000'000)}).exit_code, 0);
+  Result report = run({"/usr/bin/perf", "report", "-i", file_, "--stdio", "--no-children", "--sort", "sym"});
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(report.err.find("arning"), std::string::npos) << report.err;
+  EXPECT_NE(report.out.find("of event 'instructions:u (emulated)'"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("[.] exact_loop"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("__libc_start_call_main"), std::string::npos) << report.out;
+  Result script = run({"/usr/bin/perf", "script", "-i", file_, "-G", "-F", "ip,sym"});
+  EXPECT_EQ(script.exit_code, 0) << script.err;
+  std::size_t loop_samples = 0;
+  for (const std::string& line : lines_of(script.out)) loop_samples += line.find("exact_loop") != std::string::npos;
+  EXPECT_EQ(loop_samples, 200u);
+}
+
+TEST_F(EmulatedRecord, ErrorsSayWhatToDo) {
+  struct Case {
+    std::vector<std::string> options;
+    const char* says;
+  };
+  for (const Case& c :
+       {Case{{"-e", "cycles"}, "samples one event, instructions"},
+        Case{{"-e", "instructions:k"}, "runs user mode only"}, Case{{"-F", "99"}, "give a period with -c"},
+        Case{{"--call-graph", "dwarf"}, "use -g (or --call-graph fp), not dwarf"},
+        Case{{"-a"}, "--emulate runs a command"}}) {
+    std::vector<std::string> args = c.options;
+    args.insert(args.end(), {"--", EMULATED_LOOP, "1"});
+    Result r = record(args);
+    EXPECT_EQ(r.exit_code, 129) << c.says;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(file_)) << c.says;
+  }
+  Result missing = record({"--", "no-such-command-anywhere"});
+  EXPECT_EQ(missing.exit_code, 127);
+  EXPECT_NE(missing.err.find("check the command's name and PATH"), std::string::npos) << missing.err;
+  EXPECT_FALSE(std::filesystem::exists(file_));
+}
+
+// A full disk, on a private 64 KiB tmpfs: the samples wait in an unnamed file there, the
+// recording ends in one sentence and exit 1, and nothing is left behind.
+TEST_F(EmulatedRecord, AFullDiskLeavesNothingBehind) {
+  const std::filesystem::path small = dir_ / "small";
+  std::filesystem::create_directory(small);
+  if (mount("tmpfs", small.c_str(), "tmpfs", 0, "size=64k") != 0)
+    GTEST_SKIP() << "cannot mount a small tmpfs here (needs root): " << strerror(errno);
+  Result r = run({PERFMON, "record", "--emulate", "-q", "-c", "100", "-o", (small / "perf.data").string(), "--",
+                  EMULATED_LOOP, loop(1'000'000)});
+  const bool empty = std::filesystem::is_empty(small);
+  umount(small.c_str());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("No space left on device; free some space"), std::string::npos) << r.err;
+  EXPECT_TRUE(empty) << "a failed recording left a file";
 }
 
 }  // namespace

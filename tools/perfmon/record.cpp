@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "options.hpp"
 #include "output.hpp"
 #include "perfmon/catalog.hpp"
+#include "perfmon/emulated.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/perf_data.hpp"
 #include "perfmon/probe.hpp"
@@ -31,6 +33,9 @@ namespace {
 
 constexpr const char* kSynopsis = "perfmon record [<options>] [--] [<command> [<args>]]";
 constexpr long kDefaultFrequency = 4000;  // perf record's
+// On the emulated CPU: about perf's 4000 samples a second of a CPU that runs 0.4 instructions
+// a nanosecond, and a few thousand samples for a second of emulation.
+constexpr long kDefaultEmulatedPeriod = 100'000;
 
 struct RecordOptions {
   EventArguments events;
@@ -47,6 +52,7 @@ struct RecordOptions {
   std::uint64_t branch_sample_type = 0;  // -b, -j
   unsigned random_bits = 0;
   std::uint32_t random_seed = 1;
+  bool emulate = false;
   std::vector<std::string> command;
 };
 
@@ -148,6 +154,10 @@ std::vector<Option> record_options(RecordOptions& o) {
        }},
       {'i', "no-inherit", "", "do not sample threads and processes the command creates",
        [&](std::string_view) { o.inherit = false; }},
+      {0, "emulate", "",
+       "run the command on QEMU's emulated CPU and sample it every -c instructions (default 100000), "
+       "exactly, without a PMU; -g takes callchains from the calls it executes (docs/emulated.md)",
+       [&](std::string_view) { o.emulate = true; }},
       {'q', "quiet", "", "print nothing but errors", [&](std::string_view) { o.quiet = true; }},
       {'v', "verbose", "", "say when sampling has started", [&](std::string_view) { o.verbose = true; }},
   };
@@ -164,6 +174,18 @@ void validate(const RecordOptions& o) {
     throw UsageError("-p and -t attach to running processes; they cannot be combined with a command");
   if (o.period != 0 && o.frequency != 0) throw UsageError("-c and -F exclude each other: a period or a frequency");
   if (o.random_bits != 0 && o.period == 0) throw UsageError("--random-period varies a fixed period: give one with -c");
+  if (!o.emulate) return;
+  if (o.command.empty() || targets > 0)
+    throw UsageError("--emulate runs a command on the emulated CPU: give one, without -p, -t, -a or -C");
+  if (o.frequency != 0)
+    throw UsageError("--emulate samples every N instructions, exactly: give a period with -c, not a frequency");
+  if (o.user_stack_bytes != 0)
+    throw UsageError(
+        "--emulate takes callchains from the calls the emulated CPU executes: use -g (or --call-graph fp), not dwarf");
+  if (o.branch_sample_type != 0 || o.random_bits != 0 || !o.inherit || o.ring_pages != 0)
+    throw UsageError(
+        "--emulate samples every thread and process of the command every -c instructions: it cannot be combined "
+        "with -b, -j, --random-period, --no-inherit or --mmap-pages");
 }
 
 // The events to sample when none is named: cycles where the CPU's counters can be used, as perf
@@ -173,6 +195,109 @@ std::string default_events(const EventCatalog& catalog, bool quiet) {
   if (why.empty()) return "cycles";
   if (!quiet) std::fprintf(stderr, "perfmon record: sampling cpu-clock, not cycles: %s\n", why.c_str());
   return "cpu-clock";
+}
+
+// The descriptor perf.data is written through: its header is written last, in place.
+int perf_data_fd(Output& out, const std::string& path) {
+  const int fd = out.seekable_fd();
+  if (fd < 0)
+    throw Error(ErrorKind::InvalidArgument,
+                "cannot write a perf.data file to '" + path +
+                    "': its header is written last, in place, which needs a regular file; give a file's name.",
+                EINVAL);
+  return fd;
+}
+
+// Runs until the command exits (`finished`), calling `tick` every 100 ms. Ctrl-C and its kind go
+// to the command (`forward`), as perf record does, and its exit ends the recording; without a
+// command (forward empty) they end it.
+void record_until_done(const std::function<void()>& tick, const std::function<bool()>& finished,
+                       const std::function<void(int)>& forward) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int signo : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&signals, signo);
+  bool done = false;
+  while (!done) {
+    tick();
+    siginfo_t info;
+    const timespec now{};
+    for (int signo; (signo = sigtimedwait(&signals, &info, &now)) > 0;) {
+      if (signo == SIGCHLD) continue;
+      if (forward)
+        forward(signo);
+      else
+        done = true;
+    }
+    done = finished() || done;
+  }
+}
+
+// The directory a file goes to: where the samples wait, on the same disk as the file they make.
+std::string directory_of(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+// --emulate: the command on QEMU's emulated CPU, sampled every -c instructions by perfmon's plugin,
+// whose records become the file's data once the command has exited.
+int record_emulated(const RecordOptions& o, std::vector<std::string> command_line) {
+  EventCatalog catalog;
+  std::vector<const Event*> events;
+  std::vector<EventGroup> groups;
+  try {
+    groups = o.events.lists.empty() ? catalog.parse("instructions:u") : o.events.parse(catalog);
+  } catch (const Error& error) {
+    return report_error("record", error, 129);
+  }
+  for (const EventGroup& group : groups)
+    for (const Event& event : group.events) events.push_back(&event);
+  if (events.size() != 1 || events[0]->attr.type != PERF_TYPE_HARDWARE ||
+      events[0]->attr.config != PERF_COUNT_HW_INSTRUCTIONS)
+    return report_error("record",
+                        Error(ErrorKind::InvalidArgument,
+                              "the emulated CPU samples one event, instructions: give -e instructions, or no -e."),
+                        129);
+  if (events[0]->attr.exclude_user)
+    return report_error("record",
+                        Error(ErrorKind::InvalidArgument,
+                              "the emulated CPU runs user mode only: sample instructions or instructions:u."),
+                        129);
+
+  Output out(o.output, nullptr);
+  const int fd = perf_data_fd(out, o.output);
+  EmulatorOptions options;
+  options.sample_period = static_cast<std::uint64_t>(o.period != 0 ? o.period : kDefaultEmulatedPeriod);
+  options.sample_callchains = o.callchains;
+  options.samples_directory = directory_of(o.output);
+  EmulatedWorkload workload(o.command, options);
+  workload.start();
+  if (o.verbose) std::fprintf(stderr, "perfmon: recording started on %s\n", workload.qemu().c_str());
+  const bool live = !o.quiet && ::isatty(STDERR_FILENO);
+  WorkloadExit exit;
+  record_until_done(
+      [&] {
+        ::usleep(100'000);
+        if (live)
+          std::fprintf(stderr, "\r[ perfmon record: %llu samples on the emulated CPU ]",
+                       static_cast<unsigned long long>(workload.read().samples));
+      },
+      [&] { return workload.wait(exit, false); }, [&](int signo) { workload.signal(signo); });
+
+  PerfDataWriter file(fd, {{"instructions:u (emulated)", workload.sample_attr(), {}}});
+  workload.read_samples([&](const perf_event_header& record) { file.write(record); });
+  PerfDataHost host = describe_this_host(std::move(command_line));
+  host.arch = workload.architecture();  // the samples' machine
+  file.finish(host);
+  out.commit();
+  const EmulatedCounts counts = workload.read();
+  if (!o.quiet) {
+    if (live) std::fputc('\n', stderr);
+    const std::string lost = counts.samples_lost ? ", " + std::to_string(counts.samples_lost) + " lost" : "";
+    std::fprintf(stderr, "[ perfmon record: wrote %llu samples of the emulated CPU (%.3f MB) to %s%s ]\n",
+                 static_cast<unsigned long long>(counts.samples - counts.samples_lost),
+                 static_cast<double>(file.data_bytes()) / 1e6, printable(o.output).c_str(), lost.c_str());
+  }
+  return exit.exit_code();
 }
 
 // `command_line` is perfmon's own, for the file's CMDLINE section.
@@ -186,12 +311,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   }
 
   Output out(o.output, nullptr);
-  const int fd = out.seekable_fd();
-  if (fd < 0)
-    throw Error(ErrorKind::InvalidArgument,
-                "cannot write a perf.data file to '" + o.output +
-                    "': its header is written last, in place, which needs a regular file; give a file's name.",
-                EINVAL);
+  const int fd = perf_data_fd(out, o.output);
 
   std::optional<Workload> workload;
   if (!o.command.empty()) workload.emplace(o.command);
@@ -234,33 +354,20 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   if (workload) workload->start();              // throws (exit 127 or 126) when the command cannot run
   if (o.verbose) std::fprintf(stderr, "perfmon: recording started\n");
   const bool live = !o.quiet && ::isatty(STDERR_FILENO);
-  sigset_t signals;
-  sigemptyset(&signals);
-  for (int signo : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&signals, signo);
   WorkloadExit exit;
-  bool done = false;
-  while (!done) {
-    sampler.wait(100);
-    sampler.drain(format);
-    file.finish_round();
-    if (live)
-      std::fprintf(stderr, "\r[ perfmon record: %llu samples, %llu lost ]",
-                   static_cast<unsigned long long>(sampler.stats().samples),
-                   static_cast<unsigned long long>(sampler.stats().lost));
-    // Ctrl-C and its kind go to the command, as perf record does, and its exit ends the recording;
-    // without a command they end it, as does the exit of every thread recorded.
-    siginfo_t info;
-    const timespec now{};
-    for (int signo; (signo = sigtimedwait(&signals, &info, &now)) > 0;) {
-      if (signo == SIGCHLD) continue;
-      if (workload)
-        workload->signal(signo);
-      else
-        done = true;
-    }
-    if (workload) done = workload->wait(exit, false);
-    if (!workload && !targets_alive(target)) done = true;
-  }
+  record_until_done(
+      [&] {
+        sampler.wait(100);
+        sampler.drain(format);
+        file.finish_round();
+        if (live)
+          std::fprintf(stderr, "\r[ perfmon record: %llu samples, %llu lost ]",
+                       static_cast<unsigned long long>(sampler.stats().samples),
+                       static_cast<unsigned long long>(sampler.stats().lost));
+      },
+      // Without a command, the exit of every thread recorded ends the recording too.
+      [&] { return workload ? workload->wait(exit, false) : !targets_alive(target); },
+      workload ? std::function<void(int)>([&](int signo) { workload->signal(signo); }) : nullptr);
   if (!target.enable_on_exec) sampler.stop();
   sampler.drain(format);
   file.finish_round();
@@ -286,7 +393,7 @@ int run_record(std::span<char* const> args) {
   try {
     std::vector<std::string> command_line = {"perfmon", "record"};
     command_line.insert(command_line.end(), args.begin(), args.end());
-    return record(o, std::move(command_line));
+    return o.emulate ? record_emulated(o, std::move(command_line)) : record(o, std::move(command_line));
   } catch (const Error& error) {
     return report_run_error("record", error);
   }
