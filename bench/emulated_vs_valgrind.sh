@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What counting on the emulated CPU costs (docs/emulated.md): a command alone, under qemu-user
 # alone, under `perfmon stat --emulate` (instructions; the default instructions and branches;
-# with loads and stores; with the cache model), under valgrind's callgrind and cachegrind (its
+# with loads and stores; with the cache model), under `perfmon record --emulate` (a sample every
+# 100,000 instructions; with -g callchains), under valgrind's callgrind and cachegrind (its
 # cache model given the same caches as perfmon's), alternating, RUNS rounds;
 # median seconds and each one's slowdown over the command alone. Default command: gzip -9 of 4 MB
 # of base64 text (dynamically linked); the worst case for a per-block count is the test loop
@@ -35,7 +36,8 @@ seconds() {  # the wall time of a command, its output discarded
 }
 # The same caches for both cache models: 32 KiB 8-way L1s, an 8 MiB 16-way LL.
 caches=(--I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64)
-names=(alone qemu-user emulate:instructions emulate:default emulate:loads,stores emulate:caches callgrind cachegrind)
+names=(alone qemu-user emulate:instructions emulate:default emulate:loads,stores emulate:caches record:emulate
+       record:emulate-g callgrind cachegrind)
 declare -A times
 for ((round = 0; round < runs; round++)); do
   times[alone]+=" $(seconds "$program" "${@:2}")"
@@ -46,6 +48,8 @@ for ((round = 0; round < runs; round++)); do
     -o "$dir/out" -- "$program" "${@:2}")"
   times[emulate:caches]+=" $(seconds "$perfmon" stat --emulate "${caches[@]}" \
     -e instructions,L1-dcache-load-misses,L1-icache-load-misses,LLC-load-misses -o "$dir/out" -- "$program" "${@:2}")"
+  times[record:emulate]+=" $(seconds "$perfmon" record --emulate -q -o "$dir/perf.data" -- "$program" "${@:2}")"
+  times[record:emulate-g]+=" $(seconds "$perfmon" record --emulate -q -g -o "$dir/perf.data" -- "$program" "${@:2}")"
   times[callgrind]+=" $(seconds valgrind --tool=callgrind --callgrind-out-file=/dev/null "$program" "${@:2}")"
   times[cachegrind]+=" $(seconds valgrind --tool=cachegrind --cache-sim=yes "${caches[@]}" --cachegrind-out-file=/dev/null "$program" \
     "${@:2}")"

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "perfmon/catalog.hpp"
@@ -497,6 +498,61 @@ TEST(EmulatedWorkload, SaysWhichExecsRanNatively) {
   EXPECT_EQ(failing.read().execs_not_followed, 0u);
 }
 
+// The library's records, as a perf.data writer takes them: in time order, each thread named
+// before its first sample, each sample's address in a file mapping written before it, and as
+// many samples as the plugin counted.
+TEST(EmulatedWorkload, HandsSamplesInTimeOrderAfterTheirNamesAndMappings) {
+  REQUIRE_QEMU();
+  EmulatorOptions options;
+  options.sample_period = 10'000;
+  options.sample_callchains = true;
+  EmulatedWorkload workload({EMULATED_LOOP, "100000", "3"}, options);
+  const perf_event_attr attr = workload.sample_attr();
+  EXPECT_EQ(attr.sample_period, 10'000u);
+  EXPECT_EQ(attr.sample_type,
+            PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN);
+  workload.start();
+  WorkloadExit exit;
+  while (!workload.wait(exit)) {
+  }
+  ASSERT_EQ(exit.exit_code(), 0);
+  struct Mapping {
+    std::uint64_t start, end;
+  };
+  std::vector<Mapping> mappings;
+  std::set<std::uint32_t> named;
+  std::uint64_t samples = 0, last_time = 0;
+  workload.read_samples([&](const perf_event_header& header) {
+    const auto* words = reinterpret_cast<const std::uint64_t*>(&header);
+    const auto* halves = reinterpret_cast<const std::uint32_t*>(&header);
+    if (header.type == PERF_RECORD_COMM) {
+      named.insert(halves[3]);
+      return;
+    }
+    if (header.type == PERF_RECORD_MMAP2) {
+      mappings.push_back({words[2], words[2] + words[3]});
+      return;
+    }
+    ASSERT_EQ(header.type, PERF_RECORD_SAMPLE);
+    ++samples;
+    const std::uint64_t ip = words[1], time = words[3];
+    EXPECT_GE(time, last_time);
+    last_time = time;
+    EXPECT_TRUE(named.count(halves[5])) << "thread " << halves[5] << " sampled before it was named";
+    EXPECT_TRUE(
+        std::any_of(mappings.begin(), mappings.end(), [&](const Mapping& m) { return ip >= m.start && ip < m.end; }))
+        << "sample at 0x" << std::hex << ip << " before its mapping";
+    EXPECT_EQ(words[4], 10'000u);                                        // period
+    EXPECT_EQ(words[6], static_cast<std::uint64_t>(PERF_CONTEXT_USER));  // callchain
+    EXPECT_EQ(words[7], ip);
+  });
+  const EmulatedCounts counts = workload.read();
+  EXPECT_EQ(samples, counts.samples);
+  EXPECT_EQ(counts.samples_lost, 0u);
+  EXPECT_GE(samples, 3 * 20u);  // each thread's loop of 200,000 instructions
+  EXPECT_GE(named.size(), 3u);  // three threads, and the main one where it ran 10,000 instructions
+}
+
 // perfmon record --emulate into a file of a directory of its own.
 class EmulatedRecord : public ::testing::Test {
  protected:
@@ -530,16 +586,17 @@ class EmulatedRecord : public ::testing::Test {
   std::string file_;
 };
 
-// A thread takes a sample each c instructions it executes: the loop's 2N instructions hold exactly
-// 2N/c of them (c divides 2N), the whole run floor(instructions / c), each of period c, the same
-// from run to run.
+// A thread takes a sample each c instructions it executes: the whole run floor(instructions / c),
+// each of period c, the same from run to run; the loop's 2N instructions hold exactly 2N/c of them
+// (c divides 2N), and its function's few other instructions one more at most.
 TEST_F(EmulatedRecord, SamplesEveryPeriodOfInstructionsExactly) {
   const long long instructions = emulated_count({EMULATED_LOOP, loop(1'000'000)}, "instructions:u");
   Result r = record({"-c", "10000", "--", EMULATED_LOOP, loop(1'000'000)});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<nlohmann::json> first = samples();
   EXPECT_EQ(first.size(), static_cast<std::size_t>(instructions / 10'000));
-  EXPECT_EQ(in_function(first, "exact_loop"), 200u);
+  EXPECT_GE(in_function(first, "exact_loop"), 200u);
+  EXPECT_LE(in_function(first, "exact_loop"), 201u);
   for (const nlohmann::json& sample : first) {
     EXPECT_EQ(sample["event"], "instructions:u (emulated)");
     EXPECT_EQ(sample["period"], 10'000);
@@ -571,11 +628,11 @@ TEST_F(EmulatedRecord, CallchainsAreTheCallsTheThreadIsIn) {
     EXPECT_EQ(*(main_at + 1), "__libc_start_call_main") << sample;
     ++checked;
   }
-  EXPECT_EQ(checked, 200u);
+  EXPECT_GE(checked, 200u);
 }
 
-// Every thread counts down its own instructions: each of 3 threads' loops holds 2N/c samples of
-// its own thread, and each called from start_thread.
+// Every thread counts down its own instructions: each of 3 threads' loops holds 2N/c samples (or
+// one more) of its own thread, and each called from start_thread.
 TEST_F(EmulatedRecord, SamplesEveryThread) {
   ASSERT_EQ(record({"-g", "-c", "10000", "--", EMULATED_LOOP, loop(1'000'000), "3"}).exit_code, 0);
   std::map<long long, std::size_t> loop_samples;  // by thread
@@ -588,7 +645,7 @@ TEST_F(EmulatedRecord, SamplesEveryThread) {
     EXPECT_TRUE(from_start_thread) << sample;
   }
   ASSERT_EQ(loop_samples.size(), 3u);
-  for (const auto& [tid, n] : loop_samples) EXPECT_EQ(n, 200u) << "thread " << tid;
+  for (const auto& [tid, n] : loop_samples) EXPECT_TRUE(n == 200 || n == 201) << "thread " << tid << ": " << n;
 }
 
 // The shell's children, each the loop after an exec, are sampled as processes of their own, named
@@ -606,7 +663,7 @@ TEST_F(EmulatedRecord, SamplesTheCommandsForksAndExecs) {
   }
   EXPECT_TRUE(shell);
   ASSERT_EQ(loop_samples.size(), 2u);
-  for (const auto& [pid, n] : loop_samples) EXPECT_EQ(n, 200u) << "process " << pid;
+  for (const auto& [pid, n] : loop_samples) EXPECT_TRUE(n == 200 || n == 201) << "process " << pid << ": " << n;
 }
 
 // Debian's perf reads the file as its own: the event's name says emulated, the loop's symbol and
@@ -624,7 +681,7 @@ TEST_F(EmulatedRecord, PerfReportReadsTheFile) {
   EXPECT_EQ(script.exit_code, 0) << script.err;
   std::size_t loop_samples = 0;
   for (const std::string& line : lines_of(script.out)) loop_samples += line.find("exact_loop") != std::string::npos;
-  EXPECT_EQ(loop_samples, 200u);
+  EXPECT_TRUE(loop_samples == 200 || loop_samples == 201) << loop_samples;
 }
 
 TEST_F(EmulatedRecord, ErrorsSayWhatToDo) {

@@ -25,7 +25,7 @@ std::string optional_text(const std::optional<T>& value, const std::string& none
 std::string emulator_text(const EmulatorInfo& emulator) {
   if (!emulator.available) return "not available: " + emulator.reason;
   return emulator.qemu + " " + emulator.qemu_version + ", plugin API " + std::to_string(emulator.plugin_api_version) +
-         ", " + emulator.plugin + " (perfmon stat --emulate)";
+         ", " + emulator.plugin + " (perfmon stat --emulate, perfmon record --emulate)";
 }
 
 // The caches as the emulated CPU's cache model takes them.
@@ -187,7 +187,8 @@ int run_info(std::span<char* const> args) {
     if (!info.hardware_pmu && emulator.available)
       info.advice.push_back(
           "No hardware PMU here: 'perfmon stat --emulate -- COMMAND' counts a command's instructions exactly on "
-          "QEMU's emulated CPU (docs/emulated.md).");
+          "QEMU's emulated CPU, and 'perfmon record --emulate -g -- COMMAND' samples it every 100,000 of them "
+          "(docs/emulated.md).");
     std::fputs((json ? json_report(info, emulator) : text_report(info, emulator)).c_str(), stdout);
     return 0;
   } catch (const Error& error) {
