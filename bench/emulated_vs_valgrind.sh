@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What counting on the emulated CPU costs (docs/emulated.md): a command alone, under qemu-user
-# alone, under `perfmon stat --emulate` (instructions; the default instructions and branches;
+# alone, under qemu-user with a plugin whose memory callback only counts (memory_callback_floor.c:
+# the least that seeing every load's and store's address costs), under `perfmon stat --emulate` (instructions; the default instructions and branches;
 # with loads and stores; with the cache model), under `perfmon record --emulate` (a sample every
 # 100,000 instructions; with -g callchains), under valgrind's callgrind and cachegrind (its
 # cache model given the same caches as perfmon's), alternating, RUNS rounds;
@@ -21,6 +22,8 @@ for tool in "$qemu" valgrind; do
 done
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+cc -O2 -shared -fPIC -fvisibility=hidden -I"$(dirname "$0")/../emulate" -o "$dir/floor.so" \
+  "$(dirname "$0")/memory_callback_floor.c"
 if [ $# -eq 0 ]; then
   head -c 3000000 /dev/urandom | base64 > "$dir/data.txt"
   set -- gzip -9 -c "$dir/data.txt"
@@ -36,12 +39,13 @@ seconds() {  # the wall time of a command, its output discarded
 }
 # The same caches for both cache models: 32 KiB 8-way L1s, an 8 MiB 16-way LL.
 caches=(--I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64)
-names=(alone qemu-user emulate:instructions emulate:default emulate:loads,stores emulate:caches record:emulate
+names=(alone qemu-user callback-floor emulate:instructions emulate:default emulate:loads,stores emulate:caches record:emulate
        record:emulate-g callgrind cachegrind)
 declare -A times
 for ((round = 0; round < runs; round++)); do
   times[alone]+=" $(seconds "$program" "${@:2}")"
   times[qemu-user]+=" $(seconds "$qemu" "$program" "${@:2}")"
+  times[callback-floor]+=" $(seconds "$qemu" -plugin "$dir/floor.so" "$program" "${@:2}")"
   times[emulate:instructions]+=" $(seconds "$perfmon" stat --emulate -e instructions -o "$dir/out" -- "$program" "${@:2}")"
   times[emulate:default]+=" $(seconds "$perfmon" stat --emulate -o "$dir/out" -- "$program" "${@:2}")"
   times[emulate:loads,stores]+=" $(seconds "$perfmon" stat --emulate -e instructions,L1-dcache-loads,L1-dcache-stores \

@@ -76,11 +76,11 @@ static int thread_is_gone(uint64_t tid) {
   return access(path, F_OK) != 0 && errno == ENOENT;
 }
 
-/* Counting inline: while the process has one thread and only instructions (and branches) are
- * counted, each block adds to that thread's slot in the code QEMU generates for it, without a
- * call (docs/emulated.md: a third of the cost). The slot is claimed when the process starts (or
- * forks) by its thread, which finds it again when the process has more threads and counts with
- * calls: QEMU then drops the blocks translated inline (qemu_plugin_reset). */
+/* Counting inline: while the process has one thread and no model or sampling needs a call per
+ * block, each block adds its instructions (and branch) to that thread's slot in the code QEMU
+ * generates for it, without a call (docs/emulated.md: a third of the cost). The slot is claimed
+ * when the process starts (or forks) by its thread, which finds it again when the process has more
+ * threads and counts with calls: QEMU then drops the blocks translated inline (qemu_plugin_reset). */
 static int counting_inline;
 static struct perfmon_emulate_slot* first_thread_slot; /* the slot of the process's first thread */
 static __thread int is_first_thread;
@@ -283,7 +283,12 @@ static void memory_accessed(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     last_access[vcpu_index].l1_missed = last_access[vcpu_index].ll_missed = 0;
     count(slot, store ? &slot->stores : &slot->loads, 1);
   }
-  if (model_caches) data_accessed(slot, vcpu_index, address, 1ULL << qemu_plugin_mem_size_shift(info), store);
+  if (!model_caches) return;
+  /* Its size (a call into QEMU) matters only where it could reach the next line: accesses are at
+   * most 16 bytes (QEMU 7.2 splits larger ones), 32 allowed for. */
+  const uint64_t line_offset = address & (counters->l1d.line - 1);
+  const uint64_t size = line_offset + 32 > counters->l1d.line ? 1ULL << qemu_plugin_mem_size_shift(info) : 1;
+  data_accessed(slot, vcpu_index, address, size, store);
 }
 
 enum branch_kind { NOT_A_BRANCH, CONDITIONAL, DIRECT, INDIRECT };
@@ -710,10 +715,9 @@ static struct block* new_block(struct qemu_plugin_tb* tb, size_t instructions) {
 static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb* tb) {
   (void)id;
   const size_t instructions = qemu_plugin_tb_n_insns(tb);
-  if (count_memory)
-    for (size_t k = 0; k < instructions; ++k)
-      qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, k), memory_accessed, QEMU_PLUGIN_CB_NO_REGS,
-                                       QEMU_PLUGIN_MEM_RW, (void*)(uintptr_t)(k + 1));
+  for (size_t k = 0; count_memory && k < instructions; ++k)
+    qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, k), memory_accessed, QEMU_PLUGIN_CB_NO_REGS,
+                                     QEMU_PLUGIN_MEM_RW, (void*)(uintptr_t)(k + 1));
   qemu_plugin_vcpu_udata_cb_t executed = block_executed;
   struct block* block = predict_branches || model_caches || sample_period ? new_block(tb, instructions) : NULL;
   for (size_t k = 0; (count_branches || sample_callchains) && k < instructions; ++k) {
@@ -758,11 +762,12 @@ static void stop_counting_inline(void) {
   qemu_plugin_reset(plugin_id, register_callbacks);
 }
 
-/* Counts inline, with a slot this thread claims now, where nothing but instructions and branches
- * is counted and a slot is free. */
+/* Counts instructions and branches inline, with a slot this thread claims now, where no model and
+ * no sampling needs a call per block and a slot is free. Loads and stores still call the plugin
+ * at each access, and count in that slot too. */
 static void start_counting_inline(void) {
   first_thread_slot = NULL;
-  if (count_memory || predict_branches || model_caches || sample_period) return;
+  if (predict_branches || model_caches || sample_period) return;
   struct perfmon_emulate_slot* slot = claim_free_slot();
   if (slot == &counters->slot[0]) return; /* inline adds are not atomic: not on the shared slot */
   first_thread_slot = slot;
