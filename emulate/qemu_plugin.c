@@ -395,6 +395,9 @@ static int mispredicted(struct predictor* p, uint64_t next) {
  * stack: the return address of each call its blocks made that has not returned yet. */
 #define SHADOW_STACK 128 /* a ring: the deepest calls are kept, the outermost dropped */
 #define SAMPLE_BUFFER_BYTES 65536
+/* A buffer is written at the latest this long after its first record: QEMU runs no plugin code
+ * when a signal kills the process (Ctrl-C, SIGTERM), and what the threads still buffer is lost. */
+#define SAMPLE_BUFFER_NS 100000000
 #define MAX_RECORD_BYTES 2048 /* a sample with the longest callchain, or a mapping with its path */
 static uint64_t sample_period;
 static int sample_callchains;
@@ -409,6 +412,7 @@ struct sampling_thread {
   int return_pending; /* its last block ended in a return, which the next block's address completes */
   int named;          /* its COMM record is written */
   uint64_t samples;   /* samples in the buffer */
+  uint64_t since;     /* the time of the buffer's first record */
   size_t used;
   uint64_t stack[SHADOW_STACK];
   unsigned char buffer[SAMPLE_BUFFER_BYTES];
@@ -434,6 +438,7 @@ static void flush_samples(struct sampling_thread* t, struct perfmon_emulate_slot
 /* Room for a record of `bytes` in the thread's buffer, flushed first if it is too full. */
 static void* record_space(struct sampling_thread* t, struct perfmon_emulate_slot* slot, size_t bytes) {
   if (t->used + bytes > sizeof t->buffer) flush_samples(t, slot);
+  if (t->used == 0) t->since = now_ns();
   void* at = t->buffer + t->used;
   t->used += bytes;
   return at;
@@ -588,6 +593,7 @@ static void take_sample(struct sampling_thread* t, struct perfmon_emulate_slot* 
     for (uint32_t k = 0; k < returns; ++k) record[8 + k] = t->stack[(t->pushed - 1 - k) % SHADOW_STACK];
   }
   ++t->samples;
+  if (time - t->since >= SAMPLE_BUFFER_NS) flush_samples(t, slot);
   count(slot, &slot->samples, 1);
 }
 

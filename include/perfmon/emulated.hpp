@@ -126,8 +126,10 @@ class EmulatedWorkload {
   // as the kernel writes them into a ring (perf.data's data section takes them as they are):
   // PERF_RECORD_SAMPLE of sample_attr(), PERF_RECORD_COMM naming each thread before its first
   // sample, PERF_RECORD_MMAP2 of each program and library file before the first sample in it.
-  // Throws perfmon::Error if the file cannot be read.
-  void read_samples(const std::function<void(const perf_event_header&)>& handler) const;
+  // Returns the number of samples handed: EmulatedCounts::samples less those lost, and less those
+  // still buffered when a signal killed a process (at most its last 0.1 s of them). Throws
+  // perfmon::Error if the file cannot be read.
+  std::uint64_t read_samples(const std::function<void(const perf_event_header&)>& handler) const;
 
  private:
   struct Counters;

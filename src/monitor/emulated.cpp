@@ -401,13 +401,13 @@ std::uint64_t record_time(const perf_event_header& header) {
 
 }  // namespace
 
-void EmulatedWorkload::read_samples(const std::function<void(const perf_event_header&)>& handler) const {
-  if (!samples_) return;
+std::uint64_t EmulatedWorkload::read_samples(const std::function<void(const perf_event_header&)>& handler) const {
+  if (!samples_) return 0;
   struct stat status {};
   if (::fstat(samples_->fd.get(), &status) != 0)
     throw Error(ErrorKind::Limit, std::string("cannot read the emulated CPU's samples: ") + std::strerror(errno) + ".",
                 errno);
-  if (status.st_size == 0) return;
+  if (status.st_size == 0) return 0;
   const std::optional<kernel::FileMapping> mapping = kernel::FileMapping::map(samples_->path);
   if (!mapping)
     throw Error(ErrorKind::Limit, std::string("cannot map the emulated CPU's samples: ") + std::strerror(errno) + ".",
@@ -428,7 +428,13 @@ void EmulatedWorkload::read_samples(const std::function<void(const perf_event_he
     at += header.size;
   }
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [time, offset] : order) handler(*reinterpret_cast<const perf_event_header*>(bytes + offset));
+  std::uint64_t samples = 0;
+  for (const auto& [time, offset] : order) {
+    const auto& record = *reinterpret_cast<const perf_event_header*>(bytes + offset);
+    samples += record.type == PERF_RECORD_SAMPLE;
+    handler(record);
+  }
+  return samples;
 }
 
 EmulatorOptions EmulatorOptions::enabled_for(const std::vector<EventGroup>& groups) const {

@@ -284,7 +284,7 @@ int record_emulated(const RecordOptions& o, std::vector<std::string> command_lin
       [&] { return workload.wait(exit, false); }, [&](int signo) { workload.signal(signo); });
 
   PerfDataWriter file(fd, {{"instructions:u (emulated)", workload.sample_attr(), {}}});
-  workload.read_samples([&](const perf_event_header& record) { file.write(record); });
+  const std::uint64_t written = workload.read_samples([&](const perf_event_header& record) { file.write(record); });
   PerfDataHost host = describe_this_host(std::move(command_line));
   host.arch = workload.architecture();  // the samples' machine
   file.finish(host);
@@ -292,10 +292,13 @@ int record_emulated(const RecordOptions& o, std::vector<std::string> command_lin
   const EmulatedCounts counts = workload.read();
   if (!o.quiet) {
     if (live) std::fputc('\n', stderr);
-    const std::string lost = counts.samples_lost ? ", " + std::to_string(counts.samples_lost) + " lost" : "";
+    // Lost: those the samples file could not take, and those a process still buffered when a
+    // signal killed it.
+    const std::uint64_t lost = counts.samples - std::min(written, counts.samples);
+    const std::string lost_text = lost != 0 ? ", " + std::to_string(lost) + " lost" : "";
     std::fprintf(stderr, "[ perfmon record: wrote %llu samples of the emulated CPU (%.3f MB) to %s%s ]\n",
-                 static_cast<unsigned long long>(counts.samples - counts.samples_lost),
-                 static_cast<double>(file.data_bytes()) / 1e6, printable(o.output).c_str(), lost.c_str());
+                 static_cast<unsigned long long>(written), static_cast<double>(file.data_bytes()) / 1e6,
+                 printable(o.output).c_str(), lost_text.c_str());
   }
   return exit.exit_code();
 }
