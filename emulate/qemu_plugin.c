@@ -217,17 +217,20 @@ static void caches_free(struct thread_caches* caches) {
 }
 
 /* The thread's caches, made empty at its first access; NULL when memory is short. */
-static struct thread_caches* thread_caches(unsigned int vcpu_index) {
+static struct thread_caches* new_thread_caches(unsigned int vcpu_index) {
   if (vcpu_index >= MAX_VCPUS) return NULL;
-  struct thread_caches* caches = caches_of_vcpu[vcpu_index];
-  if (caches != NULL) return caches;
-  caches = calloc(1, sizeof *caches);
+  struct thread_caches* caches = calloc(1, sizeof *caches);
   if (caches == NULL || cache_init(&caches->l1i, &counters->l1i) != 0 ||
       cache_init(&caches->l1d, &counters->l1d) != 0 || cache_init(&caches->ll, &counters->ll) != 0) {
     caches_free(caches);
     return NULL;
   }
   return caches_of_vcpu[vcpu_index] = caches;
+}
+
+static inline struct thread_caches* thread_caches(unsigned int vcpu_index) {
+  struct thread_caches* caches = vcpu_index < MAX_VCPUS ? caches_of_vcpu[vcpu_index] : NULL;
+  return caches != NULL ? caches : new_thread_caches(vcpu_index);
 }
 
 /* The last access of each thread: which block execution (its slot's instruction count then, which
