@@ -236,6 +236,20 @@ TEST(EmulatedStat, FollowsTheCommandsForksAndExecs) {
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
 }
 
+// A followed exec runs the program in a new QEMU, which takes the signals the guest ignored and
+// blocked from its host process, as the kernel would give them to the program: nohup and a shell's
+// trap '' work under the emulated CPU.
+TEST(EmulatedStat, AFollowedExecKeepsIgnoredAndBlockedSignals) {
+  REQUIRE_QEMU();
+  Result r = emulated_stat(
+      {"-e", "instructions", "-o", "/dev/null", "--", EMULATED_LOOP, "ignore-block-exec", EMULATED_LOOP, "signals"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("SIGUSR1 ignored, SIGUSR2 blocked"), std::string::npos) << r.out;
+  Result nohup = emulated_stat({"-e", "instructions", "-o", "/dev/null", "--", "nohup", EMULATED_LOOP, "signals"});
+  EXPECT_EQ(nohup.exit_code, 0) << nohup.err;
+  EXPECT_NE(nohup.out.find("SIGHUP ignored"), std::string::npos) << nohup.out;
+}
+
 TEST(EmulatedStat, CountsMoreProcessesThanCounterSlots) {
   REQUIRE_QEMU();
   // 300 processes one after another, more than the 255 slots: each keeps its slot at exit, and

@@ -6,11 +6,16 @@
  *   random-branches N   N iterations of a branch on a pseudo-random bit (and the loop's own)
  *   strided-loads BYTES P   P passes over the first BYTES (at most 4 MiB) of a 64-byte aligned
  *                   array, loading one word of each 64-byte line and nothing else
+ *   signals         prints whether SIGHUP and SIGUSR1 are ignored and SIGUSR2 blocked
+ *   ignore-block-exec PROGRAM ARGS...   ignores SIGUSR1, blocks SIGUSR2, and execs PROGRAM
  * Static, so that little runs before main (no dynamic loader), which is where an emulator and
  * valgrind differ (they pick other CPU-specific routines). */
 #include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../helpers/exact_loop.h"
 
@@ -102,6 +107,26 @@ __attribute__((noinline)) static void random_branch_loop(unsigned long n) {
 }
 
 int main(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "signals") == 0) {
+    struct sigaction hup, usr1;
+    sigset_t blocked;
+    sigaction(SIGHUP, NULL, &hup);
+    sigaction(SIGUSR1, NULL, &usr1);
+    sigprocmask(SIG_BLOCK, NULL, &blocked);
+    printf("SIGHUP %s, SIGUSR1 %s, SIGUSR2 %s\n", hup.sa_handler == SIG_IGN ? "ignored" : "not ignored",
+           usr1.sa_handler == SIG_IGN ? "ignored" : "not ignored",
+           sigismember(&blocked, SIGUSR2) ? "blocked" : "not blocked");
+    return 0;
+  }
+  if (argc > 2 && strcmp(argv[1], "ignore-block-exec") == 0) {
+    sigset_t usr2;
+    sigemptyset(&usr2);
+    sigaddset(&usr2, SIGUSR2);
+    sigprocmask(SIG_BLOCK, &usr2, NULL);
+    signal(SIGUSR1, SIG_IGN);
+    execv(argv[2], argv + 2);
+    return 127;
+  }
   if (argc > 2 && strcmp(argv[1], "random-branches") == 0) {
     random_branch_loop(strtoul(argv[2], NULL, 10));
     return 0;
