@@ -171,6 +171,9 @@ class CounterSession {
 
   // Things the session did on the user's behalf (for example a fallback to user-space counting).
   const std::vector<std::string>& notes() const noexcept;
+  // True when the counts come from perfmon's emulated CPU (emulated.hpp: a region of a program
+  // running there, or Target::emulated), not from the kernel: label them so (stat_rows does).
+  bool emulated() const noexcept;
 
  private:
   struct State;

@@ -10,6 +10,7 @@
 namespace perfmon {
 
 class Workload;
+class EmulatedWorkload;
 
 struct Target {
   enum class Kind {
@@ -24,6 +25,8 @@ struct Target {
   std::vector<int> cpus;        // Cpus, Cgroup
   std::string cgroup;           // Cgroup: a path below the cgroup mount, or an absolute path
   bool enable_on_exec = false;  // counting starts when the (stopped) workload calls exec
+  // Threads: a command on perfmon's emulated CPU, whose counts come from its plugin, not the kernel.
+  const EmulatedWorkload* emulated_workload = nullptr;
 
   static Target self();
   static Target thread(pid_t tid);
@@ -31,6 +34,9 @@ struct Target {
   static Target process(pid_t pid);
   // A command started by perfmon::Workload and held before its exec.
   static Target workload(const Workload& workload);
+  // A command on perfmon's emulated CPU (emulated.hpp): a CounterSession on it counts the whole
+  // command (its processes and threads) from start() to stop(), exactly, as EmulatedSession does.
+  static Target emulated(const EmulatedWorkload& workload);
   static Target cpu_list(std::vector<int> cpus);
   static Target all_cpus();
   static Target cgroup_on(std::string path, std::vector<int> cpus = {});

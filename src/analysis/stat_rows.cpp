@@ -60,6 +60,7 @@ struct CountedEvent {
   bool user_space_only;  // the session fell back to counting user space only
   bool supported;
   bool scheduling_failed;
+  bool emulated;  // counted on perfmon's emulated CPU
 };
 
 // One row's state and scaled value from a reading; the error of an extrapolated value.
@@ -74,6 +75,7 @@ StatRow make_row(const CountedEvent& counted, const CounterValue& value, std::st
   row.type = event.attr.type;
   row.config = event.attr.config;
   row.value = value;
+  row.emulated = counted.emulated;
   row.scale = event.scale;
   row.unit = event.unit;
   if (!counted.supported)
@@ -105,7 +107,7 @@ void append_unsupported_lines(const Session& session, std::vector<std::string>& 
 
 CountedEvent counted(const CounterSession& session, std::size_t index) {
   return {session.event(index), session.fallbacks(index).user_space_only, session.supported(index),
-          session.scheduling_failed(index)};
+          session.scheduling_failed(index), session.emulated()};
 }
 
 }  // namespace
@@ -166,7 +168,7 @@ std::vector<StatRow> stat_rows(const EventSets& sets) {
   for (std::size_t set = 0; set < sets.set_count(); ++set) {
     const std::string prefix = event_set_label(sets.info(set).id);
     for (std::size_t i = 0; i < sets.event_count(set); ++i) {
-      const CountedEvent event{sets.event(set, i), false, sets.supported(set, i), false};
+      const CountedEvent event{sets.event(set, i), false, sets.supported(set, i), false, false};
       rows.push_back(make_row(event, sets.value(set, i), prefix, sets.estimate(set, i)));
       rows.back().prefix_kind = "set";
     }
@@ -224,8 +226,7 @@ std::vector<StatRow> emulated_rows(const EmulatedSession& session, std::vector<C
   for (std::size_t i = 0; i < session.event_count(); ++i) {
     CounterValue value = session.value(i);
     if (previous != nullptr) value = value - std::exchange((*previous)[i], value);
-    rows.push_back(make_row({session.event(i), false, session.supported(i), false}, value, ""));
-    rows.back().emulated = true;
+    rows.push_back(make_row({session.event(i), false, session.supported(i), false, true}, value, ""));
   }
   return rows;
 }

@@ -95,8 +95,10 @@ std::vector<EventGroup> with_overflow_periods(std::vector<EventGroup> groups, co
 
 // On perfmon's emulated CPU, a session of the calling thread takes its counts from the plugin
 // instead of the kernel (which QEMU does not let the program reach): a region's count is the
-// difference of two reads of the thread's counts (docs/emulated.md, "Regions").
+// difference of two reads of the thread's counts (docs/emulated.md, "Regions"). A session on an
+// emulated command (Target::emulated) reads the whole command's counts the same way.
 struct EmulatedRegion {
+  const EmulatedWorkload* workload = nullptr;    // the command's counts; null: the calling thread's
   std::vector<monitor::EmulatedSource> sources;  // by event
   std::vector<std::string> reasons;              // by event: why the emulated CPU does not count it, or ""
   std::vector<std::uint64_t> counted;            // by event: up to the last stop()
@@ -110,13 +112,18 @@ struct EmulatedRegion {
     ::clock_gettime(CLOCK_MONOTONIC, &now);
     return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(now.tv_nsec);
   }
+  bool read_counts(EmulatedCounts& counts) const noexcept {
+    if (workload == nullptr) return monitor::read_emulated_thread(counts);
+    counts = workload->read();
+    return true;
+  }
   // Event i's count from start() to `now`.
   std::uint64_t since_start(std::size_t i, const EmulatedCounts& now) const noexcept {
     return monitor::emulated_value(sources[i], now) - monitor::emulated_value(sources[i], at_start);
   }
   int start() noexcept {
     if (running || !answered) return 0;
-    if (!monitor::read_emulated_thread(at_start)) return ENOSYS;
+    if (!read_counts(at_start)) return ENOSYS;
     started_ns = now_ns();
     running = ever_started = true;
     return 0;
@@ -124,7 +131,7 @@ struct EmulatedRegion {
   int stop() noexcept {
     if (!running) return 0;
     EmulatedCounts now;
-    if (!monitor::read_emulated_thread(now)) return ENOSYS;
+    if (!read_counts(now)) return ENOSYS;
     for (std::size_t i = 0; i < sources.size(); ++i) counted[i] += since_start(i, now);
     counted_ns += now_ns() - started_ns;
     running = false;
@@ -133,7 +140,7 @@ struct EmulatedRegion {
   int reset() noexcept {
     std::fill(counted.begin(), counted.end(), 0);
     counted_ns = 0;
-    if (running && !monitor::read_emulated_thread(at_start)) return ENOSYS;
+    if (running && !read_counts(at_start)) return ENOSYS;
     started_ns = now_ns();
     return 0;
   }
@@ -141,7 +148,7 @@ struct EmulatedRegion {
   int read(CounterValue* values, std::size_t stride) const noexcept {
     if (!answered) return 0;
     EmulatedCounts now;
-    if (running && !monitor::read_emulated_thread(now)) return ENOSYS;
+    if (running && !read_counts(now)) return ENOSYS;
     // Never multiplexed: enabled and running alike, and at least 1 ns once started ("counted").
     const std::uint64_t ns =
         ever_started ? std::max<std::uint64_t>(1, counted_ns + (running ? now_ns() - started_ns : 0)) : 0;
@@ -211,8 +218,10 @@ std::vector<EventGroup> strict_groups(const std::vector<EventGroup>& groups) {
 namespace {
 
 // The events' sources on the emulated CPU, and the notes; throws perfmon::Error for what it cannot do.
+// `workload`: the command the session counts, or null for the calling thread.
 EmulatedRegion emulated_region(const std::vector<EventGroup>& groups, const SessionOptions& options,
-                               const monitor::EmulatedCpuHere& here, std::vector<std::string>& notes) {
+                               const monitor::EmulatedCpuHere& here, const EmulatedWorkload* workload,
+                               std::vector<std::string>& notes) {
   if (!options.overflow_periods.empty() || options.overflow_signal != 0 || options.stop_after != 0 ||
       options.overflow_records)
     throw Error(ErrorKind::Unsupported,
@@ -220,6 +229,7 @@ EmulatedRegion emulated_region(const std::vector<EventGroup>& groups, const Sess
                 "overflow periods there, or run the program natively on a machine with a PMU.",
                 ENOTSUP);
   EmulatedRegion region;
+  region.workload = workload;
   for (const EventGroup& group : groups)
     for (const Event& event : group.events) {
       std::string reason = here.why;
@@ -233,8 +243,13 @@ EmulatedRegion emulated_region(const std::vector<EventGroup>& groups, const Sess
   region.counted.assign(region.sources.size(), 0);
   region.answered = here.state == monitor::EmulatedCpuHere::State::Emulated;
   if (!region.answered) return region;
-  notes.push_back(std::string("counted on perfmon's emulated CPU: the counts are the calling thread's") +
-                  (options.inherit ? ", not those of the threads and processes it starts." : "."));
+  if (workload != nullptr)
+    notes.push_back(
+        "counted on perfmon's emulated CPU: the counts are the whole command's, its processes and "
+        "threads.");
+  else
+    notes.push_back(std::string("counted on perfmon's emulated CPU: the counts are the calling thread's") +
+                    (options.inherit ? ", not those of the threads and processes it starts." : "."));
   if (here.shared_slot)
     notes.push_back(
         "the emulated CPU ran out of counter slots, so this thread's counts are shared with other threads': "
@@ -249,12 +264,16 @@ EmulatedRegion emulated_region(const std::vector<EventGroup>& groups, const Sess
 }  // namespace
 
 CounterSession::CounterSession(const std::vector<EventGroup>& groups, const Target& target, SessionOptions options) {
-  const monitor::EmulatedCpuHere here =
+  monitor::EmulatedCpuHere here =
       target.kind == Target::Kind::Self ? monitor::emulated_cpu_here() : monitor::EmulatedCpuHere{};
+  if (target.emulated_workload != nullptr) {
+    here.state = monitor::EmulatedCpuHere::State::Emulated;
+    here.counting = target.emulated_workload->options();
+  }
   const bool emulated = here.state != monitor::EmulatedCpuHere::State::Native;
   std::vector<std::string> emulated_notes;
   std::optional<EmulatedRegion> region;
-  if (emulated) region = emulated_region(groups, options, here, emulated_notes);
+  if (emulated) region = emulated_region(groups, options, here, target.emulated_workload, emulated_notes);
   const std::string refusal = emulated ? "" : user_reads_refusal(target, options);
   // Emulated counts are never multiplexed: strict mode has nothing to check there.
   state_ = std::make_unique<State>(
@@ -374,6 +393,9 @@ const Event& CounterSession::event(std::size_t index) const noexcept {
 }
 const OpenFallbacks& CounterSession::fallbacks(std::size_t index) const noexcept {
   return state_->matrix.event(index).fallbacks;
+}
+bool CounterSession::emulated() const noexcept {
+  return state_->emulated && state_->emulated->answered;
 }
 bool CounterSession::supported(std::size_t index) const noexcept {
   return unsupported_reason(index).empty();

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernel/cpu_list.hpp"
+#include "perfmon/emulated.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/workload.hpp"
 
@@ -38,6 +39,12 @@ Target Target::process(pid_t pid) {
 Target Target::workload(const Workload& workload) {
   Target target = thread(workload.pid());
   target.enable_on_exec = true;
+  return target;
+}
+
+Target Target::emulated(const EmulatedWorkload& workload) {
+  Target target = thread(workload.pid());
+  target.emulated_workload = &workload;
   return target;
 }
 

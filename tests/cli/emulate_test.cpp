@@ -25,6 +25,9 @@
 #include "perfmon/catalog.hpp"
 #include "perfmon/emulated.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/session.hpp"
+#include "perfmon/stat.hpp"
+#include "perfmon/target.hpp"
 #include "process.hpp"
 
 namespace perfmon::testing {
@@ -512,6 +515,36 @@ TEST(EmulatedWorkload, SaysWhichExecsRanNatively) {
   while (!failing.wait(exit)) {
   }
   EXPECT_EQ(failing.read().execs_not_followed, 0u);
+}
+
+// The same library calls as natively: a CounterSession on Target::emulated counts the command on
+// the emulated CPU, as EmulatedSession and perfmon stat --emulate do, and its rows are marked.
+TEST(EmulatedWorkload, CounterSessionOnAnEmulatedTargetCountsTheCommand) {
+  REQUIRE_QEMU();
+  EventCatalog catalog;
+  const std::vector<EventGroup> groups = catalog.parse("instructions,branches,cycles");
+  EmulatedWorkload workload({EMULATED_LOOP, loop(1'000'000)}, EmulatorOptions{}.enabled_for(groups));
+  SessionOptions options;
+  options.skip_unsupported = true;  // cycles
+  CounterSession session(groups, Target::emulated(workload), options);
+  EXPECT_TRUE(session.emulated());
+  session.start();
+  workload.start();
+  WorkloadExit exit;
+  while (!workload.wait(exit)) {
+  }
+  session.stop();
+  ASSERT_EQ(session.read(), 0);
+  const EmulatedCounts counts = workload.read();
+  EXPECT_EQ(session.value(0).raw, counts.instructions);
+  EXPECT_EQ(session.value(1).raw, counts.branches());
+  EXPECT_GT(session.value(0).enabled, 0u);
+  EXPECT_EQ(session.value(0).enabled, session.value(0).running);
+  EXPECT_FALSE(session.supported(2));
+  EXPECT_NE(session.unsupported_reason(2).find("emulated CPU"), std::string::npos) << session.unsupported_reason(2);
+  EXPECT_EQ(static_cast<long long>(session.value(0).raw), emulated_count({EMULATED_LOOP, loop(1'000'000)}));
+  for (const StatRow& row : stat_rows(session)) EXPECT_TRUE(row.emulated) << row.event;
+  EXPECT_NE(session.notes().front().find("the whole command's"), std::string::npos) << session.notes().front();
 }
 
 // The library's records, as a perf.data writer takes them: in time order, each thread named
