@@ -401,7 +401,7 @@ static int mispredicted(struct predictor* p, uint64_t next) {
 /* A buffer is written at the latest this long after its first record: QEMU runs no plugin code
  * when a signal kills the process (Ctrl-C, SIGTERM), and what the threads still buffer is lost. */
 #define SAMPLE_BUFFER_NS 100000000
-#define MAX_RECORD_BYTES 2048 /* a sample with the longest callchain, or a mapping with its path */
+#define MAX_MAPPED_PATH 1024 /* a mapping of a file with a longer path gets no record */
 static uint64_t sample_period;
 static int sample_callchains;
 static int samples_fd = -1;
@@ -543,7 +543,7 @@ static void note_mapping(struct sampling_thread* t, struct perfmon_emulate_slot*
   }
   if (m == NULL || m->written) return;
   const size_t path_bytes = strlen(m->path) + 1;
-  if (path_bytes > MAX_RECORD_BYTES / 2) return;
+  if (path_bytes > MAX_MAPPED_PATH) return;
   const size_t fixed = sizeof(struct perf_event_header) + 2 * 4 + 3 * 8 + 2 * 4 + 2 * 8 + 2 * 4;
   const size_t bytes = fixed + ((path_bytes + 7) & ~(size_t)7) + sizeof(struct sample_id);
   unsigned char* record = record_space(t, slot, bytes);
