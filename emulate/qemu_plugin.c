@@ -191,7 +191,9 @@ static const char* cache_geometry_problem(const struct perfmon_emulate_cache* ge
   return NULL;
 }
 
-/* Looks the line holding `address` up, and makes it the most recently used of its set. */
+/* Looks the line holding `address` up, and makes it the most recently used of its set: one pass
+ * that moves each line down a place until it reaches the line's own (or drops the least recently
+ * used one, on a miss). */
 static inline int cache_missed(struct cache* cache, uint64_t address) {
   const uint64_t line = address >> cache->line_shift;
   const uint64_t tag = line + 1;
@@ -199,13 +201,16 @@ static inline int cache_missed(struct cache* cache, uint64_t address) {
   cache->last_tag = tag;
   const uint64_t set = cache->sets_are_a_power_of_two ? line & (cache->sets - 1) : line % cache->sets;
   uint64_t* way = cache->tags + set * cache->ways;
-  uint32_t k = 0;
-  while (k < cache->ways && way[k] != tag) ++k;
-  const int missed = k == cache->ways;
-  if (missed) --k; /* the least recently used line leaves */
-  for (; k > 0; --k) way[k] = way[k - 1];
+  uint64_t moving = way[0];
+  if (moving == tag) return 0; /* already the most recently used of its set */
   way[0] = tag;
-  return missed;
+  for (uint32_t k = 1; k < cache->ways; ++k) {
+    const uint64_t here = way[k];
+    way[k] = moving;
+    if (here == tag) return 0;
+    moving = here;
+  }
+  return 1;
 }
 
 static void caches_free(struct thread_caches* caches) {
