@@ -301,11 +301,11 @@ static void memory_accessed(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
 
 enum branch_kind { NOT_A_BRANCH, CONDITIONAL, DIRECT, INDIRECT };
 
-/* x86-64: skips the legacy and REX prefixes, then reads the opcode. VEX and EVEX instructions are
- * never branches. */
 /* Calls and returns, for the shadow stack of callchains. */
 enum control_flow { FLOWS_ON, CALLS, RETURNS };
 
+/* x86-64: skips the legacy and REX prefixes, then reads the opcode. VEX and EVEX instructions are
+ * never branches. */
 static enum branch_kind x86_64_branch(const uint8_t* code, size_t size, enum control_flow* flow) {
   size_t k = 0;
   while (k < size && (code[k] == 0xf0 || code[k] == 0xf2 || code[k] == 0xf3 || code[k] == 0x2e || code[k] == 0x36 ||
