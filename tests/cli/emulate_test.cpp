@@ -348,6 +348,21 @@ TEST(EmulatedStat, ErrorsSayWhatToDo) {
   EXPECT_NE(usage.err.find("--emulate runs a command"), std::string::npos) << usage.err;
 }
 
+// Where the CPU's counters cannot count a command's instructions, perfmon stat says that the
+// emulated CPU can; where they can, or for software events, it says nothing of it.
+TEST(EmulatedStat, IsSuggestedWhereThePmuCannotCountTheCommand) {
+  REQUIRE_QEMU();
+  const std::string hint = "perfmon stat --emulate counts the command's instructions";
+  Result hardware = run({PERFMON, "stat", "-e", "instructions", "--", EMULATED_LOOP, "1"});
+  EXPECT_EQ(hardware.exit_code, 0) << hardware.err;
+  const bool pmu_counts = hardware.err.find("<not supported>") == std::string::npos;
+  EXPECT_EQ(hardware.err.find(hint) != std::string::npos, !pmu_counts) << hardware.err;
+  Result software = run({PERFMON, "stat", "-e", "task-clock", "--", EMULATED_LOOP, "1"});
+  EXPECT_EQ(software.err.find(hint), std::string::npos) << software.err;
+  Result emulated = emulated_stat({"-e", "instructions", "--", EMULATED_LOOP, "1"});
+  EXPECT_EQ(emulated.err.find(hint), std::string::npos) << emulated.err;
+}
+
 TEST(EmulatedInfo, SaysWhetherTheEmulatedCpuIsAvailableAndWithWhat) {
   Result without = run({"/usr/bin/env", "PATH=/nonexistent", PERFMON, "info"});
   ASSERT_EQ(without.exit_code, 0) << without.err;

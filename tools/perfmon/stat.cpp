@@ -409,6 +409,7 @@ class StatCommand {
     const bool split = (o_.per_thread && !cpu_locations) || (o_.no_aggr && cpu_locations);
     run.figures.rows = stat_rows(session, split ? StatBreakdown::PerLocation : StatBreakdown::Total, labels);
     run.footnotes = stat_footnotes(session);
+    if (std::string hint = emulate_hint(run.figures.rows, command); !hint.empty()) run.footnotes.push_back(hint);
     if (options.strict)
       for (const StatRow& row : run.figures.rows)
         if (row.state == StatRow::State::NotScheduled)
@@ -418,6 +419,18 @@ class StatCommand {
                           "free them, or count fewer events.",
                       EBUSY);
     return run;
+  }
+
+  // Where the CPU's counters cannot count a command's instructions, branches or cache misses, the
+  // emulated CPU can: one line saying so, if it is installed.
+  static std::string emulate_hint(const std::vector<StatRow>& rows, const std::vector<std::string>& command) {
+    const bool hardware_unsupported = std::any_of(rows.begin(), rows.end(), [](const StatRow& row) {
+      return row.state == StatRow::State::NotSupported &&
+             (row.type == PERF_TYPE_HARDWARE || row.type == PERF_TYPE_HW_CACHE);
+    });
+    if (command.empty() || !hardware_unsupported || !emulator_info().available) return "";
+    return "perfmon stat --emulate counts the command's instructions, branches and cache misses exactly on QEMU's "
+           "emulated CPU, without a PMU (docs/emulated.md).";
   }
 
   // --emulate: the command on QEMU's emulated CPU; its counts are read from the plugin's shared
