@@ -458,20 +458,18 @@ struct sample_id {
   uint64_t time;
 };
 
-static void name_thread(struct sampling_thread* t, struct perfmon_emulate_slot* slot, uint64_t time) {
+static void name_thread(struct sampling_thread* t, struct perfmon_emulate_slot* slot, const struct sample_id* id) {
   const size_t name_bytes = (strlen(process_name) + 1 + 7) & ~(size_t)7;
   const size_t bytes = sizeof(struct perf_event_header) + 8 + name_bytes + sizeof(struct sample_id);
   unsigned char* record = record_space(t, slot, bytes);
   memset(record, 0, bytes);
-  const int first_thread = gettid() == getpid();
+  const int first_thread = id->tid == id->pid;
   struct perf_event_header header = {PERF_RECORD_COMM, process_execed && first_thread ? PERF_RECORD_MISC_COMM_EXEC : 0,
                                      (uint16_t)bytes};
-  const uint32_t ids[2] = {(uint32_t)getpid(), (uint32_t)gettid()};
-  const struct sample_id id = {ids[0], ids[1], time};
   memcpy(record, &header, sizeof header);
-  memcpy(record + sizeof header, ids, sizeof ids);
+  memcpy(record + sizeof header, id, 8); /* pid, tid */
   memcpy(record + sizeof header + 8, process_name, strlen(process_name));
-  memcpy(record + bytes - sizeof id, &id, sizeof id);
+  memcpy(record + bytes - sizeof *id, id, sizeof *id);
   t->named = 1;
 }
 
@@ -538,8 +536,8 @@ static struct mapping* mapping_of(uint64_t address) {
 }
 
 /* Writes the record of the mapping `address` is in, if it has none yet. */
-static void note_mapping(struct sampling_thread* t, struct perfmon_emulate_slot* slot, uint64_t address, uint64_t time,
-                         int* maps_fresh) {
+static void note_mapping(struct sampling_thread* t, struct perfmon_emulate_slot* slot, uint64_t address,
+                         const struct sample_id* id, int* maps_fresh) {
   struct mapping* m = mapping_of(address);
   if (m == NULL && !*maps_fresh) { /* mapped since the maps were read */
     read_maps();
@@ -554,10 +552,9 @@ static void note_mapping(struct sampling_thread* t, struct perfmon_emulate_slot*
   unsigned char* record = record_space(t, slot, bytes);
   memset(record, 0, bytes);
   const struct perf_event_header header = {PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, (uint16_t)bytes};
-  const struct sample_id id = {(uint32_t)getpid(), (uint32_t)gettid(), time};
   unsigned char* at = record;
   memcpy(at, &header, sizeof header), at += sizeof header;
-  memcpy(at, &id, 8), at += 8; /* pid, tid */
+  memcpy(at, id, 8), at += 8; /* pid, tid */
   const uint64_t range[3] = {m->start, m->end - m->start, m->offset};
   memcpy(at, range, sizeof range), at += sizeof range;
   const uint32_t device[2] = {m->major, m->minor};
@@ -567,22 +564,26 @@ static void note_mapping(struct sampling_thread* t, struct perfmon_emulate_slot*
   const uint32_t protection[2] = {PROT_READ | PROT_EXEC, MAP_PRIVATE};
   memcpy(at, protection, sizeof protection), at += sizeof protection;
   memcpy(at, m->path, path_bytes);
-  memcpy(record + bytes - sizeof id, &id, sizeof id);
+  memcpy(record + bytes - sizeof *id, id, sizeof *id);
   m->written = 1;
 }
 
+/* The return address `k` entries below the top of the thread's shadow stack. */
+static inline uint64_t shadow_return(const struct sampling_thread* t, uint32_t k) {
+  return t->stack[(t->pushed - 1 - k) % SHADOW_STACK];
+}
+
 static void take_sample(struct sampling_thread* t, struct perfmon_emulate_slot* slot, uint64_t ip) {
-  const uint64_t time = now_ns();
-  if (!t->named) name_thread(t, slot, time);
+  const struct sample_id id = {(uint32_t)getpid(), (uint32_t)gettid(), now_ns()};
+  if (!t->named) name_thread(t, slot, &id);
   const uint32_t returns =
       sample_callchains ? (t->depth < PERFMON_EMULATE_CALLCHAIN_MAX - 2 ? t->depth : PERFMON_EMULATE_CALLCHAIN_MAX - 2)
                         : 0;
   pthread_mutex_lock(&maps.lock);
   int maps_fresh = __atomic_exchange_n(&maps.stale, 0, __ATOMIC_ACQUIRE);
   if (maps_fresh) read_maps();
-  note_mapping(t, slot, ip, time, &maps_fresh);
-  for (uint32_t k = 0; k < returns; ++k)
-    note_mapping(t, slot, t->stack[(t->pushed - 1 - k) % SHADOW_STACK], time, &maps_fresh);
+  note_mapping(t, slot, ip, &id, &maps_fresh);
+  for (uint32_t k = 0; k < returns; ++k) note_mapping(t, slot, shadow_return(t, k), &id, &maps_fresh);
   pthread_mutex_unlock(&maps.lock);
   const size_t chain = sample_callchains ? 2 + returns : 0;
   const size_t bytes = sizeof(struct perf_event_header) + 8 + 8 + 8 + 8 + (sample_callchains ? 8 + 8 * chain : 0);
@@ -590,18 +591,17 @@ static void take_sample(struct sampling_thread* t, struct perfmon_emulate_slot* 
   const struct perf_event_header header = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, (uint16_t)bytes};
   memcpy(record, &header, sizeof header);
   record[1] = ip;
-  const uint32_t ids[2] = {(uint32_t)getpid(), (uint32_t)gettid()};
-  memcpy(&record[2], ids, sizeof ids);
-  record[3] = time;
+  memcpy(&record[2], &id, 8); /* pid, tid */
+  record[3] = id.time;
   record[4] = sample_period;
   if (sample_callchains) {
     record[5] = chain;
     record[6] = PERF_CONTEXT_USER;
     record[7] = ip;
-    for (uint32_t k = 0; k < returns; ++k) record[8 + k] = t->stack[(t->pushed - 1 - k) % SHADOW_STACK];
+    for (uint32_t k = 0; k < returns; ++k) record[8 + k] = shadow_return(t, k);
   }
   ++t->samples;
-  if (time - t->since >= SAMPLE_BUFFER_NS) flush_samples(t, slot);
+  if (id.time - t->since >= SAMPLE_BUFFER_NS) flush_samples(t, slot);
   count(slot, &slot->samples, 1);
 }
 
@@ -621,7 +621,7 @@ static void sample_block(struct perfmon_emulate_slot* slot, unsigned int vcpu_in
      * here (deeper ones, left by longjmp or an exception, are gone too). */
     t->return_pending = 0;
     for (uint32_t k = 0; k < t->depth; ++k)
-      if (t->stack[(t->pushed - 1 - k) % SHADOW_STACK] == block->address) {
+      if (shadow_return(t, k) == block->address) {
         t->pushed -= k + 1;
         t->depth -= k + 1;
         break;
@@ -944,7 +944,8 @@ static void syscall_entered(qemu_plugin_id_t id, unsigned int vcpu_index, int64_
     thread_read(vcpu_index, a1, a2, a3, a4);
     return;
   }
-  if ((number == mmap_number || number == mprotect_number) && (a3 & PROT_EXEC) != 0) maps_change_pending = 1;
+  if (sample_period != 0 && (number == mmap_number || number == mprotect_number) && (a3 & PROT_EXEC) != 0)
+    maps_change_pending = 1;
   if (number != execve_number && number != execveat_number) return;
   exec_not_followed = wrote_first_not_followed = 0;
   if (not_following_reason != NULL)

@@ -163,6 +163,11 @@ CacheHierarchy complete_hierarchy(const CacheHierarchy& given) {
   return complete;
 }
 
+// This process's descriptor `fd` as a path that the plugin in another process opens again.
+std::string proc_fd_path(int fd) {
+  return "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd);
+}
+
 }  // namespace
 
 EmulatorInfo emulator_info() {
@@ -228,7 +233,7 @@ struct EmulatedWorkload::Counters {
     for (auto [to, from] : {std::pair{&mapping->l1i, &caches.l1i}, std::pair{&mapping->l1d, &caches.l1d},
                             std::pair{&mapping->ll, &caches.ll}})
       *to = perfmon_emulate_cache{from->size, from->associativity, from->line_size};
-    path = "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd);
+    path = proc_fd_path(fd);
   }
   ~Counters() {
     ::munmap(mapping, sizeof(perfmon_emulate_counters));
@@ -264,7 +269,7 @@ struct EmulatedWorkload::SamplesFile {
                       "; make room there, or set TMPDIR to a directory that has it.",
                   err);
     }
-    path = "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd.get());
+    path = proc_fd_path(fd.get());
   }
 };
 

@@ -428,7 +428,9 @@ class StatCommand {
       return row.state == StatRow::State::NotSupported &&
              (row.type == PERF_TYPE_HARDWARE || row.type == PERF_TYPE_HW_CACHE);
     });
-    if (command.empty() || !hardware_unsupported || !emulator_info().available) return "";
+    if (command.empty() || !hardware_unsupported) return "";
+    static const bool emulator_available = emulator_info().available;  // asked once (it runs QEMU), not per -r run
+    if (!emulator_available) return "";
     return "perfmon stat --emulate counts the command's instructions, branches and cache misses exactly on QEMU's "
            "emulated CPU, without a PMU (docs/emulated.md).";
   }
