@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,18 @@ class AddressSpaces {
     std::uint64_t start, length, file_offset;
     std::string file;
   };
-  std::map<std::uint32_t, std::string> commands_;           // by tid
-  std::map<std::uint32_t, std::vector<Mapping>> mappings_;  // by pid, newest last
+  // A process's mappings: its own, newest last, then those of the process it was forked from as
+  // they were at the fork (the first `inherited` of the parent's own, and so on up). Shared, never
+  // copied: a recording of many forks costs memory in its records' size, not forks × mappings.
+  struct Space {
+    std::vector<Mapping> own;
+    std::shared_ptr<const Space> parent;
+    std::size_t inherited = 0;
+  };
+  std::vector<Mapping>& own_mappings(std::uint32_t pid);
+
+  std::map<std::uint32_t, std::string> commands_;               // by tid
+  std::map<std::uint32_t, std::shared_ptr<Space>> processes_;  // by pid
   std::vector<Mapping> kernel_;
 };
 

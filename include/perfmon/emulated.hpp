@@ -27,12 +27,15 @@ enum class EmulatedSource : unsigned char;
 struct EmulatorInfo {
   bool available = false;
   std::string qemu;          // the host architecture's qemu-user: "/usr/bin/qemu-x86_64"
-  std::string qemu_version;  // "7.2.22"
+  std::string qemu_version;  // "7.2.22"; only from qemu_version(), as finding QEMU does not run it
   std::string plugin;        // perfmon's plugin: ".../perfmon/libperfmon-qemu-plugin.so"
   int plugin_api_version = 0;
   std::string reason;  // when not available: what is missing and what to do
 };
+// Finds QEMU and the plugin without running either (cheap enough for every perfmon stat).
 EmulatorInfo emulator_info();
+// What `qemu --version` says ("7.2.22"), run without a shell; empty if it cannot tell.
+std::string qemu_version(const std::string& qemu);
 
 struct EmulatorOptions {
   std::string qemu;    // a qemu-user to use; default: qemu-<the program's architecture> on PATH

@@ -9,13 +9,19 @@ std::string dso_short_name(const std::string& path) {
   return slash == std::string::npos || path.starts_with('[') ? path : path.substr(slash + 1);
 }
 
+std::vector<AddressSpaces::Mapping>& AddressSpaces::own_mappings(std::uint32_t pid) {
+  std::shared_ptr<Space>& space = processes_[pid];
+  if (space == nullptr) space = std::make_shared<Space>();
+  return space->own;
+}
+
 void AddressSpaces::record(const perf_event_header& header) {
   using namespace kernel;
   switch (header.type) {
     case PERF_RECORD_COMM:
       if (const auto* comm = record_as<CommRecord>(&header)) {
         // An exec replaces the process's mappings; its new ones follow.
-        if (header.misc & PERF_RECORD_MISC_COMM_EXEC) mappings_.erase(comm->pid);
+        if (header.misc & PERF_RECORD_MISC_COMM_EXEC) processes_.erase(comm->pid);
         commands_[comm->tid] = std::string(record_text(comm));
       }
       break;
@@ -25,18 +31,20 @@ void AddressSpaces::record(const perf_event_header& header) {
         if ((header.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
           kernel_.push_back(std::move(mapping));
         else
-          mappings_[mmap->pid].push_back(std::move(mapping));
+          own_mappings(mmap->pid).push_back(std::move(mapping));
       }
       break;
     case PERF_RECORD_MMAP2:
       if (const auto* mmap = record_as<Mmap2Record>(&header))
-        mappings_[mmap->pid].push_back({mmap->addr, mmap->len, mmap->pgoff, std::string(record_text(mmap))});
+        own_mappings(mmap->pid).push_back({mmap->addr, mmap->len, mmap->pgoff, std::string(record_text(mmap))});
       break;
     case PERF_RECORD_FORK:
       if (const auto* fork = record_as<TaskRecord>(&header)) {
         if (fork->pid != fork->ppid) {  // a new process starts with its parent's mappings
-          auto parent = mappings_.find(fork->ppid);
-          if (parent != mappings_.end()) mappings_[fork->pid] = parent->second;
+          auto parent = processes_.find(fork->ppid);
+          if (parent != processes_.end() && parent->second != nullptr)
+            processes_[fork->pid] =
+                std::make_shared<Space>(Space{{}, parent->second, parent->second->own.size()});
         }
         auto name = commands_.find(fork->ptid);
         if (name != commands_.end()) commands_[fork->tid] = name->second;
@@ -60,10 +68,20 @@ PlacedAddress AddressSpaces::place(std::uint32_t pid, std::uint64_t address) con
     return nullptr;
   };
   if (in(kernel_) != nullptr) return {"[kernel.kallsyms]", address};  // perf shows kernel addresses whole
-  auto process = mappings_.find(pid);
-  if (process != mappings_.end())
-    if (const Mapping* mapping = in(process->second))
-      return {mapping->file, address - mapping->start + mapping->file_offset};
+  auto process = processes_.find(pid);
+  if (process != processes_.end()) {
+    const Space* space = process->second.get();
+    std::size_t visible = space->own.size();
+    while (space != nullptr) {
+      for (std::size_t i = visible; i-- > 0;) {  // the newest mapping wins
+        const Mapping& mapping = space->own[i];
+        if (address >= mapping.start && address - mapping.start < mapping.length)
+          return {mapping.file, address - mapping.start + mapping.file_offset};
+      }
+      visible = space->inherited;
+      space = space->parent.get();
+    }
+  }
   return {"[unknown]", address};
 }
 

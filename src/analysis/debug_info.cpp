@@ -8,6 +8,8 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+
+#include "analysis/dwfl_files.hpp"
 #endif
 
 namespace perfmon::analysis {
@@ -46,13 +48,13 @@ std::unique_ptr<DebugInfo> DebugInfo::open(const std::string& path, const std::s
   auto session = std::make_unique<Session>();
   session->search_path = ":.debug:" + debug_root;
   session->search_path_text = session->search_path.data();
-  session->callbacks = {dwfl_build_id_find_elf, dwfl_standard_find_debuginfo, dwfl_offline_section_address,
+  session->callbacks = {dwfl_build_id_find_elf, find_regular_debuginfo, dwfl_offline_section_address,
                         &session->search_path_text};
   session->dwfl = dwfl_begin(&session->callbacks);
   if (session->dwfl == nullptr) return nullptr;
   dwfl_report_begin(session->dwfl);
   // Loaded at 0 plus its own addresses: libdwfl's addresses are then the file's.
-  session->module = dwfl_report_elf(session->dwfl, path.c_str(), path.c_str(), -1, 0, true);
+  session->module = report_regular_elf(session->dwfl, path, 0, true);
   dwfl_report_end(session->dwfl, nullptr, nullptr);
   if (session->module == nullptr) return nullptr;
   return std::make_unique<DebugInfo>(std::move(session));

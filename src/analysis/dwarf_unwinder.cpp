@@ -8,6 +8,8 @@
 
 #if PERFMON_HAVE_LIBDW
 #include <elfutils/libdwfl.h>
+
+#include "analysis/dwfl_files.hpp"
 #endif
 
 namespace perfmon::analysis {
@@ -59,7 +61,7 @@ struct DwarfUnwinder::Process {
     std::uint64_t base = 0;
     if (!(*locate)(pid, address, path, base) || path.empty() || path.front() != '/') return false;
     dwfl_report_begin_add(dwfl);
-    const bool added = dwfl_report_elf(dwfl, path.c_str(), path.c_str(), -1, base, false) != nullptr;
+    const bool added = report_regular_elf(dwfl, path, base, false) != nullptr;
     dwfl_report_end(dwfl, nullptr, nullptr);
     return added;
   }
@@ -67,7 +69,7 @@ struct DwarfUnwinder::Process {
 
 namespace {
 
-const Dwfl_Callbacks kOfflineCallbacks = {dwfl_build_id_find_elf, dwfl_standard_find_debuginfo,
+const Dwfl_Callbacks kOfflineCallbacks = {dwfl_build_id_find_elf, find_regular_debuginfo,
                                           dwfl_offline_section_address, nullptr};
 
 pid_t next_thread(Dwfl*, void* process_arg, void** thread_arg) {

@@ -12,12 +12,25 @@
 
 namespace perfmon::kernel {
 
+FileDescriptor open_regular_file(const std::string& path) {
+  // O_NONBLOCK: opening a FIFO without a writer returns at once; O_NOCTTY: a terminal stays free.
+  FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  struct stat status;
+  if (!file || ::fstat(file.get(), &status) != 0) return FileDescriptor();
+  if (!S_ISREG(status.st_mode)) {
+    errno = S_ISDIR(status.st_mode) ? EISDIR : EINVAL;
+    return FileDescriptor();
+  }
+  ::fcntl(file.get(), F_SETFL, O_RDONLY);  // a regular file reads the same; clear O_NONBLOCK for what reads it
+  return file;
+}
+
 std::optional<FileMapping> FileMapping::map(const std::string& path) {
-  const FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  const FileDescriptor file = open_regular_file(path);
   struct stat status;
   if (!file || ::fstat(file.get(), &status) != 0) return std::nullopt;
-  if (!S_ISREG(status.st_mode) || status.st_size == 0) {
-    errno = S_ISDIR(status.st_mode) ? EISDIR : EINVAL;
+  if (status.st_size == 0) {
+    errno = EINVAL;
     return std::nullopt;
   }
   const auto size = static_cast<std::size_t>(status.st_size);

@@ -8,7 +8,14 @@
 #include <string>
 #include <string_view>
 
+#include "kernel/fd.hpp"
+
 namespace perfmon::kernel {
+
+// `path` opened for reading only if it is a regular file, without ever waiting: a FIFO or a device
+// named by a recording (whoever made it chose the path) is refused, not opened and read. Invalid,
+// with errno set (EINVAL for what is not a regular file), when it cannot be opened.
+FileDescriptor open_regular_file(const std::string& path);
 
 class FileMapping {
  public:

@@ -4,9 +4,12 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -168,7 +171,56 @@ std::string proc_fd_path(int fd) {
   return "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd);
 }
 
+// The first line `program` prints with `argument`, run without a shell (a path may hold any
+// character); empty if it cannot run.
+std::string first_line_of(const std::string& program, const char* argument) {
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return "";
+  kernel::FileDescriptor reader(pipe_fds[0]);
+  kernel::FileDescriptor writer(pipe_fds[1]);
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawn_file_actions_adddup2(&actions, writer.get(), STDOUT_FILENO);
+  ::posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  ::posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  // The child starts with the signals the tool blocks for its own waits unblocked.
+  posix_spawnattr_t attributes;
+  ::posix_spawnattr_init(&attributes);
+  sigset_t none;
+  sigemptyset(&none);
+  ::posix_spawnattr_setsigmask(&attributes, &none);
+  ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
+  std::string program_copy = program;
+  std::string argument_copy = argument;
+  char* const argv[] = {program_copy.data(), argument_copy.data(), nullptr};
+  pid_t child = -1;
+  const int spawned = ::posix_spawn(&child, program.c_str(), &actions, &attributes, argv, environ);
+  ::posix_spawn_file_actions_destroy(&actions);
+  ::posix_spawnattr_destroy(&attributes);
+  writer.reset();
+  if (spawned != 0) return "";
+  std::string text;
+  char buffer[256];
+  for (ssize_t n; text.find('\n') == std::string::npos && text.size() < 4096 &&
+                  ((n = ::read(reader.get(), buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR));)
+    if (n > 0) text.append(buffer, static_cast<std::size_t>(n));
+  reader.reset();  // a program still writing gets EPIPE
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return text.substr(0, text.find('\n'));
+}
+
 }  // namespace
+
+std::string qemu_version(const std::string& qemu) {
+  // "qemu-x86_64 version 7.2.22 (Debian ...)"
+  const std::string line = first_line_of(qemu, "--version");
+  const std::size_t version = line.find("version ");
+  if (version == std::string::npos) return "";
+  const std::string text = line.substr(version + 8);
+  return text.substr(0, text.find(' '));
+}
 
 EmulatorInfo emulator_info() {
   EmulatorInfo info;
@@ -181,18 +233,6 @@ EmulatorInfo emulator_info() {
     return info;
   }
   info.qemu = *found;
-  if (FILE* pipe = ::popen((info.qemu + " --version 2>/dev/null").c_str(), "re"); pipe != nullptr) {
-    char line[256] = "";
-    if (std::fgets(line, sizeof line, pipe) != nullptr) {
-      // "qemu-x86_64 version 7.2.22 (Debian ...)"
-      const char* version = std::strstr(line, "version ");
-      if (version != nullptr) {
-        std::string text = version + 8;
-        info.qemu_version = text.substr(0, text.find_first_of(" \n"));
-      }
-    }
-    ::pclose(pipe);
-  }
   if (info.plugin.empty() || !is_file(info.plugin, R_OK)) {
     info.reason = missing_plugin_sentence(info.plugin);
     return info;

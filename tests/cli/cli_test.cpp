@@ -300,6 +300,18 @@ TEST(CliStat, InterruptStopsTheCommandAndStillPrints) {
   EXPECT_NE(r.err.find(",msec,task-clock,"), std::string::npos) << r.err;
 }
 
+// Only stat and record, which pass Ctrl-C and its kind on to a command, hold those signals: the
+// other commands end at them, as any program does (here list, kept writing into a pipe nobody reads).
+TEST(CliSignals, CommandsWithoutAWorkloadEndAtCtrlCAndTerm) {
+  for (int signo : {SIGINT, SIGTERM, SIGHUP}) {
+    SCOPED_TRACE(signo);
+    Process perfmon({PERFMON, "list"});
+    perfmon.read_stdout_until("\n");
+    perfmon.signal(signo);
+    EXPECT_EQ(perfmon.wait().exit_code, 128 + signo);
+  }
+}
+
 TEST(CliStat, IntervalPrintsOneBlockPerInterval) {
   Result r = run(stat({"-I", "200", "-x,", "-e", "task-clock,page-faults", "--", WORKER, "sleep", "1000"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;

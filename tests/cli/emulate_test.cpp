@@ -363,6 +363,61 @@ TEST(EmulatedStat, IsSuggestedWhereThePmuCannotCountTheCommand) {
   EXPECT_EQ(emulated.err.find(hint), std::string::npos) << emulated.err;
 }
 
+// Deciding on that line starts no QEMU: a qemu-user found on PATH is enough (its version is
+// perfmon info's business), so perfmon stat starts as fast with qemu-user installed as without.
+TEST(EmulatedStat, DecidesOnTheSuggestionWithoutRunningQemu) {
+  char pattern[] = "/tmp/perfmon-fake-qemu-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::filesystem::path ran = dir / "qemu-ran";
+  {
+    std::ofstream fake(dir / ("qemu-" + host_machine()));
+    fake << "#!/bin/sh\ntouch " << ran.string() << "\necho 'qemu version 7.2.0'\n";
+  }
+  std::filesystem::permissions(dir / ("qemu-" + host_machine()), std::filesystem::perms::owner_all);
+  const std::string path = "PATH=" + dir.string() + ":/usr/bin:/bin";
+  Result r = run({"/usr/bin/env", path, PERFMON, "stat", "-e", "instructions", "--", "true"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const bool pmu_counts = r.err.find("<not supported>") == std::string::npos;
+  EXPECT_FALSE(std::filesystem::exists(ran)) << "perfmon stat ran qemu-user\n" << r.err;
+  // perfmon info does run it, for its version, with an argument vector.
+  Result info = run({"/usr/bin/env", path, PERFMON, "info"});
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_TRUE(std::filesystem::exists(ran)) << info.out;
+  std::filesystem::remove_all(dir);
+  if (pmu_counts) GTEST_SKIP() << "this CPU's counters count instructions, so no suggestion was considered";
+}
+
+// QEMU's path is never given to a shell: a directory on PATH may be named anything.
+TEST(EmulatedInfo, RunsQemuFromAnyDirectoryWithoutAShell) {
+  REQUIRE_QEMU();
+  std::string qemu;
+  for (const char* directory : {"/usr/bin", "/usr/local/bin", "/bin"})
+    if (access((std::string(directory) + "/qemu-" + host_machine()).c_str(), X_OK) == 0) {
+      qemu = std::string(directory) + "/qemu-" + host_machine();
+      break;
+    }
+  if (qemu.empty()) GTEST_SKIP() << "qemu-user is not in /usr/bin, /usr/local/bin or /bin";
+  char pattern[] = "/tmp/perfmon-path-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  for (const char* name : {"x;touch INJECTED;#", "with space"}) {
+    SCOPED_TRACE(name);
+    const std::filesystem::path bin = dir / name;
+    std::filesystem::create_directory(bin);
+    std::filesystem::create_symlink(qemu, bin / ("qemu-" + host_machine()));
+    // Run from `dir`, where the injected command would leave its file.
+    Result r = run({"/bin/sh", "-c", "cd \"$0\" && exec /usr/bin/env PATH=\"$1\":/usr/bin:/bin \"$2\" info --json",
+                    dir.string(), bin.string(), PERFMON});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "INJECTED"));
+    EXPECT_EQ(r.err, "");
+    const nlohmann::json emulated = nlohmann::json::parse(r.out)["emulated_cpu"];
+    EXPECT_EQ(emulated["qemu"], (bin / ("qemu-" + host_machine())).string());
+    EXPECT_FALSE(emulated["qemu_version"].get<std::string>().empty()) << emulated;
+    std::filesystem::remove_all(bin);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(EmulatedInfo, SaysWhetherTheEmulatedCpuIsAvailableAndWithWhat) {
   Result without = run({"/usr/bin/env", "PATH=/nonexistent", PERFMON, "info"});
   ASSERT_EQ(without.exit_code, 0) << without.err;

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "process.hpp"
 
@@ -116,6 +117,68 @@ TEST_F(OutputFile, FifoIsWrittenThrough) {
   struct stat status {};
   ASSERT_EQ(lstat(out.c_str(), &status), 0);
   EXPECT_TRUE(S_ISFIFO(status.st_mode)) << "the FIFO was replaced";
+}
+
+// No reader: refused at once, not a hang in open().
+TEST_F(OutputFile, FifoWithoutAReaderIsRefusedAtOnce) {
+  const std::string out = path("fifo");
+  ASSERT_EQ(mkfifo(out.c_str(), 0644), 0);
+  Result r = stat_to(out);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("cannot write '" + out + "': it is a FIFO that no process is reading; start its reader first."),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(fs::is_fifo(out));
+}
+
+// Root replacing another user's file gives the new one back to its owner and group, and never
+// keeps a set-user-id or set-group-id bit: a setuid program rewritten must not become setuid-root.
+TEST_F(OutputFile, ReplacementKeepsTheOwnerAndDropsSetIdBits) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root, to give the file to another user";
+  const std::string out = path("program");
+  write_file(out, "old\n", 0755);
+  ASSERT_EQ(chown(out.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(chmod(out.c_str(), 06755), 0);
+  Result r = stat_to(out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  struct stat status {};
+  ASSERT_EQ(stat(out.c_str(), &status), 0);
+  EXPECT_EQ(status.st_uid, 65534u);
+  EXPECT_EQ(status.st_gid, 65534u);
+  EXPECT_EQ(status.st_mode & 07777, 0755u);
+  EXPECT_NE(r.err.find("perfmon: replaced '" + out + "', without its set-user-id bit, without its set-group-id bit."),
+            std::string::npos)
+      << r.err;
+  // A file whose owner and mode are kept whole says nothing of it.
+  write_file(out, "old\n", 0644);
+  Result quiet = stat_to(out);
+  EXPECT_EQ(quiet.err.find("perfmon: replaced"), std::string::npos) << quiet.err;
+}
+
+// An ordinary user's own read-only file is refused, as a shell's `>` refuses it; root may write it.
+TEST_F(OutputFile, ReadOnlyFileIsRefusedToItsOwner) {
+  const std::string out = path("report.txt");
+  write_file(out, "keep me\n", 0444);
+  std::vector<std::string> as_user;
+  if (geteuid() == 0) {
+    ASSERT_EQ(chmod(dir_.c_str(), 0755), 0);
+    ASSERT_EQ(chown(out.c_str(), 65534, 65534), 0);
+    ASSERT_EQ(chown(dir_.c_str(), 65534, 65534), 0);
+    as_user = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--"};
+    Result reachable = run({as_user[0], as_user[1], as_user[2], as_user[3], as_user[4], "--", PERFMON, "--version"});
+    if (reachable.exit_code != 0)
+      GTEST_SKIP() << "user nobody cannot run " << PERFMON << " from this build directory: " << reachable.err;
+  }
+  std::vector<std::string> args = as_user;
+  for (const char* word : {PERFMON, "stat", "-o", "", "-e", "task-clock", "--", "/bin/true"}) args.emplace_back(word);
+  args[as_user.size() + 3] = out;
+  Result r = run(args);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("cannot write '" + out + "': it is not writable by you; make it writable (chmod u+w)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(text_of(out), "keep me\n");
+  EXPECT_EQ(names(), std::set<std::string>{"report.txt"});
 }
 
 TEST_F(OutputFile, SymlinkIsFollowedAndStaysALink) {

@@ -183,7 +183,8 @@ int run_info(std::span<char* const> args) {
   try {
     EventCatalog catalog;
     SystemInfo info = collect_system_info(catalog);
-    const EmulatorInfo emulator = emulator_info();
+    EmulatorInfo emulator = emulator_info();
+    if (!emulator.qemu.empty()) emulator.qemu_version = qemu_version(emulator.qemu);
     if (!info.hardware_pmu && emulator.available)
       info.advice.push_back(
           "No hardware PMU here: 'perfmon stat --emulate -- COMMAND' counts a command's instructions exactly on "

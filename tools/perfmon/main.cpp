@@ -1,6 +1,4 @@
 // perfmon: count and sample CPU performance events (perf's conventions, perfmon2's features).
-#include <signal.h>
-
 #include <cstdio>
 #include <span>
 #include <string_view>
@@ -27,15 +25,6 @@ constexpr const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Signals the tool waits for are blocked here and taken with sigtimedwait, so that a Ctrl-C
-  // stops the measured command and the counts are still printed. Commands it starts unblock them.
-  // SIGIO is what the kernel sends instead of an event set's overflow signal when the real-time
-  // queue is full: blocked, it cannot end the tool.
-  sigset_t waited;
-  sigemptyset(&waited);
-  for (int signo : {SIGINT, SIGTERM, SIGCHLD, SIGHUP, SIGIO}) sigaddset(&waited, signo);
-  sigprocmask(SIG_BLOCK, &waited, nullptr);
-
   std::span<char* const> args(argv, static_cast<std::size_t>(argc));
   if (args.size() < 2) {
     std::fprintf(stderr, "perfmon: no command given.\n%s", kUsage);

@@ -8,8 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <optional>
 #include <utility>
+
+#include "perfmon/printable.hpp"
 
 namespace perfmon::cli {
 
@@ -43,7 +44,8 @@ mode_t current_umask() {
 
 }  // namespace
 
-Output::Output(const std::string& path, std::FILE* fallback) : path_(path) {
+Output::Output(const std::string& path, std::FILE* fallback, mode_t new_file_mode)
+    : path_(path), new_file_mode_(new_file_mode) {
   if (path_.empty()) {
     stream_ = fallback;
     return;
@@ -60,7 +62,7 @@ Output::Output(const std::string& path, std::FILE* fallback) : path_(path) {
           "cannot write '" + path_ + "': it is a symlink to a file that does not exist; give the file's own path.",
           ENOENT);
     if (err != ENOENT) fail(err);
-    open_replacement(path_, std::nullopt);  // a new file
+    open_replacement(path_, nullptr);  // a new file
     return;
   }
   struct stat status {};
@@ -71,7 +73,17 @@ Output::Output(const std::string& path, std::FILE* fallback) : path_(path) {
   int err = stated ? 0 : errno;
   if (stated && S_ISREG(status.st_mode) && !ec) {
     ::close(found);
-    open_replacement(resolved.string(), status.st_mode & 07777);
+    // As a shell's `>` would: a file its writer could not open for writing is not replaced.
+    if (::faccessat(AT_FDCWD, resolved.c_str(), W_OK, AT_EACCESS) != 0 && (errno == EACCES || errno == EROFS)) {
+      const int access_error = errno;
+      throw Error(ErrorKind::Permission,
+                  "cannot write '" + path_ + "': " +
+                      (access_error == EROFS ? std::string("it is on a read-only file system; write elsewhere.")
+                                             : "it is not writable by you; make it writable (chmod u+w) or remove "
+                                               "it first, or write elsewhere."),
+                  access_error);
+    }
+    open_replacement(resolved.string(), &status);
     return;
   }
   if (stated && S_ISDIR(status.st_mode)) {
@@ -79,24 +91,30 @@ Output::Output(const std::string& path, std::FILE* fallback) : path_(path) {
     throw Error(ErrorKind::InvalidArgument, "cannot write '" + path_ + "': it is a directory; give a file's name.",
                 EISDIR);
   }
-  // A device, a FIFO: write to it as it is. Reopened through the fd, it is the same file.
-  const int fd = stated ? ::open(reopen.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC) : -1;
+  // A device, a FIFO: write to it as it is. Reopened through the fd, it is the same file. Not
+  // waiting: a FIFO without a reader says so at once (ENXIO) instead of hanging.
+  const int fd = stated ? ::open(reopen.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK) : -1;
   if (fd < 0 && err == 0) err = errno;
   ::close(found);
+  if (fd < 0 && err == ENXIO && S_ISFIFO(status.st_mode))
+    throw Error(ErrorKind::InvalidArgument,
+                "cannot write '" + path_ + "': it is a FIFO that no process is reading; start its reader first.",
+                ENXIO);
   if (fd < 0) fail(err);
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // then wait for the reader, as any writer
   stream_ = ::fdopen(fd, "w");
 }
 
-void Output::open_replacement(const std::string& target, std::optional<mode_t> keep_mode) {
+void Output::open_replacement(const std::string& target, const struct stat* old_file) {
   target_ = target;
   std::filesystem::path directory = std::filesystem::path(target).parent_path();
   if (directory.empty()) directory = ".";
-  int fd = ::open(directory.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  int fd = ::open(directory.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, new_file_mode_);
   if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
     // A file system without unnamed files: a named one beside the target, removed on failure.
     temp_path_ = target + ".XXXXXX";
     fd = ::mkstemp(temp_path_.data());
-    if (fd >= 0) ::fchmod(fd, 0666 & ~current_umask());
+    if (fd >= 0) ::fchmod(fd, new_file_mode_ & ~current_umask());
   }
   if (fd < 0) {
     const int err = errno;
@@ -106,9 +124,32 @@ void Output::open_replacement(const std::string& target, std::optional<mode_t> k
         "cannot create '" + path_ + "': " + std::strerror(err) + "; check that the directory exists and is writable.",
         err);
   }
-  if (keep_mode) ::fchmod(fd, *keep_mode);
+  if (old_file != nullptr) keep_owner_and_mode(fd, *old_file);
   stream_ = ::fdopen(fd, "w");
   replacing_ = true;
+}
+
+// The replacement belongs to the old file's owner and group where this process may give it to them
+// (root may; a user keeps their own file and a group they are in), and has its mode less the
+// set-user-id and set-group-id bits: a program rewritten by perfmon must not run with its owner's
+// rights. What could not be kept is said when the file is put in place.
+void Output::keep_owner_and_mode(int fd, const struct stat& old_file) {
+  struct stat created {};
+  ::fstat(fd, &created);
+  if (created.st_uid != old_file.st_uid || created.st_gid != old_file.st_gid) {
+    if (::fchown(fd, old_file.st_uid, old_file.st_gid) != 0 &&
+        ::fchown(fd, static_cast<uid_t>(-1), old_file.st_gid) != 0) {
+      changes_.push_back("now owned by uid " + std::to_string(created.st_uid) + " (was uid " +
+                         std::to_string(old_file.st_uid) + ", gid " + std::to_string(old_file.st_gid) + ")");
+    } else if (::fstat(fd, &created) == 0 && created.st_uid != old_file.st_uid) {
+      changes_.push_back("now owned by uid " + std::to_string(created.st_uid) + " (was uid " +
+                         std::to_string(old_file.st_uid) + ")");
+    }
+  }
+  constexpr mode_t kSetId = S_ISUID | S_ISGID;
+  ::fchmod(fd, old_file.st_mode & 07777 & ~kSetId);
+  if (old_file.st_mode & S_ISUID) changes_.emplace_back("without its set-user-id bit");
+  if ((old_file.st_mode & S_ISGID) && (old_file.st_mode & S_IXGRP)) changes_.emplace_back("without its set-group-id bit");
 }
 
 Output::~Output() {
@@ -157,6 +198,11 @@ void Output::commit() {
   if (replacing_ && ::rename(temp_path_.c_str(), target_.c_str()) != 0) fail(errno);
   temp_path_.clear();
   committed_ = true;
+  if (!changes_.empty()) {
+    std::string said;
+    for (const std::string& change : changes_) said += (said.empty() ? "" : ", ") + change;
+    std::fprintf(stderr, "perfmon: replaced '%s', %s.\n", printable(path_).c_str(), said.c_str());
+  }
 }
 
 }  // namespace perfmon::cli

@@ -26,6 +26,7 @@
 #include "perfmon/target.hpp"
 #include "perfmon/workload.hpp"
 #include "targets.hpp"
+#include "waited_signals.hpp"
 
 namespace perfmon::cli {
 
@@ -33,6 +34,9 @@ namespace {
 
 constexpr const char* kSynopsis = "perfmon record [<options>] [--] [<command> [<args>]]";
 constexpr long kDefaultFrequency = 4000;  // perf record's
+// A new perf.data is its maker's alone, as perf makes it: it holds command lines, file paths and
+// kernel addresses.
+constexpr mode_t kPerfDataMode = 0600;
 // On the emulated CPU: about perf's 4000 samples a second of a CPU that runs 0.4 instructions
 // a nanosecond, and a few thousand samples for a second of emulation.
 constexpr long kDefaultEmulatedPeriod = 100'000;
@@ -263,7 +267,7 @@ int record_emulated(const RecordOptions& o, std::vector<std::string> command_lin
                               "the emulated CPU runs user mode only: sample instructions or instructions:u."),
                         129);
 
-  Output out(o.output, nullptr);
+  Output out(o.output, nullptr, kPerfDataMode);
   const int fd = perf_data_fd(out, o.output);
   EmulatorOptions options;
   options.sample_period = static_cast<std::uint64_t>(o.period != 0 ? o.period : kDefaultEmulatedPeriod);
@@ -313,7 +317,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
     return report_error("record", error, 129);  // a usage error, as in perf
   }
 
-  Output out(o.output, nullptr);
+  Output out(o.output, nullptr, kPerfDataMode);
   const int fd = perf_data_fd(out, o.output);
 
   std::optional<Workload> workload;
@@ -394,6 +398,7 @@ int run_record(std::span<char* const> args) {
                                        [&](const std::vector<std::string>&) { validate(o); }))
     return *status;
   try {
+    WaitedSignals waited;
     std::vector<std::string> command_line = {"perfmon", "record"};
     command_line.insert(command_line.end(), args.begin(), args.end());
     return o.emulate ? record_emulated(o, std::move(command_line)) : record(o, std::move(command_line));

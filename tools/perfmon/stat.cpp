@@ -30,6 +30,7 @@
 #include "perfmon/target.hpp"
 #include "perfmon/workload.hpp"
 #include "targets.hpp"
+#include "waited_signals.hpp"
 
 namespace perfmon::cli {
 
@@ -429,7 +430,7 @@ class StatCommand {
              (row.type == PERF_TYPE_HARDWARE || row.type == PERF_TYPE_HW_CACHE);
     });
     if (command.empty() || !hardware_unsupported) return "";
-    static const bool emulator_available = emulator_info().available;  // asked once (it runs QEMU), not per -r run
+    static const bool emulator_available = emulator_info().available;  // asked once, not per -r run
     if (!emulator_available) return "";
     return "perfmon stat --emulate counts the command's instructions, branches and cache misses exactly on QEMU's "
            "emulated CPU, without a PMU (docs/emulated.md).";
@@ -657,6 +658,7 @@ int run_stat(std::span<char* const> args) {
                                        [&](const std::vector<std::string>&) { validate(o); }))
     return *status;
   try {
+    WaitedSignals waited;
     StatCommand command(o);
     return command.execute();
   } catch (const Error& error) {
