@@ -46,7 +46,7 @@ class AddressSpaces {
   };
   std::vector<Mapping>& own_mappings(std::uint32_t pid);
 
-  std::map<std::uint32_t, std::string> commands_;               // by tid
+  std::map<std::uint32_t, std::string> commands_;              // by tid
   std::map<std::uint32_t, std::shared_ptr<Space>> processes_;  // by pid
   std::vector<Mapping> kernel_;
 };

@@ -118,6 +118,7 @@ class PerfDataReader {
 
  private:
   void parse();
+  std::string read_stream(const std::string& path) const;
   [[noreturn]] void corrupt(std::uint64_t offset, const std::string& what) const;
 
   struct Storage;  // the file's bytes: mapped (a regular file), else read into memory

@@ -43,8 +43,7 @@ void AddressSpaces::record(const perf_event_header& header) {
         if (fork->pid != fork->ppid) {  // a new process starts with its parent's mappings
           auto parent = processes_.find(fork->ppid);
           if (parent != processes_.end() && parent->second != nullptr)
-            processes_[fork->pid] =
-                std::make_shared<Space>(Space{{}, parent->second, parent->second->own.size()});
+            processes_[fork->pid] = std::make_shared<Space>(Space{{}, parent->second, parent->second->own.size()});
         }
         auto name = commands_.find(fork->ptid);
         if (name != commands_.end()) commands_[fork->tid] = name->second;

@@ -69,8 +69,8 @@ struct DwarfUnwinder::Process {
 
 namespace {
 
-const Dwfl_Callbacks kOfflineCallbacks = {dwfl_build_id_find_elf, find_regular_debuginfo,
-                                          dwfl_offline_section_address, nullptr};
+const Dwfl_Callbacks kOfflineCallbacks = {dwfl_build_id_find_elf, find_regular_debuginfo, dwfl_offline_section_address,
+                                          nullptr};
 
 pid_t next_thread(Dwfl*, void* process_arg, void** thread_arg) {
   if (*thread_arg != nullptr) return 0;  // one thread: the sample's

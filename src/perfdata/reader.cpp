@@ -1,3 +1,7 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
 #include <cerrno>
@@ -7,9 +11,9 @@
 #include <sstream>
 #include <tuple>
 
+#include "kernel/fd.hpp"
 #include "kernel/file_mapping.hpp"
 #include "kernel/sample_layout.hpp"
-#include "kernel/text_file.hpp"
 #include "perfdata/file_layout.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/perf_data.hpp"
@@ -35,20 +39,45 @@ struct PerfDataReader::Storage {
 };
 
 PerfDataReader::PerfDataReader(const std::string& path) : storage_(std::make_unique<Storage>()), name_(path) {
-  storage_->mapping = kernel::FileMapping::map(path);
+  struct stat status {};
+  if (::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode)) storage_->mapping = kernel::FileMapping::map(path);
   if (storage_->mapping) {
     bytes_ = storage_->mapping->bytes();
   } else {
-    std::optional<std::string> content = kernel::read_whole_file(path);  // a pipe, a procfs file
-    if (!content) {
-      const int err = errno;
-      throw Error(ErrorKind::InvalidArgument,
-                  "cannot read '" + path + "': " + std::strerror(err) + "; give a perf.data file (-i FILE).", err);
-    }
-    storage_->bytes = std::move(*content);
+    storage_->bytes = read_stream(path);  // a pipe, an empty file
     bytes_ = storage_->bytes;
   }
   parse();
+}
+
+// A file that cannot be mapped: a pipe or FIFO is read if it starts as a perf.data file does; a
+// device is never read (a character device may never end).
+std::string PerfDataReader::read_stream(const std::string& path) const {
+  auto cannot_read = [&](int err) {
+    throw Error(ErrorKind::InvalidArgument,
+                "cannot read '" + path + "': " + std::strerror(err) + "; give a perf.data file (-i FILE).", err);
+  };
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) cannot_read(errno);
+  if (S_ISDIR(status.st_mode)) cannot_read(EISDIR);
+  if (!S_ISREG(status.st_mode) && !S_ISFIFO(status.st_mode))
+    throw Error(ErrorKind::InvalidArgument,
+                "'" + path + "' is a device, not a perf.data file; give one that perf record or perfmon record wrote.",
+                EINVAL);
+  const kernel::FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  if (!file) cannot_read(errno);
+  std::string bytes;
+  char chunk[64 * 1024];
+  for (;;) {
+    const ssize_t got = ::read(file.get(), chunk, sizeof chunk);
+    if (got == 0) break;
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) cannot_read(errno);
+    bytes.append(chunk, static_cast<std::size_t>(got));
+    // What is not a perf.data file is refused after its first bytes, not read to its end.
+    if (bytes.size() >= sizeof kMagic && std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) break;
+  }
+  return bytes;
 }
 
 PerfDataReader::PerfDataReader(std::string bytes, std::string name)
@@ -106,12 +135,17 @@ void PerfDataReader::parse() {
   data_size_ = header.data.size;
 
   const std::uint64_t attr_bytes = header.attr_size - sizeof(FileSection);
+  // Each attr's ids are its own bytes of the file: sections that overlap could make a small file
+  // describe more ids than memory holds.
+  std::uint64_t id_bytes = 0;
   for (std::uint64_t at = header.attrs.offset; at < header.attrs.offset + header.attrs.size; at += header.attr_size) {
     PerfDataEvent event;
     std::memcpy(&event.attr, bytes_.data() + at, std::min<std::uint64_t>(attr_bytes, sizeof event.attr));
     FileSection ids;
     std::memcpy(&ids, bytes_.data() + at + attr_bytes, sizeof ids);
     if (!inside(ids) || ids.size % 8 != 0) corrupt(at + attr_bytes, "an event's ids do not fit the file");
+    id_bytes += ids.size;
+    if (id_bytes > size) corrupt(at + attr_bytes, "the events' ids overlap: more of them than the file holds");
     event.ids.resize(ids.size / 8);
     if (ids.size != 0) std::memcpy(event.ids.data(), bytes_.data() + ids.offset, ids.size);
     event.name = "type " + std::to_string(event.attr.type) + " config " + hex(event.attr.config);

@@ -129,6 +129,23 @@ TEST_F(Record, RandomPeriodsStayInTheirRange) {
   EXPECT_LE(samples, 100u);
 }
 
+// A new perf.data holds command lines, paths and kernel addresses: its maker's alone, as perf makes
+// it. A file replaced keeps its mode.
+TEST_F(Record, ANewFileIsItsMakersAlone) {
+  auto record = [&] {
+    return run({PERFMON, "record", "-q", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file_, "--", WORKER,
+                "getppid", "10"});
+  };
+  ASSERT_EQ(record().exit_code, 0);
+  struct stat status {};
+  ASSERT_EQ(stat(file_.c_str(), &status), 0);
+  EXPECT_EQ(status.st_mode & 07777, 0600u);
+  ASSERT_EQ(chmod(file_.c_str(), 0640), 0);
+  ASSERT_EQ(record().exit_code, 0);
+  ASSERT_EQ(stat(file_.c_str(), &status), 0);
+  EXPECT_EQ(status.st_mode & 07777, 0640u);
+}
+
 TEST_F(Record, BuildIdsOfTheKernelAndTheMappedFilesAreListed) {
   ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "cpu-clock", "-o", file_, "--", WORKER, "loop", "1000000"}).exit_code,
             0);

@@ -2,10 +2,13 @@
 // same top functions and shares as perf report on a file perf recorded, collapsed stacks, and the
 // flame graph looked at in a browser (headless Chromium): drawn, zoomed by a click, searched.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +17,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "process.hpp"
@@ -372,6 +376,71 @@ TEST_F(Report, TruncatedFileNamesTheOffset) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("offset"), std::string::npos) << r.err;
   EXPECT_EQ(r.out, "");
+}
+
+// A device given with -i is refused, not read; a FIFO is read when it brings a perf.data file.
+// (A private device node, never the system's.)
+TEST_F(Report, ADeviceIsRefusedAndAFifoIsRead) {
+  const std::string zero = (dir_ / "zero").string();
+  if (mknod(zero.c_str(), S_IFCHR | 0644, makedev(1, 5)) == 0) {
+    for (const char* command : {"script", "report"}) {
+      Result r = run({PERFMON, command, "-i", zero});
+      EXPECT_EQ(r.exit_code, 1) << r.err;
+      EXPECT_NE(r.err.find("'" + zero + "' is a device, not a perf.data file"), std::string::npos) << r.err;
+    }
+  }
+  record_call_tree();
+  const std::string fifo = (dir_ / "fifo").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << read_file(file_); });
+  Result r = run({PERFMON, "script", "-i", fifo});
+  writer.join();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("syscalls:sys_enter_getppid"), std::string::npos);
+}
+
+// A recording names files, and whoever made it chose their paths: a FIFO or a device named there,
+// as the program or as its .gnu_debuglink, is passed over, never opened and waited on.
+TEST_F(Report, FifosNamedByARecordingDoNotHangIt) {
+  const fs::path program = dir_ / "program";
+  fs::copy_file(WORKER, program);
+  ASSERT_EQ(std::system(("cd '" + dir_.string() +
+                         "' && objcopy --only-keep-debug program program.debug && strip --strip-all program && "
+                         "objcopy --add-gnu-debuglink=program.debug program")
+                            .c_str()),
+            0);
+  Result recorded = run({PERFMON, "record", "-q", "-g", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file_,
+                         "--", program.string(), "tree-getppid", "10"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  // The debug file becomes a FIFO, then the program too.
+  for (const fs::path& replaced : {dir_ / "program.debug", program}) {
+    SCOPED_TRACE(replaced);
+    fs::remove(replaced);
+    ASSERT_EQ(mkfifo(replaced.c_str(), 0644), 0);
+    for (std::vector<std::string> args :
+         {std::vector<std::string>{"report", "--sort", "sym,srcline", "-g"}, std::vector<std::string>{"script"}}) {
+      args.insert(args.begin(), {"/usr/bin/timeout", "60", PERFMON});
+      args.insert(args.end(), {"-i", file_});
+      Result r = run(args);
+      EXPECT_EQ(r.exit_code, 0) << args[3] << ": " << r.err;
+    }
+  }
+}
+
+// Running out of memory is one sentence and status 1, never "terminate called". (The sanitizers
+// reserve terabytes of address space, so there the limit cannot be set.)
+TEST_F(Report, OutOfMemoryIsOneSentence) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit this test sets";
+#endif
+  Result recorded = run({PERFMON, "record", "-q", "-g", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file_,
+                         "--", WORKER, "getppid", "100000"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  Result r = run({"/bin/sh", "-c", "ulimit -v 20000 && exec \"$0\" report -g -i \"$1\"", PERFMON, file_});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err,
+            "perfmon report: out of memory; raise the memory limit (ulimit -v, the cgroup's) or give it a smaller "
+            "input.\n");
 }
 
 // --- The flame graph in a browser ---------------------------------------------------------------

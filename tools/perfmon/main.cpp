@@ -1,5 +1,6 @@
 // perfmon: count and sample CPU performance events (perf's conventions, perfmon2's features).
 #include <cstdio>
+#include <new>
 #include <span>
 #include <string_view>
 
@@ -24,14 +25,9 @@ constexpr const char* kUsage =
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  std::span<char* const> args(argv, static_cast<std::size_t>(argc));
-  if (args.size() < 2) {
-    std::fprintf(stderr, "perfmon: no command given.\n%s", kUsage);
-    return 129;
-  }
-  std::string_view command = args[1];
-  auto rest = args.subspan(2);
+namespace {
+
+int run_command(std::string_view command, std::span<char* const> rest) {
   if (command == "stat") return perfmon::cli::run_stat(rest);
   if (command == "record") return perfmon::cli::run_record(rest);
   if (command == "script") return perfmon::cli::run_script(rest);
@@ -50,4 +46,25 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr, "perfmon: unknown command '%s'.\n%s", perfmon::printable(command).c_str(), kUsage);
   return 129;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::span<char* const> args(argv, static_cast<std::size_t>(argc));
+  if (args.size() < 2) {
+    std::fprintf(stderr, "perfmon: no command given.\n%s", kUsage);
+    return 129;
+  }
+  const std::string_view command = args[1];
+  try {
+    return run_command(command, args.subspan(2));
+  } catch (const std::bad_alloc&) {
+    // Whatever was being written is left as it was: outputs are replaced only once complete.
+    std::fprintf(stderr,
+                 "perfmon %s: out of memory; raise the memory limit (ulimit -v, the cgroup's) or give it a smaller "
+                 "input.\n",
+                 perfmon::printable(command).c_str());
+    return 1;
+  }
 }

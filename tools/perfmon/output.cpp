@@ -149,7 +149,8 @@ void Output::keep_owner_and_mode(int fd, const struct stat& old_file) {
   constexpr mode_t kSetId = S_ISUID | S_ISGID;
   ::fchmod(fd, old_file.st_mode & 07777 & ~kSetId);
   if (old_file.st_mode & S_ISUID) changes_.emplace_back("without its set-user-id bit");
-  if ((old_file.st_mode & S_ISGID) && (old_file.st_mode & S_IXGRP)) changes_.emplace_back("without its set-group-id bit");
+  if ((old_file.st_mode & S_ISGID) && (old_file.st_mode & S_IXGRP))
+    changes_.emplace_back("without its set-group-id bit");
 }
 
 Output::~Output() {

@@ -4,10 +4,11 @@
 // the same directory (O_TMPFILE) and put in place only once complete, so that a failed, interrupted
 // or killed run never leaves a half-written file, nor a temporary one. The replacement keeps the old
 // file's owner, group and mode where it may, never its set-id bits, and says what it could not keep;
-// a file that its writer may not write (0444, say) is refused, as a shell's `>` does. Anything else — a character device, a FIFO — is written through, never replaced, and
-// its write errors are reported (a FIFO without a reader is refused at once). A symlink is followed and the file it names is the one written,
-// except one that another user put in a sticky shared directory such as /tmp (the rule of
-// fs.protected_symlinks, applied whatever the sysctl says); a symlink to nothing is refused.
+// a file that its writer may not write (0444, say) is refused, as a shell's `>` does. Anything else — a character
+// device, a FIFO — is written through, never replaced, and its write errors are reported (a FIFO without a reader is
+// refused at once). A symlink is followed and the file it names is the one written, except one that another user put in
+// a sticky shared directory such as /tmp (the rule of fs.protected_symlinks, applied whatever the sysctl says); a
+// symlink to nothing is refused.
 #pragma once
 
 #include <sys/stat.h>
