@@ -8,7 +8,10 @@
 namespace perfmon {
 
 // The text with control characters (C0, DEL and, in UTF-8, C1) written as \xHH or \u00HH, so that
-// it can neither split its line nor drive the terminal.
+// it can neither split its line nor drive the terminal, and as valid UTF-8: a byte that does not
+// begin a well-formed sequence (overlong forms, surrogates and code points above U+10FFFF are not),
+// and the noncharacters U+FFFE and U+FFFF, become U+FFFD. What it returns is fit for a terminal,
+// JSON and XML text (after XML's own escapes).
 std::string printable(std::string_view text);
 
 }  // namespace perfmon

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 
@@ -14,6 +15,7 @@
 #include "events/sources/sysfs_pmu.hpp"
 #include "kernel/perf_event.hpp"
 #include "kernel/read_format.hpp"
+#include "kernel/text_file.hpp"
 
 namespace perfmon::diagnose {
 
@@ -170,6 +172,15 @@ std::string open_failure_cause(int errnum, const perf_event_attr& attr, pid_t pi
         return "the kernel rejected the breakpoint (address not aligned to its length, or a "
                "length or access type this CPU does not support).";
       if (pid == -1 && cpu < 0) return "a CPU-wide event is opened on one CPU at a time, and none was given.";
+      if (attr.freq) {
+        const std::string limit = kernel::read_first_line("/proc/sys/kernel/perf_event_max_sample_rate");
+        if (!limit.empty() && attr.sample_freq > std::strtoull(limit.c_str(), nullptr, 10))
+          return "a sampling frequency of " + std::to_string(attr.sample_freq) + " Hz is above the kernel's limit of " +
+                 limit +
+                 " samples a second (kernel.perf_event_max_sample_rate); sample at that rate or less, or raise "
+                 "the limit as root with 'sysctl kernel.perf_event_max_sample_rate=" +
+                 std::to_string(attr.sample_freq) + "'.";
+      }
       return "the kernel rejected one of its attributes (config 0x" + hex(attr.config) +
              " out of range for this PMU, or a modifier this event does not take).";
     case EMFILE:

@@ -305,8 +305,9 @@ class Resolver {
         event_.attr.freq = 1;
       } else if (const events::FormatField* field = details.format(term.key)) {
         if (term.value && *term.value == "?") fail_event(spec_.text, "term '" + term.key + "' needs a value here.");
+        const std::uint64_t value = term_number(spec_, term);  // names the event itself when it fails
         try {
-          events::pack_format_value(*field, term_number(spec_, term), event_.attr);
+          events::pack_format_value(*field, value, event_.attr);
         } catch (const Error& error) {
           fail_event(spec_.text, error.what(), error.kind());
         }

@@ -16,20 +16,12 @@ constexpr double kWidth = 1200, kPad = 10, kFrameHeight = 16, kTop = 40, kBottom
 constexpr double kCharWidth = 7.2;  // of 12px monospace, as the script assumes too
 constexpr double kMinWidth = 0.1;   // narrower frames are not drawn
 
-// Text for XML: valid UTF-8 (other bytes become U+FFFD), no control characters, markup escaped.
+// Text for XML: valid UTF-8 without control characters (printable()), markup escaped.
 std::string xml_text(const std::string& raw) {
   const std::string text = printable(raw);
   std::string out;
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    const std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    bool valid = length != 0 && i + length <= text.size();
-    for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
-    if (!valid) {
-      out += "\xef\xbf\xbd";
-      ++i;
-      continue;
-    }
+  out.reserve(text.size());
+  for (const char c : text) {
     switch (c) {
       case '&':
         out += "&amp;";
@@ -44,9 +36,8 @@ std::string xml_text(const std::string& raw) {
         out += "&quot;";
         break;
       default:
-        out.append(text, i, length);
+        out += c;
     }
-    i += length;
   }
   return out;
 }
@@ -55,7 +46,10 @@ std::string xml_text(const std::string& raw) {
 std::string fitted(const std::string& name, double width) {
   const auto chars = static_cast<std::size_t>(std::max(0.0, (width - 6) / kCharWidth));
   if (chars < 3) return "";
-  return name.size() <= chars ? name : name.substr(0, chars - 2) + "..";
+  if (name.size() <= chars) return name;
+  std::size_t cut = chars - 2;
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xc0) == 0x80) --cut;  // not inside a character
+  return name.substr(0, cut) + "..";
 }
 
 // Warm colours for user code, blue-green for the kernel, each name always the same colour.

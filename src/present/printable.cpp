@@ -1,25 +1,68 @@
 #include "perfmon/printable.hpp"
 
+#include <cstdint>
 #include <cstdio>
 
 namespace perfmon {
 
+namespace {
+
+// The code point of the UTF-8 sequence at text[i] and its length, or length 0 where the bytes are
+// not one: a stray or missing continuation byte, an overlong form, a surrogate (U+D800 to U+DFFF),
+// or a code point above U+10FFFF.
+struct Decoded {
+  std::uint32_t code_point = 0;
+  std::size_t length = 0;
+};
+
+Decoded decode_utf8(std::string_view text, std::size_t i) {
+  const auto c = static_cast<unsigned char>(text[i]);
+  if (c < 0x80) return {c, 1};
+  std::size_t length = 0;
+  std::uint32_t code_point = 0, smallest = 0;
+  if ((c & 0xe0) == 0xc0) {
+    length = 2, code_point = c & 0x1fu, smallest = 0x80;
+  } else if ((c & 0xf0) == 0xe0) {
+    length = 3, code_point = c & 0x0fu, smallest = 0x800;
+  } else if ((c & 0xf8) == 0xf0) {
+    length = 4, code_point = c & 0x07u, smallest = 0x10000;
+  } else {
+    return {};
+  }
+  if (i + length > text.size()) return {};
+  for (std::size_t k = 1; k < length; ++k) {
+    const auto next = static_cast<unsigned char>(text[i + k]);
+    if ((next & 0xc0) != 0x80) return {};
+    code_point = code_point << 6 | (next & 0x3fu);
+  }
+  if (code_point < smallest || code_point > 0x10ffff || (code_point >= 0xd800 && code_point <= 0xdfff)) return {};
+  return {code_point, length};
+}
+
+}  // namespace
+
 std::string printable(std::string_view text) {
   std::string out;
+  out.reserve(text.size());
   char escaped[8];
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const Decoded decoded = decode_utf8(text, i);
+    const std::uint32_t c = decoded.code_point;
+    if (decoded.length == 0 || c == 0xfffe || c == 0xffff) {
+      out += "\xef\xbf\xbd";  // U+FFFD; U+FFFE and U+FFFF are no characters (XML refuses them)
+      i += decoded.length == 0 ? 1 : decoded.length;
+      continue;
+    }
     if (c < 0x20 || c == 0x7f) {
       std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
       out += escaped;
-    } else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {  // U+0080 to U+009F, the C1 controls
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", next);
+    } else if (c >= 0x80 && c <= 0x9f) {  // the C1 controls
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
       out += escaped;
-      ++i;
     } else {
-      out += static_cast<char>(c);
+      out.append(text, i, decoded.length);
     }
+    i += decoded.length;
   }
   return out;
 }

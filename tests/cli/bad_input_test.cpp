@@ -77,6 +77,7 @@ std::vector<BadInput> event_cases() {
       {"software/config=-1/", "term 'config' needs a number"},
       {"software/name/", "term 'name' needs a value"},
       {"nopmu/event=1/", "no PMU named 'nopmu'"},
+      {"uprobe/retprobe=-1/", "invalid event 'uprobe/retprobe=-1/': term 'retprobe' needs a number"},
       {"softwar/config=1/", "did you mean 'software'"},
       // names
       {"cylces", "did you mean 'cycles'"},
@@ -254,6 +255,9 @@ std::vector<BadInput> command_cases() {
       {{"record", "-c", "1", "-F", "10", "true"}, 129, "-c and -F exclude each other"},
       {{"record", "-c", "0", "true"}, 129, "'--count' needs a whole number from 1"},
       {{"record", "-F", "0", "true"}, 129, "'--freq' needs a whole number from 1"},
+      {{"record", "-q", "-e", "cpu-clock", "-F", "999999", "-o", "/tmp/perfmon-bad-input.data", "--", "true"},
+       1,
+       "a sampling frequency of 999999 Hz is above the kernel's limit of"},
       {{"record", "-F", "99999999999999999999", "true"}, 129, "'--freq' needs a whole number from 1"},
       {{"record", "-o", "", "true"}, 129, "option '-o' needs a value (file), not an empty one"},
       {{"record", "-e", "nosuch", "--", "true"}, 129, "unknown event 'nosuch'"},
@@ -342,6 +346,9 @@ TEST_P(BadInputs, EndInOneClearMessageAndTheirStatus) {
   EXPECT_EQ(r.exit_code, bad.status) << r.err;
   EXPECT_NE(r.err.find(bad.words), std::string::npos) << r.err;
   EXPECT_EQ(r.err.rfind("perfmon", 0), 0u) << "the message is not led by the command's name: " << r.err;
+  const std::size_t said = r.err.find("invalid event '");
+  EXPECT_TRUE(said == std::string::npos || r.err.find("invalid event '", said + 1) == std::string::npos)
+      << "the message says what is invalid twice: " << r.err;
   for (char c : r.err + r.out)
     ASSERT_FALSE((static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7f)
         << "a raw control character reached the terminal: " << r.err;

@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -424,6 +425,26 @@ TEST_F(Report, FifosNamedByARecordingDoNotHangIt) {
       Result r = run(args);
       EXPECT_EQ(r.exit_code, 0) << args[3] << ": " << r.err;
     }
+  }
+}
+
+// Output that did not reach its reader fails the command: standard output on a full disk (a
+// private node like /dev/full) ends in one sentence and status 1, for every command that prints.
+TEST_F(Report, OutputThatCannotBeWrittenFailsTheCommand) {
+  const std::string full = (dir_ / "full").string();
+  if (mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0)
+    GTEST_SKIP() << "cannot make a device node here (needs root): " << strerror(errno);
+  record_call_tree();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"script", "-i", file_}, std::vector<std::string>{"report", "-i", file_},
+        std::vector<std::string>{"report", "--folded", "-i", file_}, std::vector<std::string>{"list"},
+        std::vector<std::string>{"info"}, std::vector<std::string>{"decode", "0x4300c0"}}) {
+    SCOPED_TRACE(args[0]);
+    std::vector<std::string> argv = {"/bin/sh", "-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", full, PERFMON};
+    argv.insert(argv.end(), args.begin(), args.end());
+    Result r = run(argv);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("; free some space or write elsewhere"), std::string::npos) << r.err;
   }
 }
 

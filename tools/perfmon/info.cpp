@@ -166,7 +166,8 @@ std::string json_report(const SystemInfo& info, const EmulatorInfo& emulator) {
                       {"ll", cache_json(caches.ll)},
                       {"source", caches.source}};
   report["advice"] = info.advice;
-  return report.dump(2) + "\n";
+  // Text read from sysfs and tracefs may be any bytes: what is not UTF-8 becomes U+FFFD.
+  return report.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace

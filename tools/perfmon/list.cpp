@@ -60,7 +60,7 @@ int list_model(const EventCatalog& catalog, const std::string& pattern, bool jso
       out +=
           nlohmann::ordered_json{
               {"name", entry.name}, {"source", entry.source}, {"pmu", entry.pmu}, {"description", entry.description}}
-              .dump() +
+              .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
           "\n";
     else
       out += row(entry.name, entry.description);
@@ -118,7 +118,7 @@ int run_list(std::span<char* const> args) {
             {"name", entry.name}, {"source", entry.source}, {"pmu", entry.pmu}, {"description", entry.description}};
         line["usable"] = entry.has_attr ? nlohmann::ordered_json(reason.empty()) : nlohmann::ordered_json();
         line["reason"] = reason;
-        out += line.dump() + "\n";
+        out += line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
         continue;
       }
       if (entry.source != current) {

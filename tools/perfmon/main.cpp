@@ -1,7 +1,10 @@
 // perfmon: count and sample CPU performance events (perf's conventions, perfmon2's features).
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <new>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "commands.hpp"
@@ -48,6 +51,21 @@ int run_command(std::string_view command, std::span<char* const> rest) {
   return 129;
 }
 
+// What a command printed must have reached its reader: a full disk or a closed pipe behind
+// standard output (or standard error, where stat's counts go) fails the command.
+int finish_standard_streams(std::string_view command) {
+  for (std::FILE* stream : {stdout, stderr}) {
+    errno = 0;
+    if (std::fflush(stream) == 0 && !std::ferror(stream)) continue;
+    // errno names the cause only when this flush failed; an earlier write's may be long gone.
+    const std::string cause = errno != 0 ? std::strerror(errno) : "it was cut short";
+    std::fprintf(stderr, "perfmon %s: cannot write all of its %s (%s); free some space or write elsewhere.\n",
+                 perfmon::printable(command).c_str(), stream == stdout ? "output" : "messages", cause.c_str());
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -58,7 +76,8 @@ int main(int argc, char** argv) {
   }
   const std::string_view command = args[1];
   try {
-    return run_command(command, args.subspan(2));
+    const int status = run_command(command, args.subspan(2));
+    return status == 0 ? finish_standard_streams(command) : status;
   } catch (const std::bad_alloc&) {
     // Whatever was being written is left as it was: outputs are replaced only once complete.
     std::fprintf(stderr,

@@ -168,7 +168,7 @@ void Output::fail(int err) const {
 
 void Output::write(std::string_view text) {
   if (std::fwrite(text.data(), 1, text.size(), stream_) != text.size()) fail(errno);
-  if (path_.empty()) std::fflush(stream_);
+  if (path_.empty() && std::fflush(stream_) != 0) fail(errno);
 }
 
 int Output::seekable_fd() {
