@@ -65,7 +65,9 @@ std::vector<std::string> location_labels(const CounterSession& session);
 std::vector<StatRow> stat_rows(const CounterSession& session, StatBreakdown breakdown = StatBreakdown::Total,
                                const std::vector<std::string>& labels = {});
 // The same for the change since `previous` (updated to the current values): one interval's rows.
-std::vector<StatRow> stat_interval_rows(const CounterSession& session, std::vector<CounterValue>& previous);
+std::vector<StatRow> stat_interval_rows(const CounterSession& session, std::vector<CounterValue>& previous,
+                                        StatBreakdown breakdown = StatBreakdown::Total,
+                                        const std::vector<std::string>& labels = {});
 
 // Event sets: a row per event of every set, prefixed "set<id>", scaled to the whole measurement
 // with its standard error; and the lines under them: each set's runs and share of the time.

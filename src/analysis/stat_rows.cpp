@@ -147,13 +147,21 @@ std::vector<StatRow> stat_rows(const CounterSession& session, StatBreakdown brea
   return rows;
 }
 
-std::vector<StatRow> stat_interval_rows(const CounterSession& session, std::vector<CounterValue>& previous) {
-  previous.resize(session.event_count());
+std::vector<StatRow> stat_interval_rows(const CounterSession& session, std::vector<CounterValue>& previous,
+                                        StatBreakdown breakdown, const std::vector<std::string>& labels) {
+  const std::size_t events = session.event_count();
+  const std::size_t locations = breakdown == StatBreakdown::Total ? 1 : session.locations().size();
+  previous.resize(events * locations);
   std::vector<StatRow> rows;
-  for (std::size_t i = 0; i < session.event_count(); ++i) {
-    CounterValue current = session.value(i);
-    rows.push_back(make_row(counted(session, i), current - previous[i], ""));
-    previous[i] = current;
+  for (std::size_t l = 0; l < locations; ++l) {
+    const std::string prefix =
+        breakdown == StatBreakdown::Total ? "" : (l < labels.size() ? labels[l] : std::to_string(l));
+    for (std::size_t i = 0; i < events; ++i) {
+      const CounterValue current = breakdown == StatBreakdown::Total ? session.value(i) : session.value(i, l);
+      CounterValue& before = previous[l * events + i];
+      rows.push_back(make_row(counted(session, i), current - before, prefix));
+      before = current;
+    }
   }
   analysis::append_hybrid_totals(rows);
   return rows;

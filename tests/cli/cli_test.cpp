@@ -3,9 +3,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -147,6 +149,42 @@ TEST(CliStat, PerThreadShowsEachThread) {
     }
   }
   EXPECT_EQ(per_thread, (std::vector<long long>{0, 1000, 1000, 1000, 1000})) << r.err;
+}
+
+// -A and --per-thread hold in interval mode too (they were ignored there): each interval has a row
+// per CPU, or per thread, and each thread's intervals add up to its exact count.
+TEST(CliStat, IntervalsKeepOneRowPerCpuWithNoAggr) {
+  Result r = run(stat({"-a", "-A", "-I", "100", "-x,", "-e", "task-clock", "--", WORKER, "sleep", "350"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::set<std::string>> cpus_by_stamp;
+  for (const std::string& line : lines_of(r.err)) {
+    const auto fields = fields_of(line);
+    ASSERT_GE(fields.size(), 5u) << line;
+    EXPECT_EQ(fields[1].rfind("CPU", 0), 0u) << line;
+    cpus_by_stamp[fields[0]].insert(fields[1]);
+  }
+  EXPECT_GE(cpus_by_stamp.size(), 3u) << r.err;
+  for (const auto& [stamp, cpus] : cpus_by_stamp)
+    EXPECT_EQ(cpus.size(), static_cast<std::size_t>(sysconf(_SC_NPROCESSORS_ONLN))) << stamp << "\n" << r.err;
+}
+
+TEST(CliStat, IntervalsKeepOneRowPerThreadWithPerThread) {
+  WaitingWorker worker;
+  Result r =
+      worker.measure({"-v", "-x,", "-I", "100", "--per-thread", "-p", worker.pid, "-e", "syscalls:sys_enter_getppid"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, long long> per_thread;
+  for (const std::string& line : lines_of(r.err)) {
+    const auto fields = fields_of(line);
+    if (fields.size() > 4 && fields[4] == "syscalls:sys_enter_getppid") {
+      EXPECT_EQ(fields[1].rfind("perfmon-test-wo-", 0), 0u) << line;
+      per_thread[fields[1]] += std::stoll(fields[2]);
+    }
+  }
+  std::vector<long long> totals;
+  for (const auto& [thread, total] : per_thread) totals.push_back(total);
+  std::sort(totals.begin(), totals.end());
+  EXPECT_EQ(totals, (std::vector<long long>{0, 1000, 1000, 1000, 1000})) << r.err;
 }
 
 TEST(CliStat, CountsOneThreadWithTid) {

@@ -391,6 +391,10 @@ class StatCommand {
     // Every interval's counts are printed; without -I the counters are read every 100 ms all the
     // same, each read a slice of the rates that gives a multiplexed count its error bar.
     const long tick_ms = o_.interval_ms > 0 ? o_.interval_ms : kSliceMs;
+    const bool cpu_locations = session.locations().front().cpu >= 0;
+    const StatBreakdown breakdown = (o_.per_thread && !cpu_locations) || (o_.no_aggr && cpu_locations)
+                                        ? StatBreakdown::PerLocation
+                                        : StatBreakdown::Total;
     std::vector<CounterValue> previous;
     bool header_printed = false;
     wait_until_done(
@@ -398,7 +402,8 @@ class StatCommand {
         [&](double interval_ns) {
           session.read();
           if (o_.interval_ms == 0 || command != o_.command) return;
-          print_interval(out, stat_interval_rows(session, previous), interval_ns, start, header_printed);
+          print_interval(out, stat_interval_rows(session, previous, breakdown, labels), interval_ns, start,
+                         header_printed);
         },
         0, [](const siginfo_t&) {});
     run.figures.elapsed_ns = now_ns() - start;
@@ -406,9 +411,7 @@ class StatCommand {
     if (int err = session.read(); err != 0)
       throw Error(ErrorKind::System, std::string("cannot read the counters: ") + std::strerror(err) + ".", err);
     if (workload && run.exit) run.figures.usage = run.exit->usage;
-    const bool cpu_locations = session.locations().front().cpu >= 0;
-    const bool split = (o_.per_thread && !cpu_locations) || (o_.no_aggr && cpu_locations);
-    run.figures.rows = stat_rows(session, split ? StatBreakdown::PerLocation : StatBreakdown::Total, labels);
+    run.figures.rows = stat_rows(session, breakdown, labels);
     run.footnotes = stat_footnotes(session);
     if (std::string hint = emulate_hint(run.figures.rows, command); !hint.empty()) run.footnotes.push_back(hint);
     if (options.strict)
@@ -622,12 +625,18 @@ void validate(const StatOptions& o) {
     throw UsageError("--sets names all the events: give them there, not with -e");
   if (!o.sets.empty() && (o.interval_ms > 0 || o.per_thread || o.no_aggr))
     throw UsageError("--sets cannot be combined with -I, --per-thread or -A");
-  if (o.passes && (o.command.empty() || o.repeat > 1 || o.interval_ms > 0 || !o.sets.empty()))
-    throw UsageError("--passes runs a command once per pass: give one, without -r, -I or --sets");
-  if (o.calibrate && (o.command.empty() || !o.sets.empty() || o.passes || o.no_aggr || o.per_thread))
+  if (o.passes && (o.command.empty() || o.repeat > 1 || o.interval_ms > 0 || !o.sets.empty() || o.no_aggr))
+    throw UsageError("--passes runs a command once per pass: give one, without -r, -I, -A or --sets");
+  if (o.calibrate &&
+      (o.command.empty() || !o.sets.empty() || o.passes || o.no_aggr || o.per_thread || o.interval_ms > 0))
     throw UsageError(
         "--calibrate compares a command's counts with an empty program's: give a command, without --sets, "
-        "--passes or per-location rows");
+        "--passes, -I or per-location rows");
+  if (o.plan && (!o.command.empty() || targets > 0 || !t.cgroup.empty() || o.repeat > 1 || o.interval_ms > 0 ||
+                 o.no_aggr || o.per_thread || o.calibrate || o.passes || !o.output.empty()))
+    throw UsageError(
+        "--plan prints the passes the events need and runs nothing: give it events alone, without a command, a "
+        "target, -r, -I, -A, --per-thread, --calibrate, --passes or -o");
   if (o.emulate && (o.command.empty() || targets > 0 || !t.cgroup.empty()))
     throw UsageError("--emulate runs a command on the emulated CPU: give one, without -p, -t, -a, -C or -G");
   if (o.emulate && (!o.sets.empty() || o.passes || o.plan || !o.inherit || o.strict))
