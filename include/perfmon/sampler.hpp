@@ -159,6 +159,10 @@ class Sampler {
   // records after it stay in the rings for the next drain() (a format that is full, for example).
   void interrupt_drain() noexcept;
   const SamplerStats& stats() const noexcept;
+  // Samples the kernel dropped that no PERF_RECORD_LOST reported (a ring still full when its
+  // events stopped never gets one): call after stop() and the last drain(). 0 where the kernel
+  // does not count them (before Linux 6.0) or the samples read their group.
+  std::uint64_t lost_unreported() const;
   // The group values a sample carries (PERF_SAMPLE_READ), member by member into `out`. Returns how
   // many were written: 0 without PERF_SAMPLE_READ, or when `out` is too small or the words are not
   // a whole group. Allocates nothing.

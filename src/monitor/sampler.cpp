@@ -40,6 +40,10 @@ monitor::OpenSettings settings_for(const Target& target, const SamplingOptions& 
   if (options.sample_type & PERF_SAMPLE_READ)
     settings.read_format =
         PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  // Otherwise each fd's read tells the samples the kernel dropped (Linux 6.0): those of a ring that
+  // was still full when the event went away have no PERF_RECORD_LOST to say so.
+  else if (kernel::supports_format_lost())
+    settings.read_format = PERF_FORMAT_LOST;
   return settings;
 }
 
@@ -232,6 +236,17 @@ int Sampler::rearm(int fd, std::uint64_t period, int overflows) noexcept {
 std::uint64_t Sampler::last_period(int fd) const noexcept {
   const State::Opened* o = state_->find_fd(fd);
   return o == nullptr ? 0 : o->period;
+}
+
+std::uint64_t Sampler::lost_unreported() const {
+  const State& s = *state_;
+  if (s.settings.read_format != PERF_FORMAT_LOST) return 0;
+  std::uint64_t lost = 0;
+  for (const State::Opened& o : s.opened) {
+    std::uint64_t words[2] = {};  // value, lost
+    if (::read(o.fd, words, sizeof words) == static_cast<ssize_t>(sizeof words)) lost += words[1];
+  }
+  return lost > s.stats.lost ? lost - s.stats.lost : 0;
 }
 
 std::vector<int> Sampler::event_fds() const {

@@ -219,6 +219,10 @@ void PerfDataWriter::write_synthesized(std::uint32_t type, std::uint16_t misc, c
   write(*reinterpret_cast<const perf_event_header*>(record.data()));
 }
 
+void PerfDataWriter::write_lost_samples(std::uint64_t lost) {
+  write_synthesized(PERF_RECORD_LOST_SAMPLES, 0, std::string(reinterpret_cast<const char*>(&lost), sizeof lost));
+}
+
 namespace {
 // A file name as records end with it: NUL-terminated, padded to 8 bytes.
 void put_record_name(std::string& out, std::string_view name) {

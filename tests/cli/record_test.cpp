@@ -129,6 +129,30 @@ TEST_F(Record, RandomPeriodsStayInTheirRange) {
   EXPECT_LE(samples, 100u);
 }
 
+// Every sample is accounted for: written, or counted as lost in the summary, in perfmon report's
+// "Total Lost Samples" and in the file (PERF_RECORD_LOST, and PERF_RECORD_LOST_SAMPLES for those
+// the kernel dropped at the end with no record of its own to say so). Big stack copies into a
+// small ring lose most of them.
+TEST_F(Record, EveryDroppedSampleIsCounted) {
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    Result r = run({PERFMON, "record", "-e", "syscalls:sys_enter_getppid", "-c", "1", "--call-graph", "dwarf,1024",
+                    "-m", "4", "-o", file_, "--", WORKER, "getppid", "200"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    unsigned long written = 0, lost = 0;
+    const std::size_t at = r.err.find("[ perfmon record: wrote ");
+    ASSERT_NE(at, std::string::npos) << r.err;
+    written = std::stoul(r.err.substr(at + 24));
+    if (const std::size_t said = r.err.find(" lost ]"); said != std::string::npos)
+      lost = std::stoul(r.err.substr(r.err.rfind(", ", said) + 2));
+    EXPECT_EQ(written + lost, 200u) << r.err;
+    Result script = run({PERFMON, "script", "-i", file_});
+    EXPECT_EQ(lines_with(script.out, "syscalls:sys_enter_getppid"), written);
+    Result report = run({PERFMON, "report", "-i", file_});
+    EXPECT_NE(report.out.find("# Total Lost Samples: " + std::to_string(lost) + "\n"), std::string::npos)
+        << report.out.substr(0, 300);
+  }
+}
+
 // A new perf.data holds command lines, paths and kernel addresses: its maker's alone, as perf makes
 // it. A file replaced keeps its mode.
 TEST_F(Record, ANewFileIsItsMakersAlone) {

@@ -377,12 +377,16 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
       workload ? std::function<void(int)>([&](int signo) { workload->signal(signo); }) : nullptr);
   if (!target.enable_on_exec) sampler.stop();
   sampler.drain(format);
+  // Every sample dropped is in the file: those the kernel reported, and those it only counted.
+  const std::uint64_t unreported = sampler.lost_unreported();
+  if (unreported != 0) file.write_lost_samples(unreported);
   file.finish_round();
   file.finish(describe_this_host(std::move(command_line)));
   out.commit();
   if (!o.quiet) {
     if (live) std::fputc('\n', stderr);
-    const std::string lost = sampler.stats().lost ? ", " + std::to_string(sampler.stats().lost) + " lost" : "";
+    const std::uint64_t all_lost = sampler.stats().lost + unreported;
+    const std::string lost = all_lost ? ", " + std::to_string(all_lost) + " lost" : "";
     std::fprintf(stderr, "[ perfmon record: wrote %llu samples (%.3f MB) to %s%s ]\n",
                  static_cast<unsigned long long>(sampler.stats().samples), static_cast<double>(file.data_bytes()) / 1e6,
                  printable(o.output).c_str(), lost.c_str());
