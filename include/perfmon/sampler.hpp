@@ -82,9 +82,9 @@ struct SamplingOptions {
 
   // Randomized periods (perfmon2 §3.4.2, random_period.hpp): after each overflow the period is
   // `period` plus a random `random_bits`-bit amount, the series fixed by `random_seed`. The first
-  // period is `period`. Exact with stop_after = 1, where rearm() sets each next period before the
-  // event counts again; otherwise drain() sets it as it takes each sample, and the events that
-  // happen in between count toward the old one. 0 bits: a fixed period.
+  // period is `period`. Needs stop_after = 1: rearm() sets each next period before the event counts
+  // again, so every period is exact. (A period changed while the event counts restarts its count, so
+  // no other way is; the sampler refuses them.) 0 bits: a fixed period.
   unsigned random_bits = 0;
   std::uint32_t random_seed = 1;
 };

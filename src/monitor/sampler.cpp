@@ -82,6 +82,13 @@ void check_options(const std::vector<EventGroup>& groups, const Target& target, 
   if (options.random_bits != 0 && options.frequency != 0)
     throw Error(ErrorKind::InvalidArgument,
                 "random periods vary a fixed period: give a period, not a frequency, with random_bits.", EINVAL);
+  // A period changed while the event counts restarts its count (a software event or tracepoint then
+  // overflows at its next occurrence): only a period set before the event counts again is exact.
+  if (options.random_bits != 0 && options.stop_after != 1)
+    throw Error(ErrorKind::InvalidArgument,
+                "random periods are exact only when each is set before the event counts again: arm one overflow "
+                "at a time (stop_after = 1) and rearm() in the overflow handler.",
+                EINVAL);
   if (options.period != 0 || options.frequency != 0) return;
   for (const EventGroup& group : groups)
     for (const Event& event : group.events)
@@ -297,11 +304,6 @@ std::size_t Sampler::drain(SampleHandler& handler) {
         }
         ++s.stats.samples;
         if (!(s.attrs[o->event].sample_type & PERF_SAMPLE_PERIOD)) sample.period = o->period;
-        // Without stop_after nobody re-arms the event: the next random period is set here.
-        if (!s.random.empty() && s.stop_after == 0) {
-          const std::uint64_t next = s.random[o->event].next();
-          if (kernel::set_period(o->fd, next) == 0) o->period = next;
-        }
         handler.sample(o->event, sample);
         continue;
       }

@@ -118,17 +118,6 @@ TEST_F(Record, CallchainsReachPerfScript) {
   EXPECT_GE(lines_with(script, "\t"), 100u) << script.substr(0, 2000);
 }
 
-TEST_F(Record, RandomPeriodsStayInTheirRange) {
-  ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "syscalls:sys_enter_getppid", "-c", "100", "--random-period", "4,7",
-                 "-o", file_, "--", WORKER, "getppid", "10000"})
-                .exit_code,
-            0);
-  // Each period is 100 to 115 calls: 86 to 100 samples.
-  const std::size_t samples = lines_with(perf({"script"}), "syscalls:sys_enter_getppid");
-  EXPECT_GE(samples, 86u);
-  EXPECT_LE(samples, 100u);
-}
-
 // Every sample is accounted for: written, or counted as lost in the summary, in perfmon report's
 // "Total Lost Samples" and in the file (PERF_RECORD_LOST, and PERF_RECORD_LOST_SAMPLES for those
 // the kernel dropped at the end with no record of its own to say so). Big stack copies into a

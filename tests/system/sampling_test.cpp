@@ -22,9 +22,9 @@ namespace perfmon {
 namespace {
 
 using testing::call_getppid;
+using testing::catalog;
 using testing::touch;
 using testing::touch_fresh_pages;
-using testing::catalog;
 
 // Keeps what the tests check of each sample.
 struct Kept : SampleHandler {
@@ -279,6 +279,24 @@ TEST(Sampling, RandomPeriodsFollowTheSeedsSeriesExactly) {
   for (std::uint64_t period : seen) {
     EXPECT_GE(period, 20u);
     EXPECT_LE(period, 27u);
+  }
+}
+
+// Set any other way, a new period restarts the event's count (a tracepoint then samples its very
+// next occurrence): 3M calls at 1000 + 5 random bits took 84,000 samples, not 2,900. Refused.
+TEST(Sampling, RandomPeriodsThatCannotBeExactAreRefused) {
+  SamplingOptions options = every_event();
+  options.period = 1000;
+  options.random_bits = 5;
+  try {
+    Sampler sampler(catalog().parse("syscalls:sys_enter_getppid"), Target::self(), options);
+    FAIL() << "random periods set while the event counts were accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("random periods are exact only when each is set before the event counts "
+                        "again: arm one overflow at a time (stop_after = 1)"),
+              std::string::npos)
+        << error.what();
   }
 }
 

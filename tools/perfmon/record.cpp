@@ -54,8 +54,6 @@ struct RecordOptions {
   std::uint32_t user_stack_bytes = 0;    // --call-graph dwarf
   std::size_t ring_pages = 0;            // 0: the sampler's default
   std::uint64_t branch_sample_type = 0;  // -b, -j
-  unsigned random_bits = 0;
-  std::uint32_t random_seed = 1;
   bool emulate = false;
   std::vector<std::string> command;
 };
@@ -116,15 +114,6 @@ std::uint64_t parse_branch_filter(std::string_view text) {
   return bits;
 }
 
-// --random-period BITS[,SEED]
-void parse_random_period(std::string_view text, RecordOptions& o) {
-  const std::size_t comma = text.find(',');
-  o.random_bits = static_cast<unsigned>(parse_long(text.substr(0, comma), "--random-period", 1, 31));
-  if (comma != std::string_view::npos)
-    o.random_seed =
-        static_cast<std::uint32_t>(parse_long(text.substr(comma + 1), "--random-period's seed", 1, 2147483646));
-}
-
 std::vector<Option> record_options(RecordOptions& o) {
   std::vector<Option> options =
       o.events.options("event to sample, perf syntax; repeatable (default: cycles, or cpu-clock without a PMU)");
@@ -146,9 +135,15 @@ std::vector<Option> record_options(RecordOptions& o) {
        [&](std::string_view) { o.branch_sample_type = PERF_SAMPLE_BRANCH_ANY; }},
       {'j', "branch-filter", "types", "record the last branches of these types with each sample (perf's -j: any,u)",
        [&](std::string_view v) { o.branch_sample_type = parse_branch_filter(v); }},
-      {0, "random-period", "bits[,seed]",
-       "with -c: vary each period by a random amount of up to bits bits (perfmon2), reproducible from the seed",
-       [&](std::string_view v) { parse_random_period(v, o); }},
+      // perfmon2's random periods are exact only where the sampled thread takes each overflow itself
+      // and sets the next period before counting goes on: a program sampling itself, not a command.
+      {0, "random-period", "bits[,seed]", "refused: exact random periods are the library's (docs/sampling.md)",
+       [&](std::string_view) -> void {
+         throw UsageError(
+             "--random-period cannot be exact for a command: the kernel restarts an event's count whenever its "
+             "period changes, so only a program sampling itself can set each random period before counting goes "
+             "on; use the library's random periods there (docs/sampling.md), or sample with a fixed -c");
+       }},
       {'m', "mmap-pages", "pages",
        "data pages of each CPU's ring buffer, a power of two (default 64; --call-graph dwarf wants more)",
        [&](std::string_view v) {
@@ -177,7 +172,6 @@ void validate(const RecordOptions& o) {
   if (!o.command.empty() && (!o.target.pids.empty() || !o.target.tids.empty()))
     throw UsageError("-p and -t attach to running processes; they cannot be combined with a command");
   if (o.period != 0 && o.frequency != 0) throw UsageError("-c and -F exclude each other: a period or a frequency");
-  if (o.random_bits != 0 && o.period == 0) throw UsageError("--random-period varies a fixed period: give one with -c");
   if (!o.emulate) return;
   if (o.command.empty() || targets > 0)
     throw UsageError("--emulate runs a command on the emulated CPU: give one, without -p, -t, -a or -C");
@@ -186,10 +180,10 @@ void validate(const RecordOptions& o) {
   if (o.user_stack_bytes != 0)
     throw UsageError(
         "--emulate takes callchains from the calls the emulated CPU executes: use -g (or --call-graph fp), not dwarf");
-  if (o.branch_sample_type != 0 || o.random_bits != 0 || !o.inherit || o.ring_pages != 0)
+  if (o.branch_sample_type != 0 || !o.inherit || o.ring_pages != 0)
     throw UsageError(
         "--emulate samples every thread and process of the command every -c instructions: it cannot be combined "
-        "with -b, -j, --random-period, --no-inherit or --mmap-pages");
+        "with -b, -j, --no-inherit or --mmap-pages");
 }
 
 // The events to sample when none is named: cycles where the CPU's counters can be used, as perf
@@ -328,8 +322,6 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   options.frequency = o.period == 0 ? static_cast<std::uint64_t>(o.frequency ? o.frequency : kDefaultFrequency) : 0;
   options.inherit = o.inherit;
   options.task_records = true;
-  options.random_bits = o.random_bits;
-  options.random_seed = o.random_seed;
   if (o.callchains) options.sample_type |= PERF_SAMPLE_CALLCHAIN;
   options.user_stack_bytes = o.user_stack_bytes;
   options.branch_sample_type = o.branch_sample_type;
