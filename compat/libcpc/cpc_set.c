@@ -1,6 +1,7 @@
 /* The second interface: cpc_open, sets of requests, buffers, cpc_bind_curlwp and friends. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,14 +9,21 @@
 
 #include "binding.h"
 
+/* As Solaris does, a handle keeps the sets and buffers made through it, and every call checks that
+ * the set or buffer it is given is one of them: a destroyed one (destroyed twice, used after) or a
+ * stray pointer is EINVAL, never freed or touched. The open handles are kept the same way. */
 struct __cpc {
   int version;
+  cpc_set_t* sets;
+  cpc_buf_t* bufs;
+  cpc_t* next;
 };
 
 struct __cpc_set {
   int count;
   cpc_request requests[CPC_MAX_REQUESTS];
   cpc_binding* binding; /* bound to another thread or a CPU; the calling thread's binding is its own */
+  cpc_set_t* next;
 };
 
 struct __cpc_buf {
@@ -23,7 +31,52 @@ struct __cpc_buf {
   uint64_t values[CPC_MAX_REQUESTS];
   hrtime_t hrt;
   uint64_t tick;
+  cpc_buf_t* next;
 };
+
+static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
+static cpc_t* open_handles;
+
+/* Signals stay blocked while the lock is held, as Solaris' cpc_lock does: an overflow handler that
+ * samples its set takes the lock too, and must not find it held by the code it interrupted. */
+static void lock_handles(sigset_t* saved) {
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, saved);
+  pthread_mutex_lock(&handles_lock);
+}
+
+static void unlock_handles(const sigset_t* saved) {
+  pthread_mutex_unlock(&handles_lock);
+  pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
+static int handle_is_open(const cpc_t* cpc) {
+  for (const cpc_t* open = open_handles; open != NULL; open = open->next)
+    if (open == cpc) return 1;
+  return 0;
+}
+
+/* Whether `set` (`buf`) was made through the open handle `cpc` and not destroyed. */
+static int set_is_known(const cpc_t* cpc, const cpc_set_t* set) {
+  sigset_t saved;
+  lock_handles(&saved);
+  int known = 0;
+  if (set != NULL && handle_is_open(cpc))
+    for (const cpc_set_t* made = cpc->sets; made != NULL && !known; made = made->next) known = made == set;
+  unlock_handles(&saved);
+  return known;
+}
+
+static int buf_is_known(const cpc_t* cpc, const cpc_buf_t* buf) {
+  sigset_t saved;
+  lock_handles(&saved);
+  int known = 0;
+  if (buf != NULL && handle_is_open(cpc))
+    for (const cpc_buf_t* made = cpc->bufs; made != NULL && !known; made = made->next) known = made == buf;
+  unlock_handles(&saved);
+  return known;
+}
 
 struct __pctx {
   pid_t pid;
@@ -36,6 +89,7 @@ static void report_to_handler(const char* fn, const char* fmt, va_list ap) {
 }
 
 cpc_t* cpc_open(int version) {
+  sigset_t saved;
   if (version != CPC_VER_CURRENT) {
     errno = EINVAL;
     return NULL;
@@ -45,11 +99,44 @@ cpc_t* cpc_open(int version) {
     return NULL;
   }
   cpc_t* cpc = calloc(1, sizeof *cpc);
-  if (cpc != NULL) cpc->version = version;
+  if (cpc == NULL) return NULL;
+  cpc->version = version;
+  lock_handles(&saved);
+  cpc->next = open_handles;
+  open_handles = cpc;
+  unlock_handles(&saved);
   return cpc;
 }
 
+/* Solaris' cpc_close unbinds and frees every set and buffer of the handle. */
 int cpc_close(cpc_t* cpc) {
+  sigset_t saved;
+  lock_handles(&saved);
+  cpc_t** link = &open_handles;
+  while (*link != NULL && *link != cpc) link = &(*link)->next;
+  if (*link == NULL) {
+    unlock_handles(&saved);
+    errno = EINVAL;
+    return -1;
+  }
+  *link = cpc->next;
+  unlock_handles(&saved);
+  for (cpc_set_t* set = cpc->sets; set != NULL;) {
+    cpc_set_t* next = set->next;
+    if (set->binding != NULL) {
+      cpc_binding_close(set->binding);
+      free(set->binding);
+    } else if (cpc_thread_binding() != NULL && cpc_thread_binding()->set == set) {
+      cpc_unbind_thread();
+    }
+    free(set);
+    set = next;
+  }
+  for (cpc_buf_t* buf = cpc->bufs; buf != NULL;) {
+    cpc_buf_t* next = buf->next;
+    free(buf);
+    buf = next;
+  }
   free(cpc);
   return 0;
 }
@@ -84,21 +171,56 @@ int cpc_seterrhndlr(cpc_t* cpc, cpc_errhndlr_t* fn) {
 /* ---- Sets ------------------------------------------------------------------------------------ */
 
 cpc_set_t* cpc_set_create(cpc_t* cpc) {
-  (void)cpc;
-  return calloc(1, sizeof(cpc_set_t));
+  sigset_t saved;
+  lock_handles(&saved);
+  cpc_set_t* set = NULL;
+  if (!handle_is_open(cpc))
+    errno = EINVAL;
+  else if ((set = calloc(1, sizeof *set)) != NULL) {
+    set->next = cpc->sets;
+    cpc->sets = set;
+  }
+  unlock_handles(&saved);
+  return set;
+}
+
+/* Takes `set` off its handle's list; false if it is not there. */
+static int forget_set(cpc_t* cpc, cpc_set_t* set) {
+  sigset_t saved;
+  lock_handles(&saved);
+  int found = 0;
+  if (handle_is_open(cpc))
+    for (cpc_set_t** link = &cpc->sets; *link != NULL && !found; link = &(*link)->next)
+      if (*link == set) {
+        *link = set->next;
+        found = 1;
+      }
+  unlock_handles(&saved);
+  return found;
 }
 
 int cpc_set_destroy(cpc_t* cpc, cpc_set_t* set) {
-  if (set == NULL) return 0;
+  if (!set_is_known(cpc, set)) {
+    errno = EINVAL;
+    return -1;
+  }
   cpc_unbind(cpc, set);
+  if (!forget_set(cpc, set)) { /* destroyed meanwhile by another thread */
+    errno = EINVAL;
+    return -1;
+  }
   free(set);
   return 0;
 }
 
 int cpc_set_add_request(cpc_t* cpc, cpc_set_t* set, const char* event, uint64_t preset, unsigned int flags,
                         unsigned int nattrs, const cpc_attr_t* attrs) {
-  (void)cpc;
-  if (set == NULL || event == NULL || set->count == CPC_MAX_REQUESTS || set->binding != NULL) {
+  if (!set_is_known(cpc, set)) {
+    cpc_report("cpc_set_add_request", "the set was not made with this handle, or it was destroyed");
+    errno = EINVAL;
+    return -1;
+  }
+  if (event == NULL || set->count == CPC_MAX_REQUESTS || set->binding != NULL) {
     cpc_report("cpc_set_add_request", "no set or event, the set is full (%d requests), or it is bound",
                CPC_MAX_REQUESTS);
     errno = EINVAL;
@@ -156,8 +278,8 @@ static int failed(int err) {
 }
 
 int cpc_bind_curlwp(cpc_t* cpc, cpc_set_t* set, unsigned int flags) {
-  (void)cpc;
-  if (set == NULL || set->count == 0 || (flags & ~(unsigned)CPC_BIND_LWP_INHERIT) != 0) return failed(EINVAL);
+  if (!set_is_known(cpc, set) || set->count == 0 || (flags & ~(unsigned)CPC_BIND_LWP_INHERIT) != 0)
+    return failed(EINVAL);
   cpc_binding tag;
   memset(&tag, 0, sizeof tag);
   tag.set = set;
@@ -167,8 +289,8 @@ int cpc_bind_curlwp(cpc_t* cpc, cpc_set_t* set, unsigned int flags) {
   return failed(cpc_bind_thread(set->requests, set->count, bind_flags, &tag));
 }
 
-static int bind_elsewhere(cpc_set_t* set, const perfmon_target* target) {
-  if (set == NULL || set->count == 0 || set->binding != NULL) return failed(EINVAL);
+static int bind_elsewhere(cpc_t* cpc, cpc_set_t* set, const perfmon_target* target) {
+  if (!set_is_known(cpc, set) || set->count == 0 || set->binding != NULL) return failed(EINVAL);
   cpc_binding* binding = calloc(1, sizeof *binding);
   if (binding == NULL) return failed(ENOMEM);
   const int err = cpc_binding_open(binding, set->requests, set->count, target, 0);
@@ -199,122 +321,136 @@ void pctx_release(pctx_t* pctx) {
 }
 
 int cpc_bind_pctx(cpc_t* cpc, pctx_t* pctx, id_t id, cpc_set_t* set, unsigned int flags) {
-  (void)cpc;
   if (pctx == NULL || flags != 0) return failed(EINVAL);
   /* Solaris numbers a process's LWPs from 1: LWP 1 is the main thread; other ids are Linux thread ids. */
   const perfmon_target target = {PERFMON_TARGET_THREAD, id == 1 ? pctx->pid : (pid_t)id, NULL, 0};
-  return bind_elsewhere(set, &target);
+  return bind_elsewhere(cpc, set, &target);
 }
 
 int cpc_bind_cpu(cpc_t* cpc, int cpu, cpc_set_t* set, unsigned int flags) {
-  (void)cpc;
   if (flags != 0) return failed(EINVAL);
   const perfmon_target target = {PERFMON_TARGET_CPUS, 0, &cpu, 1};
-  return bind_elsewhere(set, &target);
+  return bind_elsewhere(cpc, set, &target);
 }
 
 /* The binding that samples `set`: its own, or the calling thread's when the set is bound there. */
-static cpc_binding* binding_of(cpc_set_t* set) {
-  if (set == NULL) return NULL;
+static cpc_binding* binding_of(cpc_t* cpc, cpc_set_t* set) {
+  if (!set_is_known(cpc, set)) return NULL;
   if (set->binding != NULL) return set->binding;
   cpc_binding* own = cpc_thread_binding();
   return own != NULL && own->set == set ? own : NULL;
 }
 
 int cpc_unbind(cpc_t* cpc, cpc_set_t* set) {
-  (void)cpc;
-  if (set != NULL && set->binding != NULL) {
+  if (!set_is_known(cpc, set)) return failed(EINVAL);
+  if (set->binding != NULL) {
     cpc_binding_close(set->binding);
     free(set->binding);
     set->binding = NULL;
     return 0;
   }
-  if (binding_of(set) == NULL) return failed(EINVAL);
+  if (binding_of(cpc, set) == NULL) return failed(EINVAL);
   cpc_unbind_thread();
   return 0;
 }
 
 int cpc_set_sample(cpc_t* cpc, cpc_set_t* set, cpc_buf_t* buf) {
-  (void)cpc;
-  cpc_binding* binding = binding_of(set);
-  if (binding == NULL || buf == NULL || buf->count != binding->count) return failed(EINVAL);
+  cpc_binding* binding = binding_of(cpc, set);
+  if (binding == NULL || !buf_is_known(cpc, buf) || buf->count != binding->count) return failed(EINVAL);
   return failed(cpc_binding_read(binding, buf->values, &buf->hrt, &buf->tick));
 }
 
 int cpc_set_restart(cpc_t* cpc, cpc_set_t* set) {
-  (void)cpc;
-  return failed(cpc_binding_restart(binding_of(set)));
+  return failed(cpc_binding_restart(binding_of(cpc, set)));
 }
 
 /* ---- Buffers --------------------------------------------------------------------------------- */
 
 cpc_buf_t* cpc_buf_create(cpc_t* cpc, cpc_set_t* set) {
-  (void)cpc;
-  if (set == NULL) {
+  sigset_t saved;
+  if (!set_is_known(cpc, set)) {
     errno = EINVAL;
     return NULL;
   }
   cpc_buf_t* buf = calloc(1, sizeof *buf);
-  if (buf != NULL) buf->count = set->count;
+  if (buf == NULL) return NULL;
+  buf->count = set->count;
+  lock_handles(&saved);
+  buf->next = cpc->bufs;
+  cpc->bufs = buf;
+  unlock_handles(&saved);
   return buf;
 }
 
 int cpc_buf_destroy(cpc_t* cpc, cpc_buf_t* buf) {
-  (void)cpc;
+  sigset_t saved;
+  lock_handles(&saved);
+  int found = 0;
+  if (buf != NULL && handle_is_open(cpc))
+    for (cpc_buf_t** link = &cpc->bufs; *link != NULL && !found; link = &(*link)->next)
+      if (*link == buf) {
+        *link = buf->next;
+        found = 1;
+      }
+  unlock_handles(&saved);
+  if (!found) return failed(EINVAL);
   free(buf);
   return 0;
 }
 
 int cpc_buf_get(cpc_t* cpc, cpc_buf_t* buf, int index, uint64_t* value) {
-  (void)cpc;
-  if (buf == NULL || value == NULL || index < 0 || index >= buf->count) return failed(EINVAL);
+  if (!buf_is_known(cpc, buf) || value == NULL || index < 0 || index >= buf->count) return failed(EINVAL);
   *value = buf->values[index];
   return 0;
 }
 
 int cpc_buf_set(cpc_t* cpc, cpc_buf_t* buf, int index, uint64_t value) {
-  (void)cpc;
-  if (buf == NULL || index < 0 || index >= buf->count) return failed(EINVAL);
+  if (!buf_is_known(cpc, buf) || index < 0 || index >= buf->count) return failed(EINVAL);
   buf->values[index] = value;
   return 0;
 }
 
 hrtime_t cpc_buf_hrtime(cpc_t* cpc, cpc_buf_t* buf) {
-  (void)cpc;
-  return buf == NULL ? 0 : buf->hrt;
+  return buf_is_known(cpc, buf) ? buf->hrt : 0;
 }
 
 uint64_t cpc_buf_tick(cpc_t* cpc, cpc_buf_t* buf) {
-  (void)cpc;
-  return buf == NULL ? 0 : buf->tick;
+  return buf_is_known(cpc, buf) ? buf->tick : 0;
+}
+
+/* Buffers of one handle and of the same set's size. */
+static int bufs_match(cpc_t* cpc, const cpc_buf_t* ds, const cpc_buf_t* a, const cpc_buf_t* b) {
+  return buf_is_known(cpc, ds) && buf_is_known(cpc, a) && buf_is_known(cpc, b) && a->count == b->count &&
+         ds->count == a->count;
 }
 
 /* Solaris' buffer arithmetic: of buffers of the same set; the time and tick of the later one. */
 void cpc_buf_sub(cpc_t* cpc, cpc_buf_t* ds, cpc_buf_t* a, cpc_buf_t* b) {
-  (void)cpc;
-  if (ds == NULL || a == NULL || b == NULL || a->count != b->count || ds->count != a->count) return;
+  if (!bufs_match(cpc, ds, a, b)) return;
   for (int k = 0; k < ds->count; ++k) ds->values[k] = a->values[k] - b->values[k];
   ds->hrt = a->hrt > b->hrt ? a->hrt : b->hrt;
   ds->tick = a->tick - b->tick;
 }
 
 void cpc_buf_add(cpc_t* cpc, cpc_buf_t* ds, cpc_buf_t* a, cpc_buf_t* b) {
-  (void)cpc;
-  if (ds == NULL || a == NULL || b == NULL || a->count != b->count || ds->count != a->count) return;
+  if (!bufs_match(cpc, ds, a, b)) return;
   for (int k = 0; k < ds->count; ++k) ds->values[k] = a->values[k] + b->values[k];
   ds->hrt = a->hrt > b->hrt ? a->hrt : b->hrt;
   ds->tick = a->tick + b->tick;
 }
 
 void cpc_buf_copy(cpc_t* cpc, cpc_buf_t* ds, cpc_buf_t* src) {
-  (void)cpc;
-  if (ds != NULL && src != NULL && ds->count == src->count) *ds = *src;
+  if (!bufs_match(cpc, ds, src, src)) return;
+  cpc_buf_t* const next = ds->next; /* the copy keeps its own place on the handle's list */
+  *ds = *src;
+  ds->next = next;
 }
 
 void cpc_buf_zero(cpc_t* cpc, cpc_buf_t* buf) {
-  (void)cpc;
-  if (buf == NULL) return;
+  if (!buf_is_known(cpc, buf)) return;
   const int count = buf->count;
+  cpc_buf_t* const next = buf->next;
   memset(buf, 0, sizeof *buf);
   buf->count = count;
+  buf->next = next;
 }

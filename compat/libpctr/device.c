@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "perfmon/compat/pctr.h"
 #include "perfmon/perfmon.h"
@@ -20,7 +23,13 @@
 
 /* Recursive: opening a counter reads sysfs, whose close() comes back here. */
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-static struct { int fd, writable; } descriptors[MAX_DESCRIPTORS];
+/* A descriptor of the device: its number and the memfd it is, since dup2() or close_range() can
+ * put another file at the number without a close() that libpctr sees. */
+static struct {
+  int fd, writable;
+  dev_t dev;
+  ino_t ino;
+} descriptors[MAX_DESCRIPTORS];
 static int descriptor_count;
 static perfmon_catalog* catalog;
 static unsigned int functions[PCTR_NUM];
@@ -31,19 +40,44 @@ int pctr_is_device_path(const char* path) {
 }
 
 void pctr_device_opened(int fd, int flags) {
+  struct stat status;
+  if (fstat(fd, &status) != 0) return;
   pthread_mutex_lock(&lock);
   if (descriptor_count < MAX_DESCRIPTORS) {
     descriptors[descriptor_count].fd = fd;
     descriptors[descriptor_count].writable = (flags & 3) != 0; /* O_WRONLY or O_RDWR */
+    descriptors[descriptor_count].dev = status.st_dev;
+    descriptors[descriptor_count].ino = status.st_ino;
     ++descriptor_count;
   }
   pthread_mutex_unlock(&lock);
 }
 
+static void release_counters(void) {
+  for (int c = 0; c < PCTR_NUM; ++c) {
+    perfmon_session_close(counters[c]);
+    counters[c] = NULL;
+    functions[c] = 0;
+  }
+}
+
+/* The device descriptor `fd` is (its own, or a dup of one), or -1. An entry whose number now holds
+ * another file was closed behind libpctr's back: it is dropped, and the counters with the last. */
 static int find(int fd) {
-  for (int k = 0; k < descriptor_count; ++k)
-    if (descriptors[k].fd == fd) return k;
-  return -1;
+  struct stat status;
+  const int stated = fstat(fd, &status) == 0;
+  int found = -1;
+  for (int k = 0; k < descriptor_count;) {
+    const int same_file = stated && descriptors[k].dev == status.st_dev && descriptors[k].ino == status.st_ino;
+    if (descriptors[k].fd == fd && !same_file) {
+      descriptors[k] = descriptors[--descriptor_count];
+      if (descriptor_count == 0) release_counters();
+      continue;
+    }
+    if (same_file && (found < 0 || descriptors[k].fd == fd)) found = k;
+    ++k;
+  }
+  return found;
 }
 
 int pctr_is_device_fd(int fd) {
@@ -114,16 +148,30 @@ size_t pctr_user_mode_reads(int ctr) {
   return reads;
 }
 
+/* The kernel's copyin and copyout: a bad address is EFAULT, not a crash. The process's own memory
+ * through process_vm_readv/writev, which the kernel checks as it copies. */
+static int copy_in(void* to, const void* from, size_t size) {
+  struct iovec local = {to, size}, remote = {(void*)from, size};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)size ? 0 : EFAULT;
+}
+
+static int copy_out(void* to, const void* from, size_t size) {
+  struct iovec local = {(void*)from, size}, remote = {to, size};
+  return process_vm_writev(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)size ? 0 : EFAULT;
+}
+
 /* PCIOCRD: every counter, and the TSC with them. */
-static int read_all(struct pctrst* state) {
-  memcpy(state->pctr_fn, functions, sizeof functions);
-  state->pctr_tsc = pctr_rdtsc();
+static int read_all(struct pctrst* to) {
+  struct pctrst state;
+  memset(&state, 0, sizeof state);
+  memcpy(state.pctr_fn, functions, sizeof functions);
+  state.pctr_tsc = pctr_rdtsc();
   for (int c = 0; c < PCTR_NUM; ++c) {
     perfmon_value value = {0, 0, 0, 0, 0.0};
     if (counters[c] != NULL && perfmon_session_read(counters[c]) == 0) perfmon_session_value(counters[c], 0, &value);
-    state->pctr_hwc[c] = value.raw;
+    state.pctr_hwc[c] = value.raw;
   }
-  return 0;
+  return copy_out(to, &state, sizeof state);
 }
 
 int pctr_device_ioctl(int fd, unsigned long request, void* argument) {
@@ -133,15 +181,14 @@ int pctr_device_ioctl(int fd, unsigned long request, void* argument) {
   if (k < 0) {
     err = EBADF;
   } else if (request == PCIOCRD) {
-    err = argument == NULL ? EFAULT : read_all(argument);
+    err = read_all(argument);
   } else if (request == PCIOCS0 || request == PCIOCS1 || request == PCIOCS2 || request == PCIOCS3) {
     const int counter = request == PCIOCS0 ? 0 : request == PCIOCS1 ? 1 : request == PCIOCS2 ? 2 : 3;
+    unsigned int function = 0;
     if (!descriptors[k].writable)
       err = EPERM; /* the seed: setting a function needs a writable descriptor */
-    else if (argument == NULL)
-      err = EFAULT;
-    else
-      err = set_function(counter, *(const unsigned int*)argument);
+    else if ((err = copy_in(&function, argument, sizeof function)) == 0)
+      err = set_function(counter, function);
   } else {
     err = ENOTTY;
   }
@@ -154,15 +201,9 @@ int pctr_device_ioctl(int fd, unsigned long request, void* argument) {
 void pctr_device_closed(int fd) {
   pthread_mutex_lock(&lock);
   const int k = find(fd);
-  if (k >= 0) {
+  if (k >= 0 && descriptors[k].fd == fd) { /* a dup of a device descriptor closes nothing of it */
     descriptors[k] = descriptors[--descriptor_count];
-    if (descriptor_count == 0) {
-      for (int c = 0; c < PCTR_NUM; ++c) {
-        perfmon_session_close(counters[c]);
-        counters[c] = NULL;
-        functions[c] = 0;
-      }
-    }
+    if (descriptor_count == 0) release_counters();
   }
   pthread_mutex_unlock(&lock);
 }

@@ -38,6 +38,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -129,6 +130,8 @@ typedef struct context {
   int block_slot; /* PFM_FL_NOTIFY_BLOCK on a thread of this process: its word (-1: none) */
   pthread_t watcher;
   int watcher_stop[2];
+  dev_t fd_dev; /* the socket `fd` is: dup2() or close_range() may put another file at the number */
+  ino_t fd_ino;
   struct context* next_context;
 } context;
 
@@ -138,15 +141,26 @@ static context* contexts;
 /* The period of a PMD whose value is not within 2^63 of overflowing: as good as never. */
 #define NEVER ((uint64_t)1 << 62)
 
+/* Whether `fd` is context c's descriptor. A number that now holds another file (the context's was
+ * closed by dup2() or close_range(), which libperfmon2 does not see) is not, and the context is
+ * detached from it for good: it answers no number again. */
+static int is_descriptor_of(context* c, int fd) {
+  if (c->fd != fd) return 0;
+  struct stat status;
+  if (fstat(fd, &status) == 0 && status.st_dev == c->fd_dev && status.st_ino == c->fd_ino) return 1;
+  c->fd = -1;
+  return 0;
+}
+
 int pfm2_is_context(int fd) {
   for (context* c = contexts; c != NULL; c = c->next_context)
-    if (c->fd == fd) return 1;
+    if (is_descriptor_of(c, fd)) return 1;
   return 0;
 }
 
 static context* find(int fd) {
   for (context* c = contexts; c != NULL; c = c->next_context)
-    if (c->fd == fd) return c;
+    if (is_descriptor_of(c, fd)) return c;
   return NULL;
 }
 
@@ -814,6 +828,11 @@ int pfm_create_context(pfarg_ctx_t* ctx, int n) {
   fcntl(ends[1], F_SETFL, O_NONBLOCK);
   c->fd = ends[0];
   c->queue = ends[1];
+  struct stat status;
+  if (fstat(c->fd, &status) == 0) {
+    c->fd_dev = status.st_dev;
+    c->fd_ino = status.st_ino;
+  }
   c->flags = ctx->ctx_flags;
   /* The format's arguments follow the pfarg_ctx_t (§3.5.3). */
   if (sampling && make_buffer(c, (const pfm_default_smpl_arg_t*)(ctx + 1)) != 0) {

@@ -121,6 +121,11 @@ int pmc_allocate(const char* spec, enum pmc_mode mode, uint32_t flags, int cpu_n
   pthread_mutex_lock(&lock);
   if (catalog == NULL) return leave(ENXIO);
   if (spec == NULL || pmcid == NULL || mode < PMC_MODE_SS || mode > PMC_MODE_TC) return leave(EINVAL);
+  /* hwpmc refuses a flag it does not define; these are the ones libpmc's header has. */
+  if ((flags & ~(uint32_t)(PMC_F_DESCENDANTS | PMC_F_LOG_PROCEXIT | PMC_F_CALLCHAIN)) != 0) {
+    complain("pmc_allocate", "undefined flags: give PMC_F_DESCENDANTS, PMC_F_LOG_PROCEXIT, PMC_F_CALLCHAIN or 0.");
+    return leave(EINVAL);
+  }
   if (PMC_IS_SYSTEM_MODE(mode) && (cpu_number < 0 || (uint32_t)cpu_number >= cpu_info.pm_ncpu)) {
     complain("pmc_allocate", "a system-mode PMC needs a CPU number (0 to pmc_ncpu() - 1).");
     return leave(EINVAL);

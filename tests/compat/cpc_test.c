@@ -124,6 +124,51 @@ static void test_other_process(void) {
   close(go[1]);
 }
 
+/* ---- Handles checked as Solaris checks them ----------------------------------------------------- */
+
+/* A set or buffer is looked up on its handle's list: destroyed twice, used after destroy, or made
+ * with another handle, it is EINVAL, never a double free or a use after free (ASan would say). */
+static void test_stale_handles(void) {
+  cpc_t* mine = cpc_open(CPC_VER_CURRENT);
+  cpc_t* other = cpc_open(CPC_VER_CURRENT);
+  CHECK(mine != NULL && other != NULL);
+  cpc_set_t* doomed = cpc_set_create(mine);
+  CHECK(cpc_set_add_request(mine, doomed, "syscalls:sys_enter_getppid", 0, CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0,
+                            NULL) == 0);
+  cpc_buf_t* buf = cpc_buf_create(mine, doomed);
+  CHECK(buf != NULL);
+  CHECK(cpc_buf_create(other, doomed) == NULL && errno == EINVAL); /* another handle's set */
+  CHECK(cpc_set_add_request(other, doomed, "task-clock", 0, CPC_COUNT_USER, 0, NULL) == -1 && errno == EINVAL);
+  uint64_t value = 7;
+  CHECK(cpc_buf_get(other, buf, 0, &value) == -1 && errno == EINVAL && value == 7);
+  CHECK(cpc_set_destroy(mine, doomed) == 0);
+  CHECK(cpc_set_destroy(mine, doomed) == -1 && errno == EINVAL);
+  CHECK(cpc_set_add_request(mine, doomed, "task-clock", 0, CPC_COUNT_USER, 0, NULL) == -1 && errno == EINVAL);
+  CHECK(cpc_bind_curlwp(mine, doomed, 0) == -1 && errno == EINVAL);
+  CHECK(cpc_unbind(mine, doomed) == -1 && errno == EINVAL);
+  CHECK(cpc_set_sample(mine, doomed, buf) == -1 && errno == EINVAL);
+  CHECK(cpc_set_restart(mine, doomed) == -1 && errno == EINVAL);
+  CHECK(cpc_buf_create(mine, doomed) == NULL && errno == EINVAL);
+  CHECK(cpc_buf_destroy(mine, buf) == 0);
+  CHECK(cpc_buf_destroy(mine, buf) == -1 && errno == EINVAL);
+  CHECK(cpc_buf_get(mine, buf, 0, &value) == -1 && errno == EINVAL);
+  CHECK(cpc_buf_set(mine, buf, 0, 1) == -1 && errno == EINVAL);
+  CHECK(cpc_buf_hrtime(mine, buf) == 0 && cpc_buf_tick(mine, buf) == 0);
+  cpc_buf_zero(mine, buf);          /* nothing: not a buffer of the handle */
+  cpc_buf_sub(mine, buf, buf, buf); /* nothing */
+  CHECK(cpc_set_destroy(mine, NULL) == -1 && errno == EINVAL);
+  /* Closing a handle frees what it made, bound sets included. */
+  cpc_set_t* kept = cpc_set_create(other);
+  CHECK(cpc_set_add_request(other, kept, "syscalls:sys_enter_getppid", 0, CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL) ==
+        0);
+  CHECK(cpc_bind_curlwp(other, kept, 0) == 0);
+  CHECK(cpc_buf_create(other, kept) != NULL);
+  CHECK(cpc_close(other) == 0);
+  CHECK(cpc_close(other) == -1 && errno == EINVAL);
+  CHECK(cpc_set_create(other) == NULL && errno == EINVAL);
+  CHECK(cpc_close(mine) == 0);
+}
+
 /* ---- Inheritance ------------------------------------------------------------------------------ */
 
 static void* count_own_calls(void* result) {
@@ -208,6 +253,7 @@ int main(void) {
   CHECK(cpc_bind_event(&event, 0x100) == -1 && errno == EINVAL);
 
   test_sets();
+  test_stale_handles();
   test_other_process();
   test_inheritance(cpuver);
 

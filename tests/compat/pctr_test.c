@@ -63,6 +63,30 @@ int main(void) {
 
   CHECK(close(writer) == 0);
   CHECK(ioctl(writer, PCIOCRD, &state) == -1 && errno == EBADF); /* closed: libc's EBADF */
+
+  /* A bad address is the device's EFAULT, as the kernel's copyout and copyin say it, not a crash. */
+  CHECK(ioctl(reader, PCIOCRD, (void*)16) == -1 && errno == EFAULT);
+  const int setter = open("/dev/pctr", O_RDWR);
+  CHECK(ioctl(setter, PCIOCS0, (void*)16) == -1 && errno == EFAULT);
+  CHECK(ioctl(setter, PCIOCS0, NULL) == -1 && errno == EFAULT);
+  /* A dup is the same device. */
+  const int copy = dup(reader);
+  CHECK(ioctl(copy, PCIOCRD, &state) == 0);
+  CHECK(close(copy) == 0);
+  CHECK(ioctl(reader, PCIOCRD, &state) == 0);
+
+  /* dup2() and close_range() close a device descriptor without a close() libpctr sees: the file
+   * then at that number (a pipe) is libc's, not the device. */
+  CHECK(pipe(pipe_ends) == 0);
+  CHECK(dup2(pipe_ends[0], reader) == reader);
+  CHECK(ioctl(reader, FIONREAD, &waiting) == 0 && waiting == 0);
+  CHECK(ioctl(reader, PCIOCRD, &state) == -1 && errno == ENOTTY);
   CHECK(close(reader) == 0);
+  CHECK(close_range((unsigned)setter, (unsigned)setter, 0) == 0);
+  CHECK(dup2(pipe_ends[1], setter) == setter);
+  CHECK(ioctl(setter, PCIOCS0, &nothing) == -1 && errno == ENOTTY);
+  close(setter);
+  close(pipe_ends[0]);
+  close(pipe_ends[1]);
   return checks_result();
 }

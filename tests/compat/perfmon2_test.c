@@ -166,6 +166,17 @@ static void test_self_monitoring(void) {
   /* close() destroys the context: its descriptor is no context any more. */
   CHECK(close(fd) == 0);
   CHECK(pfm_start(fd, NULL) == -1 && errno == EBADF);
+  /* So does a dup2() over it, which libperfmon2 does not see: the number's new file is libc's. */
+  const int replaced = new_context(0);
+  int pipe_ends[2];
+  CHECK(pipe(pipe_ends) == 0 && write(pipe_ends[1], "x", 1) == 1);
+  CHECK(dup2(pipe_ends[0], replaced) == replaced);
+  char byte = 0;
+  CHECK(read(replaced, &byte, 1) == 1 && byte == 'x'); /* not a context's EINVAL for a short read */
+  CHECK(pfm_start(replaced, NULL) == -1 && errno == EBADF);
+  close(replaced);
+  close(pipe_ends[0]);
+  close(pipe_ends[1]);
 }
 
 /* The command stops at the first bad element, says which in reg_flags, and keeps the ones before. */

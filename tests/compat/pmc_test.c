@@ -62,6 +62,8 @@ int main(void) {
   CHECK(pmc_allocate("CLOCK.STAT", PMC_MODE_TC, 0, PMC_CPU_ANY, &id) == -1 && errno == EOPNOTSUPP);
   CHECK(pmc_allocate("TSC", PMC_MODE_TC, 0, PMC_CPU_ANY, &id) == -1 && errno == EINVAL); /* system modes only */
   CHECK(pmc_allocate("PAGE_FAULT.ALL", PMC_MODE_SC, 0, PMC_CPU_ANY, &id) == -1 && errno == EINVAL); /* a CPU */
+  CHECK(pmc_allocate("PAGE_FAULT.ALL", PMC_MODE_TC, 0x40000000, PMC_CPU_ANY, &id) == -1 &&
+        errno == EINVAL); /* no such flag */
   CHECK(pmc_start(12345) == -1 && errno == EINVAL);
   unsetenv("PMC_QUIET");
 
