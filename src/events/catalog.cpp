@@ -184,7 +184,9 @@ class Resolver {
 
   void operator()(const events::TracepointSpec& tracepoint) const {
     const std::string& root = state_.tracefs().root;
-    if (root.empty()) fail_event(spec_.text, state_.tracefs().problem, ErrorKind::Unsupported);
+    if (root.empty())
+      fail_event(spec_.text, state_.tracefs().problem,
+                 state_.tracefs().forbidden ? ErrorKind::Permission : ErrorKind::Unsupported);
     auto id = events::tracepoint_id(root, tracepoint.subsystem, tracepoint.name);
     if (!id && (events::find_generic_event(tracepoint.subsystem) || state_.find_pmu(tracepoint.subsystem) != nullptr))
       fail_event(spec_.text, "'" + tracepoint.name + "' is not a modifier of '" + tracepoint.subsystem +

@@ -95,16 +95,31 @@ std::string host_architecture() {
   return name.machine;
 }
 
+// The file that holds this code: the library, or a program linked with it statically.
+std::string this_binary() {
+  Dl_info self{};
+  if (::dladdr(reinterpret_cast<void*>(&emulator_info), &self) == 0 || self.dli_fname == nullptr) return "";
+  if (self.dli_fname[0] == '/') return self.dli_fname;
+  // The main program is named as it was started ("./perfmon"): its whole path is the kernel's.
+  char path[4096];
+  const ssize_t length = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  return length > 0 ? std::string(path, static_cast<std::size_t>(length)) : self.dli_fname;
+}
+
+// perfmon's build directory, where this code runs from one; empty for an installed perfmon.
+std::string build_directory() {
+  const std::string built = PERFMON_QEMU_PLUGIN_BUILT;  // <build>/emulate/<plugin>
+  const std::string directory = built.substr(0, built.rfind("/emulate/") + 1);
+  return this_binary().starts_with(directory) ? directory : "";
+}
+
 // The plugin: $PERFMON_QEMU_PLUGIN, beside the library that holds this code (lib/perfmon/), where
 // it was installed, or where it was built.
 std::string find_plugin() {
   if (const char* path = std::getenv("PERFMON_QEMU_PLUGIN"); path != nullptr && *path != '\0') return path;
   std::vector<std::string> candidates;
-  Dl_info self{};
-  if (::dladdr(reinterpret_cast<void*>(&emulator_info), &self) != 0 && self.dli_fname != nullptr) {
-    std::string library = self.dli_fname;
+  if (const std::string library = this_binary(); !library.empty())
     candidates.push_back(library.substr(0, library.rfind('/') + 1) + "perfmon/" + kPluginName);
-  }
   candidates.push_back(std::string(PERFMON_QEMU_PLUGIN_INSTALLED));
   candidates.push_back(std::string(PERFMON_QEMU_PLUGIN_BUILT));
   for (const std::string& candidate : candidates)
@@ -127,6 +142,9 @@ std::string missing_plugin_sentence(const std::string& tried) {
            " is not a readable file: set PERFMON_QEMU_PLUGIN (or the plugin option) to the installed "
            "lib/perfmon/" +
            kPluginName + ".";
+  if (const std::string build = build_directory(); !build.empty())
+    return std::string("perfmon's QEMU plugin (") + kPluginName + ") has not been built in " + build +
+           ": build it with 'cmake --build " + build + " --target perfmon-qemu-plugin'.";
   return std::string("perfmon's QEMU plugin (") + kPluginName +
          ") is not installed beside the library: reinstall perfmon, or set PERFMON_QEMU_PLUGIN to its path.";
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -11,6 +12,15 @@
 
 namespace perfmon::testing {
 namespace {
+
+// perfmon and the worker, where tests/unprivileged/as_nobody staged them for user nobody, or where
+// they were built.
+std::string staged(const char* variable, const char* built) {
+  const char* path = std::getenv(variable);
+  return path != nullptr && *path != '\0' ? path : built;
+}
+const std::string kPerfmon = staged("PERFMON_TEST_PERFMON", PERFMON);
+const std::string kWorker = staged("PERFMON_TEST_WORKER", WORKER);
 
 int paranoid() {
   std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
@@ -35,7 +45,7 @@ class Unprivileged : public ::testing::Test {
 
 TEST_F(Unprivileged, KernelOnlyEventIsRefusedNotNarrowedToNothing) {
   if (paranoid() < 2) GTEST_SKIP() << "perf_event_paranoid " << paranoid() << " lets users count the kernel";
-  Result r = run({PERFMON, "stat", "-e", "page-faults:k", "--", WORKER, "exit", "0"});
+  Result r = run({kPerfmon, "stat", "-e", "page-faults:k", "--", kWorker, "exit", "0"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("counting the kernel needs perf_event_paranoid 1 or less"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("page-faults:ku"), std::string::npos) << r.err;
@@ -43,7 +53,7 @@ TEST_F(Unprivileged, KernelOnlyEventIsRefusedNotNarrowedToNothing) {
 
 TEST_F(Unprivileged, EventsOfBothRingsCountUserSpaceAndSaySoOnce) {
   if (paranoid() < 2) GTEST_SKIP() << "perf_event_paranoid " << paranoid() << " lets users count the kernel";
-  Result r = run({PERFMON, "stat", "--", WORKER, "exit", "0"});
+  Result r = run({kPerfmon, "stat", "--", kWorker, "exit", "0"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("page-faults:u"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("task-clock:u"), std::string::npos) << r.err;
@@ -51,7 +61,7 @@ TEST_F(Unprivileged, EventsOfBothRingsCountUserSpaceAndSaySoOnce) {
 }
 
 TEST_F(Unprivileged, AnotherUsersProcessIsNamedAsTheReason) {
-  Result r = run({PERFMON, "stat", "-p", "1", "-e", "task-clock"});
+  Result r = run({kPerfmon, "stat", "-p", "1", "-e", "task-clock"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("process 1 belongs to another user (uid 0)"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("':u'"), std::string::npos) << "the advice to add :u is not the way out here: " << r.err;
@@ -59,13 +69,13 @@ TEST_F(Unprivileged, AnotherUsersProcessIsNamedAsTheReason) {
 
 TEST_F(Unprivileged, WholeCpusNeedTheirOwnPermission) {
   if (paranoid() < 1) GTEST_SKIP() << "perf_event_paranoid " << paranoid() << " lets users monitor whole CPUs";
-  Result r = run({PERFMON, "stat", "-a", "-e", "task-clock", "--", WORKER, "exit", "0"});
+  Result r = run({kPerfmon, "stat", "-a", "-e", "task-clock", "--", kWorker, "exit", "0"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("monitoring a whole CPU needs perf_event_paranoid 0 or less"), std::string::npos) << r.err;
 }
 
 TEST_F(Unprivileged, InfoSaysWhatWasTriedOnce) {
-  Result r = run({PERFMON, "info"});
+  Result r = run({kPerfmon, "info"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("this process is unprivileged: perf_event_paranoid " + std::to_string(paranoid()) + "; tried: "),
             std::string::npos)
@@ -78,10 +88,26 @@ TEST_F(Unprivileged, InfoSaysWhatWasTriedOnce) {
 
 TEST_F(Unprivileged, UnreadableTracefsIsNotCalledUnmounted) {
   if (access("/sys/kernel/tracing/events", R_OK | X_OK) == 0) GTEST_SKIP() << "this user may read tracefs here";
-  Result r = run({PERFMON, "stat", "-e", "syscalls:sys_enter_getppid", "--", WORKER, "exit", "0"});
-  EXPECT_NE(r.exit_code, 0);
+  Result r = run({kPerfmon, "stat", "-e", "syscalls:sys_enter_getppid", "--", kWorker, "exit", "0"});
+  EXPECT_EQ(r.exit_code, 1) << "a permission problem, not a usage error (129): " << r.err;
   EXPECT_NE(r.err.find("but this user may not read it"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("not mounted"), std::string::npos) << r.err;
+}
+
+// perfmon list names the same cause, instead of "no event matches" and a list that offers
+// "tracepoint" as the way out.
+TEST_F(Unprivileged, ListingTracepointsNamesWhyTheyCannotBeListed) {
+  if (access("/sys/kernel/tracing/events", R_OK | X_OK) == 0) GTEST_SKIP() << "this user may read tracefs here";
+  for (const char* pattern : {"tracepoint", "syscalls:*"}) {
+    Result r = run({kPerfmon, "list", pattern});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("perfmon list: cannot list tracepoints: tracefs is mounted at"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("but this user may not read it"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("no event matches"), std::string::npos) << r.err;
+  }
+  Result all = run({kPerfmon, "list"});
+  EXPECT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.err.find("perfmon list: without tracepoints: tracefs is mounted at"), std::string::npos) << all.err;
 }
 
 }  // namespace

@@ -25,6 +25,18 @@ int report_error(std::string_view command, const Error& error, int status) {
   return status;
 }
 
+int report_event_error(std::string_view command, const Error& error) {
+  switch (error.kind()) {
+    case ErrorKind::InvalidEvent:
+    case ErrorKind::UnknownEvent:
+    case ErrorKind::OtherCpuModel:
+    case ErrorKind::InvalidArgument:
+      return report_error(command, error, 129);
+    default:
+      return report_error(command, error, 1);
+  }
+}
+
 int report_run_error(std::string_view command, const Error& error) {
   const int status = error.kind() != ErrorKind::CommandFailed ? 1 : error.errnum() == ENOENT ? 127 : 126;
   return report_error(command, error, status);

@@ -14,6 +14,11 @@ namespace perfmon::cli {
 // Prints the error to standard error and returns `status`.
 int report_error(std::string_view command, const Error& error, int status);
 
+// Prints an error met while reading the events given and returns its status: 129 for what the user
+// wrote wrong (a malformed or unknown event, as perf), 1 where the machine or the user's rights
+// stand in the way (no tracefs access, no PMU).
+int report_event_error(std::string_view command, const Error& error);
+
 // Prints an error of a command that runs something (stat, record) and returns its status: 127 or
 // 126 for a command that could not be started, as a shell gives them (not there, not executable),
 // 1 for anything else.

@@ -134,7 +134,13 @@ int run_list(std::span<char* const> args) {
         out += "  " + std::to_string(names.size()) + " event" + (names.size() == 1 ? "" : "s") + " (" + names.front() +
                (names.size() > 1 ? ", ..." : "") + "): " + reason + "\n";
     }
-    if (shown == 0) {
+    // Tracepoints this user cannot see are missing, not absent: say why, once.
+    const bool wants_tracepoints = pattern.empty() || pattern == "tracepoint" || pattern.find(':') != std::string::npos;
+    if (wants_tracepoints && !catalog.tracefs_problem().empty()) {
+      std::fprintf(stderr, "perfmon list: %s tracepoints: %s\n", shown == 0 ? "cannot list" : "without",
+                   printable(catalog.tracefs_problem()).c_str());
+      if (shown == 0) return 1;
+    } else if (shown == 0) {
       std::fprintf(stderr,
                    "perfmon list: no event matches '%s'; try a shorter pattern, or one of hw, sw, cache, pmu, "
                    "tracepoint.\n",

@@ -245,7 +245,7 @@ int record_emulated(const RecordOptions& o, std::vector<std::string> command_lin
   try {
     groups = o.events.lists.empty() ? catalog.parse("instructions:u") : o.events.parse(catalog);
   } catch (const Error& error) {
-    return report_error("record", error, 129);
+    return report_event_error("record", error);
   }
   for (const EventGroup& group : groups)
     for (const Event& event : group.events) events.push_back(&event);
@@ -308,7 +308,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   try {
     groups = o.events.lists.empty() ? catalog.parse(default_events(catalog, o.quiet)) : o.events.parse(catalog);
   } catch (const Error& error) {
-    return report_error("record", error, 129);  // a usage error, as in perf
+    return report_event_error("record", error);
   }
 
   Output out(o.output, nullptr, kPerfDataMode);

@@ -231,7 +231,7 @@ class StatCommand {
       else
         set_definitions_ = make_set_definitions(catalog);
     } catch (const Error& error) {
-      return report_error("stat", error, 129);
+      return report_event_error("stat", error);
     }
     if (o_.plan || o_.passes) {
       const std::optional<CounterBudget> budget = counter_budget();

@@ -28,6 +28,7 @@ TracefsLocation find_tracefs() {
       location.problem = std::string("tracefs is mounted at ") + root + " but this user may not read it (mode " + mode +
                          "); run as root, or give this user access to it (for example 'chmod 0755 " + root +
                          "' as root).";
+      location.forbidden = true;
     }
   }
   if (!location.problem.empty()) return location;

@@ -9,8 +9,9 @@
 namespace perfmon::events {
 
 struct TracefsLocation {
-  std::string root;     // where tracefs is; "" when it cannot be used
-  std::string problem;  // when it cannot: why, and what to do (a sentence)
+  std::string root;        // where tracefs is; "" when it cannot be used
+  std::string problem;     // when it cannot: why, and what to do (a sentence)
+  bool forbidden = false;  // the problem is this user's permission, not the mount
 };
 
 // The tracefs mount to use: /sys/kernel/tracing, else /sys/kernel/debug/tracing. When neither is
