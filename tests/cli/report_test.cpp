@@ -338,6 +338,35 @@ TEST_F(Report, ScriptPrintsUnwoundCallChains) {
   EXPECT_EQ(first["callchain"][2]["sym"], "perfmon_inline_caller");
 }
 
+// Where a sample's address lies in an inlined function, perfmon script --json names the same leaf
+// as the text (the function the code is in, with its file); the inlined one is a frame of the chain.
+TEST_F(Report, ScriptJsonNamesTheSameLeafAsTheText) {
+  Result r = run({PERFMON, "record", "-q", "-g", "-e", "cpu-clock:u", "-F", "10000", "-o", file_, "--", WORKER,
+                  "inline-getppid", "300000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Result json = run({PERFMON, "script", "--json", "-i", file_});
+  Result text = run({PERFMON, "script", "-G", "-i", file_});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  std::vector<std::string> json_leaves, text_leaves;
+  std::size_t in_caller = 0;
+  for (const std::string& line : lines_of(json.out)) {
+    const nlohmann::json sample = nlohmann::json::parse(line);
+    const std::string sym = sample["sym"];
+    EXPECT_FALSE(sample["dso"].get<std::string>().empty()) << line;
+    json_leaves.push_back(sym.empty() ? "[unknown]" : sym);
+    in_caller += sym == "perfmon_inline_caller";
+  }
+  for (const std::string& line : lines_of(text.out)) {
+    std::istringstream words(line.substr(line.find("cpu-clock:u:") + 12));
+    std::string address, frame;
+    words >> address >> frame;
+    text_leaves.push_back(frame.substr(0, frame.find("+0x")));
+  }
+  EXPECT_EQ(json_leaves, text_leaves);
+  EXPECT_GT(in_caller, 0u) << "no sample in the loop inlined into perfmon_inline_caller";
+}
+
 TEST_F(Report, SpinningFunctionHasNearlyAllSamples) {
   ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "cpu-clock", "-o", file_, "--", WORKER, "loop", "400000000"}).exit_code,
             0);

@@ -1,5 +1,6 @@
 // perfmon script: one line per sample of a perf.data file, as perf script prints them; JSON lines
 // with --json.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
@@ -66,7 +67,10 @@ class Printer : public SampleHandler {
       nlohmann::ordered_json line = {{"comm", command},         {"pid", sample.pid},   {"tid", sample.tid},
                                      {"cpu", sample.cpu},       {"time", sample.time}, {"event", source.name},
                                      {"period", sample.period}, {"ip", sample.ip}};
-      const ScriptFrame& leaf = frames_.front();
+      // The sample's own function, as the text without a chain names it: past the functions
+      // inlined at its address, which the chain lists as frames of their own.
+      const ScriptFrame& leaf = *std::find_if(frames_.begin(), frames_.end() - 1,
+                                              [](const ScriptFrame& frame) { return !frame.file.empty(); });
       line["sym"] = leaf.function;
       line["symoff"] = leaf.into;
       line["dso"] = leaf.file;
