@@ -1,6 +1,6 @@
 /* Example 1 of the seed (solaris-cpc_bind_event.3cpc.txt), as Solaris printed it, built against
- * perfmon's libcpc. What differs from the man page, and why (docs/compat.md):
- *   - #include <perfmon/compat/libcpc.h> in place of <libcpc.h>;
+ * perfmon's libcpc. Its include is the man page's own, <libcpc.h> (pkg-config libcpc adds the
+ * directory of the seeds' header names). What differs from the man page, and why (docs/compat.md):
  *   - the braces that the man page's HTML conversion lost, and `int` before main;
  *   - <errno.h> and <string.h>, which the example uses without including;
  *   - error(), which the man page assumes the program provides;
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <perfmon/compat/libcpc.h>
+#include <libcpc.h>
 
 static void error(const char* format, ...) {
   va_list ap;

@@ -1,6 +1,6 @@
 /* Example 2 of the seed (solaris-cpc_bind_event.3cpc.txt): the overflow handler that re-presets
  * and re-binds, and its setup, built against perfmon's libcpc. What differs from the man page, and
- * why (docs/compat.md): the include; the lost braces; error(); the headers it uses without
+ * why (docs/compat.md): the lost braces; error(); the headers it uses without
  * including; `%pc`/`%sp` read from Linux's ucontext (gregs[REG_RIP]/[REG_RSP] on x86-64, pc/sp on
  * arm64) where Solaris names them gregs[PC]/[USP]; the computation, 1000 getppid calls, so that
  * counter zero, preset 1000 short of overflowing, overflows exactly once per iteration. */
@@ -16,7 +16,7 @@
 #include <strings.h>
 #include <ucontext.h>
 #include <unistd.h>
-#include <perfmon/compat/libcpc.h>
+#include <libcpc.h>
 
 #define PRESET0        (UINT64_MAX - UINT64_C(999))
 #define PRESET1        0

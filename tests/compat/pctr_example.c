@@ -1,7 +1,8 @@
 /* The seed's usage of pctr(4) (openbsd-pctr.4.txt), built against perfmon's libpctr: timing a
  * subroutine with rdtsc(), then counting it with a programmed counter, read with rdpmc() in user
- * mode and with the PCIOCRD ioctl. What differs from an OpenBSD program: the include
- * (<perfmon/compat/pctr.h> for <machine/pctr.h>) and linking with -lpctr.
+ * mode and with the PCIOCRD ioctl. It includes what pctr(4) asks for
+ * (<sys/types.h>, <machine/cpu.h>, <machine/pctr.h>, from pkg-config libpctr's directory of the
+ * seeds' header names); what differs from an OpenBSD program is linking with -lpctr.
  *
  *   pctr_example [FUNCTION [N]]   FUNCTION: a counter function word (default: the TSC part only)
  *
@@ -14,7 +15,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <perfmon/compat/pctr.h>
+#include <sys/types.h>
+#include <machine/cpu.h>
+#include <machine/pctr.h>
 
 #include "../helpers/exact_loop.h"
 

@@ -14,7 +14,7 @@
  * Prints one line per part; exits 77 (skipped) without hardware pairs. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <perfmon/compat/perfmon2.h>
+#include <perfmon/perfmon.h> /* perfmon2's name: pkg-config libperfmon2 adds its directory */
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <perfmon/compat/pmc.h>
+#include <pmc.h> /* FreeBSD's name: pkg-config libpmc adds its directory */
 
 #define MAX_PMCS 64
 

@@ -39,7 +39,7 @@ LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/side-by-si
 # shellcheck disable=SC2046
 gcc -std=c11 -Wall -Wextra -Werror -o "$scratch/c-consumer" "$source_dir/../../examples/count_in_c.c" $(pkg-config --cflags --libs perfmon-c)
 LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/c-consumer" page-faults
-# The seed's libcpc example, as a Solaris program is ported: its include changed, pkg-config libcpc.
+# The seed's libcpc example, as a Solaris program is ported: its own #include <libcpc.h>, pkg-config libcpc.
 # shellcheck disable=SC2046
 # (-rpath-link: libcpc.so needs libperfmon.so, which the linker looks for in the system's directories only.)
 gcc -o "$scratch/cpc-example" "$source_dir/../compat/cpc_example_counting.c" $(pkg-config --cflags --libs libcpc) \
@@ -65,4 +65,8 @@ gcc -o "$scratch/perfmon2-test" "$source_dir/../compat/perfmon2_test.c" $(pkg-co
   -Wl,-rpath-link,"$scratch/prefix/lib"
 LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/perfmon2-test" 2>/dev/null |
   grep -q "^all checks passed$" || { echo "install consumer: libperfmon2's test failed" >&2; exit 1; }
+# A perfmon2 program that includes perfmon2's own <perfmon/perfmon.h>: pkg-config libperfmon2 puts
+# perfmon2's header of that name before perfmon's own C header (compiled: it runs on a PMU only).
+# shellcheck disable=SC2046
+gcc -c -o "$scratch/perfmon2-hardware.o" "$source_dir/../compat/perfmon2_hardware.c" $(pkg-config --cflags libperfmon2)
 echo "install consumer: find_package, pkg-config (C++, C, libcpc, libpmc, libpctr, libperfmon2) builds all ran, beside libpfm4's headers"

@@ -1,0 +1,2 @@
+/* Solaris' <libcpc.h>, for a program built with pkg-config libcpc's flags: perfmon's libcpc. */
+#include <perfmon/compat/libcpc.h>

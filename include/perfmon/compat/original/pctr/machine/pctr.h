@@ -1,0 +1,2 @@
+/* OpenBSD's <machine/pctr.h>, for a program built with pkg-config libpctr's flags: perfmon's libpctr. */
+#include <perfmon/compat/pctr.h>

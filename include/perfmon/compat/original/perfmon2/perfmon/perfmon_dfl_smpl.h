@@ -1,0 +1,3 @@
+/* perfmon2's <perfmon/perfmon_dfl_smpl.h>: the default sampling format's structures are in
+ * perfmon's libperfmon2 header. */
+#include <perfmon/compat/perfmon2.h>

@@ -1,0 +1,2 @@
+/* FreeBSD's <pmc.h>, for a program built with pkg-config libpmc's flags: perfmon's libpmc. */
+#include <perfmon/compat/pmc.h>
