@@ -15,8 +15,8 @@
  * libcpc takes the kernel's notification on an internal real-time signal (CPC_INTERNAL_SIGNAL)
  * first; a program must leave that one alone.
  *
- * Link with -lcpc (pkg-config libcpc). Build a Solaris program with this header in place of
- * <libcpc.h>: #include <perfmon/compat/libcpc.h>.
+ * Link with -lcpc (pkg-config libcpc, whose flags also let a Solaris program keep its own
+ * #include <libcpc.h>: docs/compat.md).
  */
 #ifndef PERFMON_COMPAT_LIBCPC_H
 #define PERFMON_COMPAT_LIBCPC_H

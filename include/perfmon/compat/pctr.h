@@ -9,8 +9,8 @@
  * that programs them, and rdpmc(ctr) reads counter ctr in user mode through perf's user page,
  * without a system call, where the kernel allows it.
  *
- * Build an OpenBSD program with this header in place of <machine/pctr.h>:
- * #include <perfmon/compat/pctr.h>, and link with -lpctr (pkg-config libpctr).
+ * Link with -lpctr (pkg-config libpctr, whose flags also let an OpenBSD program keep its own
+ * #include <machine/pctr.h>: docs/compat.md).
  */
 #ifndef PERFMON_COMPAT_PCTR_H
 #define PERFMON_COMPAT_PCTR_H

@@ -17,8 +17,8 @@
  * Contexts are real descriptors: read() takes pfm_msg_t messages (PFM_MSG_OVFL, PFM_MSG_END),
  * poll/select/epoll and O_ASYNC work, and close() destroys the context.
  *
- * Link with -lperfmon2 (pkg-config libperfmon2). Build a perfmon2 program with this header in place
- * of <perfmon/perfmon.h>.
+ * Link with -lperfmon2 (pkg-config libperfmon2, whose flags also let a perfmon2 program keep its own
+ * #include <perfmon/perfmon.h>: docs/compat.md).
  */
 #ifndef PERFMON_COMPAT_PERFMON2_H
 #define PERFMON_COMPAT_PERFMON2_H

@@ -13,8 +13,8 @@
  * Sampling PMCs write their samples to the log file (pmc_configure_logfile) as a perf.data file,
  * which `perfmon report -i FILE` and `perf report -i FILE` read.
  *
- * Link with -lpmc (pkg-config libpmc). Build a FreeBSD program with this header in place of
- * <pmc.h>: #include <perfmon/compat/pmc.h>.
+ * Link with -lpmc (pkg-config libpmc, whose flags also let a FreeBSD program keep its own
+ * #include <pmc.h>: docs/compat.md).
  */
 #ifndef PERFMON_COMPAT_PMC_H
 #define PERFMON_COMPAT_PMC_H
