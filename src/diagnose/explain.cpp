@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 
 #include "diagnose/host.hpp"
@@ -139,6 +140,16 @@ std::string find_rejected_attribute(const perf_event_attr& attr, pid_t pid, int 
 
 }  // namespace
 
+bool counts_whole_cpus_only(std::uint32_t type, const std::string& devices) {
+  if (type < PERF_TYPE_MAX) return false;  // perf's own types: the CPU's PMU, software, tracepoints
+  std::error_code ec;
+  for (const std::filesystem::directory_entry& pmu : std::filesystem::directory_iterator(devices, ec)) {
+    if (kernel::read_first_line((pmu.path() / "type").string()) != std::to_string(type)) continue;
+    return std::filesystem::exists(pmu.path() / "cpumask", ec);
+  }
+  return false;
+}
+
 std::string open_failure_cause(int errnum, const perf_event_attr& attr, pid_t pid, int cpu) {
   switch (errnum) {
     case ENOENT:
@@ -172,6 +183,9 @@ std::string open_failure_cause(int errnum, const perf_event_attr& attr, pid_t pi
         return "the kernel rejected the breakpoint (address not aligned to its length, or a "
                "length or access type this CPU does not support).";
       if (pid == -1 && cpu < 0) return "a CPU-wide event is opened on one CPU at a time, and none was given.";
+      if (pid != -1 && counts_whole_cpus_only(attr.type))
+        return "this PMU counts whole CPUs only (it has a cpumask, as uncore and RAPL energy PMUs do): count it on "
+               "all CPUs or on chosen ones, not on a process or thread.";
       if (attr.freq) {
         const std::string limit = kernel::read_first_line("/proc/sys/kernel/perf_event_max_sample_rate");
         if (!limit.empty() && attr.sample_freq > std::strtoull(limit.c_str(), nullptr, 10))

@@ -23,6 +23,11 @@ std::string describe_open_failure(int errnum, const perf_event_attr& attr, pid_t
 // What kind of error a perf_event_open(2) errno is.
 ErrorKind open_error_kind(int errnum) noexcept;
 
+// Whether the PMU of perf type `type` counts whole CPUs only: its sysfs directory (under `devices`)
+// has a cpumask, as uncore and RAPL (power/energy-*) PMUs do. The kernel refuses such an event on a
+// thread or process with EINVAL.
+bool counts_whole_cpus_only(std::uint32_t type, const std::string& devices = "/sys/bus/event_source/devices");
+
 // Whether errnum means "this machine cannot count that event" rather than a usage or permission error.
 bool is_unsupported_errno(int errnum) noexcept;
 

@@ -33,6 +33,10 @@ std::string probe_event(const perf_event_attr& event_attr) {
   }
 }
 
+bool counts_whole_cpus_only(const perf_event_attr& attr) {
+  return diagnose::counts_whole_cpus_only(attr.type);
+}
+
 namespace {
 
 // Does a pinned group of n instructions:u open and run on this thread?

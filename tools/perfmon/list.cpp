@@ -125,7 +125,10 @@ int run_list(std::span<char* const> args) {
         current = entry.source;
         out += std::string(out.empty() ? "" : "\n") + heading(current) + ":\n";
       }
-      out += row(entry.name, (reason.empty() ? "" : "[not usable here] ") + entry.description);
+      const char* label = reason.empty()                       ? ""
+                          : counts_whole_cpus_only(entry.attr) ? "[CPU-wide only: -a or -C] "
+                                                               : "[not usable here] ";
+      out += row(entry.name, label + entry.description);
       if (!reason.empty()) unusable[reason].push_back(entry.name);
     }
     if (!json && !unusable.empty()) {

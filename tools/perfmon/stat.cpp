@@ -24,6 +24,7 @@
 #include "perfmon/error.hpp"
 #include "perfmon/event_sets.hpp"
 #include "perfmon/pass_plan.hpp"
+#include "perfmon/probe.hpp"
 #include "perfmon/session.hpp"
 #include "perfmon/stat.hpp"
 #include "perfmon/stat_output.hpp"
@@ -234,14 +235,33 @@ class StatCommand {
       return report_event_error("stat", error);
     }
     if (o_.plan || o_.passes) {
-      const std::optional<CounterBudget> budget = counter_budget();
-      if (!budget)
+      std::optional<CounterBudget> budget = counter_budget();
+      const bool hardware = std::any_of(groups_.begin(), groups_.end(), [](const EventGroup& group) {
+        return std::any_of(group.events.begin(), group.events.end(), [](const Event& event) {
+          const std::uint32_t type = event.attr.type;
+          return type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW;
+        });
+      });
+      if (!budget && !hardware) budget = CounterBudget{0, {}, "no hardware events to place"};
+      if (!budget) {
+        // Where the CPU does not say how many counters it has, a machine without a PMU has none to
+        // plan for; one with a PMU is missing the number.
+        const std::string no_pmu = probe_event(catalog.resolve("cycles").attr);
+        if (no_pmu.find("no hardware PMU") != std::string::npos)
+          return report_error("stat",
+                              Error(ErrorKind::Unsupported,
+                                    "there is no hardware PMU here to plan passes for (" +
+                                        no_pmu.substr(0, no_pmu.find_last_not_of(". ") + 1) +
+                                        "); software events and tracepoints need no counters.",
+                                    ENODEV),
+                              1);
         return report_error("stat",
                             Error(ErrorKind::Limit,
                                   "cannot tell how many counters this CPU has (no CPUID leaf, no PMU driver line in "
                                   "the kernel log): plan with the kernel log readable (as root).",
                                   ENODEV),
                             1);
+      }
       try {
         plan_ = plan_passes(groups_, *budget);
       } catch (const Error& error) {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <filesystem>
+#include <fstream>
 
 #include "diagnose/host.hpp"
 #include "diagnose/privileges.hpp"
@@ -81,6 +83,26 @@ TEST(Explain, SpecificCauses) {
   perf_event_attr sampling = attr_of(PERF_TYPE_SOFTWARE, 0);
   sampling.sample_period = 1000;
   EXPECT_TRUE(contains(open_failure_cause(EOPNOTSUPP, sampling, 0, -1), "cannot sample"));
+}
+
+// A PMU with a cpumask (uncore, RAPL's power PMU) counts whole CPUs only: told apart by its sysfs
+// directory, so that a per-task EINVAL names that and not a config out of range.
+TEST(Explain, PmusWithACpumaskCountWholeCpusOnly) {
+  char pattern[] = "/tmp/perfmon-devices-XXXXXX";
+  const std::filesystem::path devices = mkdtemp(pattern);
+  auto pmu = [&](const char* name, const char* type, bool cpumask) {
+    std::filesystem::create_directories(devices / name);
+    std::ofstream(devices / name / "type") << type << "\n";
+    if (cpumask) std::ofstream(devices / name / "cpumask") << "0\n";
+  };
+  pmu("power", "23", true);
+  pmu("cpu", "4", false);
+  pmu("uprobe", "9", false);
+  EXPECT_TRUE(counts_whole_cpus_only(23, devices.string()));
+  EXPECT_FALSE(counts_whole_cpus_only(9, devices.string()));
+  EXPECT_FALSE(counts_whole_cpus_only(4, devices.string()));   // perf's raw type: the CPU's own PMU
+  EXPECT_FALSE(counts_whole_cpus_only(77, devices.string()));  // no such PMU
+  std::filesystem::remove_all(devices);
 }
 
 // The library's sentences are for every program that uses it: they name no command or flag of the tool.
