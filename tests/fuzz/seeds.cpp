@@ -93,6 +93,13 @@ int main(int argc, char** argv) {
   for (const char* value : {"0x4300c0", "0x53003c", "0x51d92e", "5439680", "0x1234567", "0xffffffff"})
     for (char model : {0, 1, 2}) selects.add(std::string(1, model) + value);
 
+  // Names as recordings and users hand them over: well-formed text, and each kind of malformed UTF-8.
+  Corpus names(out, "printable");
+  for (const char* name : {"perfmon-test-wo", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5", "overlong\xc0\xaf",
+                           "surrogate\xed\xa0\x80", "fffe\xef\xbf\xbe", "above\xf4\x90\x80\x80", "cut\xe2\x82",
+                           "ctl\x1b[31m\x7f", "c1\xc2\x85"})
+    names.add(name);
+
   Corpus cpus(out, "cpu_list");
   for (const char* list : {"0", "0-3,5", "0-1,4-7,9", "1,0", "0-8191", "3-1", "0-"}) cpus.add(list);
 
