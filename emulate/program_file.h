@@ -9,12 +9,25 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* `path` opened for reading if it is a regular file, else -1: never waiting on a FIFO or reading
+ * a device, which exec refuses anyway (a program can name anything). */
+static inline int perfmon_open_program_file(const char* path) {
+  const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  struct stat status;
+  if (fd >= 0 && (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode))) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
 
 /* The ELF machine (EM_X86_64, EM_AARCH64...) of a 64-bit ELF file, 0 if the file is not one. */
 static inline uint16_t perfmon_elf_machine(const char* path) {
   Elf64_Ehdr header;
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  const int fd = perfmon_open_program_file(path);
   if (fd < 0) return 0;
   const ssize_t got = pread(fd, &header, sizeof header, 0);
   close(fd);
@@ -27,7 +40,7 @@ static inline uint16_t perfmon_elf_machine(const char* path) {
 /* A script's interpreter and its optional argument (*argument, or NULL), as the kernel reads
  * "#!INTERPRETER [ARGUMENT]"; NULL if the file is not a script. `line` holds both. */
 static inline const char* perfmon_script_interpreter(const char* path, char* line, size_t size, const char** argument) {
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  const int fd = perfmon_open_program_file(path);
   if (fd < 0) return NULL;
   const ssize_t got = read(fd, line, size - 1);
   close(fd);
