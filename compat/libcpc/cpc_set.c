@@ -190,10 +190,11 @@ static int forget_set(cpc_t* cpc, cpc_set_t* set) {
   lock_handles(&saved);
   int found = 0;
   if (handle_is_open(cpc))
-    for (cpc_set_t** link = &cpc->sets; *link != NULL && !found; link = &(*link)->next)
+    for (cpc_set_t** link = &cpc->sets; *link != NULL; link = &(*link)->next)
       if (*link == set) {
         *link = set->next;
         found = 1;
+        break;
       }
   unlock_handles(&saved);
   return found;
@@ -387,10 +388,11 @@ int cpc_buf_destroy(cpc_t* cpc, cpc_buf_t* buf) {
   lock_handles(&saved);
   int found = 0;
   if (buf != NULL && handle_is_open(cpc))
-    for (cpc_buf_t** link = &cpc->bufs; *link != NULL && !found; link = &(*link)->next)
+    for (cpc_buf_t** link = &cpc->bufs; *link != NULL; link = &(*link)->next)
       if (*link == buf) {
         *link = buf->next;
         found = 1;
+        break;
       }
   unlock_handles(&saved);
   if (!found) return failed(EINVAL);
