@@ -155,6 +155,34 @@ TEST_F(OutputFile, ReplacementKeepsTheOwnerAndDropsSetIdBits) {
   EXPECT_EQ(quiet.err.find("perfmon: replaced"), std::string::npos) << quiet.err;
 }
 
+// A user who may write another user's file (by its group) replaces it with a file of their own,
+// which is not the other user's any more: said, not hidden.
+TEST_F(OutputFile, AnOwnerThatCannotBeKeptIsSaid) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root, to set up files of two users";
+  const std::string out = path("shared.txt");
+  write_file(out, "root's\n", 0664);
+  ASSERT_EQ(chown(out.c_str(), 0, 65534), 0);  // root's, group nogroup: writable by user nobody
+  ASSERT_EQ(chmod(dir_.c_str(), 0755), 0);
+  ASSERT_EQ(chown(dir_.c_str(), 65534, 65534), 0);
+  const std::vector<std::string> as_nobody = {"/usr/bin/setpriv", "--reuid=65534",   "--regid=65534",
+                                              "--clear-groups",   "--inh-caps=-all", "--"};
+  std::vector<std::string> args = as_nobody;
+  args.push_back(PERFMON);
+  std::vector<std::string> version = args;
+  version.emplace_back("--version");
+  if (run(version).exit_code != 0) GTEST_SKIP() << "user nobody cannot run " << PERFMON << " from this build directory";
+  for (const char* word : {"stat", "-o", "", "-e", "task-clock", "--", "/bin/true"}) args.emplace_back(word);
+  args[as_nobody.size() + 3] = out;
+  Result r = run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("perfmon: replaced '" + out + "', now owned by uid 65534 (was uid 0)."), std::string::npos)
+      << r.err;
+  struct stat status {};
+  ASSERT_EQ(stat(out.c_str(), &status), 0);
+  EXPECT_EQ(status.st_gid, 65534u);
+  EXPECT_EQ(status.st_mode & 07777, 0664u);
+}
+
 // An ordinary user's own read-only file is refused, as a shell's `>` refuses it; root may write it.
 TEST_F(OutputFile, ReadOnlyFileIsRefusedToItsOwner) {
   const std::string out = path("report.txt");

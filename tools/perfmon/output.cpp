@@ -134,17 +134,16 @@ void Output::open_replacement(const std::string& target, const struct stat* old_
 // set-user-id and set-group-id bits: a program rewritten by perfmon must not run with its owner's
 // rights. What could not be kept is said when the file is put in place.
 void Output::keep_owner_and_mode(int fd, const struct stat& old_file) {
-  struct stat created {};
-  ::fstat(fd, &created);
-  if (created.st_uid != old_file.st_uid || created.st_gid != old_file.st_gid) {
-    if (::fchown(fd, old_file.st_uid, old_file.st_gid) != 0 &&
-        ::fchown(fd, static_cast<uid_t>(-1), old_file.st_gid) != 0) {
-      changes_.push_back("now owned by uid " + std::to_string(created.st_uid) + " (was uid " +
-                         std::to_string(old_file.st_uid) + ", gid " + std::to_string(old_file.st_gid) + ")");
-    } else if (::fstat(fd, &created) == 0 && created.st_uid != old_file.st_uid) {
-      changes_.push_back("now owned by uid " + std::to_string(created.st_uid) + " (was uid " +
+  // Both where allowed; else the group alone (a user may give a file to a group of theirs).
+  if (::fchown(fd, old_file.st_uid, old_file.st_gid) != 0) ::fchown(fd, static_cast<uid_t>(-1), old_file.st_gid);
+  struct stat now {};
+  if (::fstat(fd, &now) == 0) {
+    if (now.st_uid != old_file.st_uid)
+      changes_.push_back("now owned by uid " + std::to_string(now.st_uid) + " (was uid " +
                          std::to_string(old_file.st_uid) + ")");
-    }
+    if (now.st_gid != old_file.st_gid)
+      changes_.push_back("now of group " + std::to_string(now.st_gid) + " (was group " +
+                         std::to_string(old_file.st_gid) + ")");
   }
   constexpr mode_t kSetId = S_ISUID | S_ISGID;
   ::fchmod(fd, old_file.st_mode & 07777 & ~kSetId);
