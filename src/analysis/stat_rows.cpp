@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "analysis/hybrid_totals.hpp"
-#include "events/syntax/perf_event.hpp"
+#include "events/syntax/perf_grammar.hpp"
 #include "kernel/text_file.hpp"
 #include "perfmon/stat.hpp"
 

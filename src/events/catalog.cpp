@@ -16,7 +16,7 @@
 #include "events/sources/tracefs.hpp"
 #include "events/suggest.hpp"
 #include "events/syntax/event_list.hpp"
-#include "events/syntax/perf_event.hpp"
+#include "events/syntax/perf_grammar.hpp"
 #include "events/syntax/text.hpp"
 #include "perfmon/error.hpp"
 

@@ -5,7 +5,7 @@
 #include "events/sources/libpfm.hpp"
 #include "events/sources/pmc_core.hpp"
 #include "events/syntax/pctr.hpp"
-#include "events/syntax/perf_event.hpp"
+#include "events/syntax/perf_grammar.hpp"
 #include "events/syntax/text.hpp"
 #include "perfmon/error.hpp"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "events/syntax/perf_event.hpp"
+#include "events/syntax/perf_grammar.hpp"
 #include "events/syntax/text.hpp"
 
 namespace perfmon::events {

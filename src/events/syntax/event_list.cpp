@@ -4,7 +4,7 @@
 #include <string>
 
 #include "events/syntax/cpc.hpp"
-#include "events/syntax/perf_event.hpp"
+#include "events/syntax/perf_grammar.hpp"
 #include "events/syntax/text.hpp"
 
 namespace perfmon::events {

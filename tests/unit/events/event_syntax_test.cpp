@@ -5,7 +5,7 @@
 
 #include <cctype>
 
-#include "events/syntax/perf_event.hpp"
+#include "events/syntax/perf_grammar.hpp"
 #include "events/syntax/text.hpp"
 #include "perfmon/error.hpp"
 

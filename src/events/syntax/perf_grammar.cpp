@@ -1,4 +1,4 @@
-#include "events/syntax/perf_event.hpp"
+#include "events/syntax/perf_grammar.hpp"
 
 #include <linux/hw_breakpoint.h>
 
