@@ -358,10 +358,11 @@ TEST_F(Report, ScriptJsonNamesTheSameLeafAsTheText) {
     in_caller += sym == "perfmon_inline_caller";
   }
   for (const std::string& line : lines_of(text.out)) {
-    std::istringstream words(line.substr(line.find("cpu-clock:u:") + 12));
-    std::string address, frame;
-    words >> address >> frame;
-    text_leaves.push_back(frame.substr(0, frame.find("+0x")));
+    // "ADDRESS FUNCTION+0xOFFSET (FILE)" or "ADDRESS [unknown] (FILE)"; a C++ name may hold spaces.
+    std::string frame = line.substr(line.find_first_not_of(' ', line.find("cpu-clock:u:") + 12));
+    frame = frame.substr(frame.find(' ') + 1);
+    frame = frame.substr(0, frame.rfind(" ("));
+    text_leaves.push_back(frame.substr(0, frame.rfind("+0x")));
   }
   EXPECT_EQ(json_leaves, text_leaves);
   EXPECT_GT(in_caller, 0u) << "no sample in the loop inlined into perfmon_inline_caller";
