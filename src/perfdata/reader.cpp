@@ -31,6 +31,20 @@ std::string hex(std::uint64_t value) {
   return text.str();
 }
 
+[[noreturn]] void cannot_read(const std::string& path, int err) {
+  throw Error(ErrorKind::InvalidArgument,
+              "cannot read '" + path + "': " + std::strerror(err) + "; give a perf.data file (-i FILE).", err);
+}
+
+// A regular file or a FIFO; a device is never read (a character device may never end).
+void check_readable_kind(const std::string& path, const struct stat& status) {
+  if (S_ISDIR(status.st_mode)) cannot_read(path, EISDIR);
+  if (!S_ISREG(status.st_mode) && !S_ISFIFO(status.st_mode))
+    throw Error(ErrorKind::InvalidArgument,
+                "'" + path + "' is a device, not a perf.data file; give one that perf record or perfmon record wrote.",
+                EINVAL);
+}
+
 }  // namespace
 
 struct PerfDataReader::Storage {
@@ -39,40 +53,34 @@ struct PerfDataReader::Storage {
 };
 
 PerfDataReader::PerfDataReader(const std::string& path) : storage_(std::make_unique<Storage>()), name_(path) {
+  // Looked at before anything opens it: opening a FIFO's read end, even to find it is one, would
+  // take what its writer sends.
   struct stat status {};
-  if (::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode)) storage_->mapping = kernel::FileMapping::map(path);
+  if (::stat(path.c_str(), &status) != 0) cannot_read(path, errno);
+  check_readable_kind(path, status);
+  if (S_ISREG(status.st_mode)) storage_->mapping = kernel::FileMapping::map(path);
   if (storage_->mapping) {
     bytes_ = storage_->mapping->bytes();
   } else {
-    storage_->bytes = read_stream(path);  // a pipe, an empty file
+    storage_->bytes = read_stream(path);  // a FIFO, an empty file
     bytes_ = storage_->bytes;
   }
   parse();
 }
 
-// A file that cannot be mapped: a pipe or FIFO is read if it starts as a perf.data file does; a
-// device is never read (a character device may never end).
+// A file that cannot be mapped, read whole if it starts as a perf.data file does.
 std::string PerfDataReader::read_stream(const std::string& path) const {
-  auto cannot_read = [&](int err) {
-    throw Error(ErrorKind::InvalidArgument,
-                "cannot read '" + path + "': " + std::strerror(err) + "; give a perf.data file (-i FILE).", err);
-  };
-  struct stat status {};
-  if (::stat(path.c_str(), &status) != 0) cannot_read(errno);
-  if (S_ISDIR(status.st_mode)) cannot_read(EISDIR);
-  if (!S_ISREG(status.st_mode) && !S_ISFIFO(status.st_mode))
-    throw Error(ErrorKind::InvalidArgument,
-                "'" + path + "' is a device, not a perf.data file; give one that perf record or perfmon record wrote.",
-                EINVAL);
   const kernel::FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
-  if (!file) cannot_read(errno);
+  struct stat status {};
+  if (!file || ::fstat(file.get(), &status) != 0) cannot_read(path, errno);
+  check_readable_kind(path, status);  // what was opened, should the path have changed meanwhile
   std::string bytes;
   char chunk[64 * 1024];
   for (;;) {
     const ssize_t got = ::read(file.get(), chunk, sizeof chunk);
     if (got == 0) break;
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) cannot_read(errno);
+    if (got < 0) cannot_read(path, errno);
     bytes.append(chunk, static_cast<std::size_t>(got));
     // What is not a perf.data file is refused after its first bytes, not read to its end.
     if (bytes.size() >= sizeof kMagic && std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) break;

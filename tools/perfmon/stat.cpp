@@ -236,36 +236,29 @@ class StatCommand {
     }
     if (o_.plan || o_.passes) {
       std::optional<CounterBudget> budget = counter_budget();
-      const bool hardware = std::any_of(groups_.begin(), groups_.end(), [](const EventGroup& group) {
-        return std::any_of(group.events.begin(), group.events.end(), [](const Event& event) {
-          const std::uint32_t type = event.attr.type;
-          return type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW;
-        });
-      });
-      if (!budget && !hardware) budget = CounterBudget{0, {}, "no hardware events to place"};
-      if (!budget) {
-        // Where the CPU does not say how many counters it has, a machine without a PMU has none to
-        // plan for; one with a PMU is missing the number.
-        const std::string no_pmu = probe_event(catalog.resolve("cycles").attr);
-        if (no_pmu.find("no hardware PMU") != std::string::npos)
+      try {
+        // Where the CPU does not say how many counters it has, events that need none (software
+        // events, tracepoints) still plan; the planner refuses any that needs one.
+        plan_ = plan_passes(groups_, budget.value_or(CounterBudget{0, {}, "the CPU does not say"}));
+      } catch (const Error& error) {
+        if (budget) return report_error("stat", error, 1);
+        const std::vector<PmuSummary> pmus = catalog.pmus();
+        if (std::none_of(pmus.begin(), pmus.end(), [](const PmuSummary& pmu) { return pmu.core; })) {
+          const std::string why = probe_event(catalog.resolve("cycles").attr);
           return report_error("stat",
                               Error(ErrorKind::Unsupported,
                                     "there is no hardware PMU here to plan passes for (" +
-                                        no_pmu.substr(0, no_pmu.find_last_not_of(". ") + 1) +
+                                        why.substr(0, why.find_last_not_of(". ") + 1) +
                                         "); software events and tracepoints need no counters.",
                                     ENODEV),
                               1);
+        }
         return report_error("stat",
                             Error(ErrorKind::Limit,
                                   "cannot tell how many counters this CPU has (no CPUID leaf, no PMU driver line in "
                                   "the kernel log): plan with the kernel log readable (as root).",
                                   ENODEV),
                             1);
-      }
-      try {
-        plan_ = plan_passes(groups_, *budget);
-      } catch (const Error& error) {
-        return report_error("stat", error, 1);
       }
       if (o_.plan) {
         std::fputs(describe_plan(plan_, groups_).c_str(), stdout);
