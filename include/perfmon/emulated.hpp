@@ -19,10 +19,6 @@
 
 namespace perfmon {
 
-namespace monitor {
-enum class EmulatedSource : unsigned char;
-}
-
 // Whether this machine can emulate, and with what.
 struct EmulatorInfo {
   bool available = false;
@@ -144,38 +140,6 @@ class EmulatedWorkload {
   std::unique_ptr<Counters> counters_;
   std::unique_ptr<SamplesFile> samples_;
   std::unique_ptr<Workload> workload_;
-};
-
-// Events counted on an emulated CPU: which of them it can give, and their values: `instructions`,
-// `branches` (all kinds), `branch-misses` (the predictor model's), `L1-dcache-loads` and
-// `L1-dcache-stores` (every load and store); from the cache model `L1-dcache-load-misses`,
-// `L1-dcache-store-misses`, `L1-icache-load-misses`, `LLC-loads` and `LLC-stores` (the L1D misses
-// that look in the LL), `LLC-load-misses`, `LLC-store-misses`, `cache-references` (every LL
-// lookup) and `cache-misses` (every LL miss). Each with or without `:u` (all of it is user mode),
-// all but instructions only if the workload's options count them.
-class EmulatedSession {
- public:
-  EmulatedSession(const std::vector<EventGroup>& groups, const EmulatedWorkload& workload);
-
-  std::size_t event_count() const { return events_.size(); }
-  const Event& event(std::size_t i) const { return events_[i]; }
-  bool supported(std::size_t i) const { return reasons_[i].empty(); }
-  const std::string& unsupported_reason(std::size_t i) const { return reasons_[i]; }
-
-  // Takes the counts now; `elapsed_ns` is the time they were counted for (each value's enabled
-  // and running time: an emulated count is never multiplexed).
-  void read(std::uint64_t elapsed_ns) noexcept;
-  CounterValue value(std::size_t i) const { return values_[i]; }
-  const EmulatedCounts& counts() const { return counts_; }
-  const EmulatedWorkload& workload() const { return workload_; }
-
- private:
-  const EmulatedWorkload& workload_;
-  std::vector<Event> events_;
-  std::vector<std::string> reasons_;
-  std::vector<monitor::EmulatedSource> sources_;  // where each event's value comes from
-  std::vector<CounterValue> values_;
-  EmulatedCounts counts_;
 };
 
 }  // namespace perfmon

@@ -31,6 +31,7 @@
 #include "perfmon/counter.hpp"
 #include "perfmon/estimate.hpp"
 #include "perfmon/event.hpp"
+#include "perfmon/reading.hpp"
 #include "perfmon/sample.hpp"
 #include "perfmon/session.hpp"
 #include "perfmon/target.hpp"
@@ -189,6 +190,11 @@ class EventSets {
 
   const std::vector<Location>& locations() const noexcept;
   const std::vector<std::string>& notes() const noexcept;
+
+  // The last read() as one value: every set's events (labelled "set<id>") with their values
+  // extrapolated to the whole measurement and their standard errors; its summary says each set's
+  // turns and share of the time. Allocates.
+  Reading reading() const;
 
  private:
   void release() noexcept;

@@ -20,6 +20,8 @@
 #include "perfmon/counter.hpp"
 #include "perfmon/estimate.hpp"
 #include "perfmon/event.hpp"
+#include "perfmon/location.hpp"
+#include "perfmon/reading.hpp"
 #include "perfmon/sample.hpp"
 #include "perfmon/target.hpp"
 
@@ -72,20 +74,6 @@ enum class Overhead { Keep, Subtract };
 enum class ReadMethod {
   Fastest,  // user mode where set up and possible, else read(2)
   Syscall,  // always read(2)
-};
-
-// One place the events are opened at: a thread (cpu == -1) or a CPU (tid == -1).
-struct Location {
-  pid_t tid = -1;
-  int cpu = -1;
-};
-
-// What the session changed so that the kernel would take an event. It never does so silently:
-// notes() says it, and event() holds the attr as the kernel took it.
-struct OpenFallbacks {
-  bool lower_precision = false;   // ':P': precise_ip lowered to what the PMU takes
-  bool user_space_only = false;   // perf_event_paranoid forbids counting the kernel: user space only
-  bool split_from_group = false;  // ':W': the group could not be opened whole; counted on its own
 };
 
 // In a program on perfmon's emulated CPU (run by perfmon stat --emulate), a session of
@@ -168,6 +156,10 @@ class CounterSession {
   // signal that finds none was taken care of with an earlier one. Async-signal-safe; one caller at
   // a time per session.
   bool take_overflow(int fd, std::size_t& event, Sample& sample) noexcept;
+
+  // The last read() as one value: every event with its values per location and estimate, the notes.
+  // Allocates: read() is the hot path, this is for reports.
+  Reading reading() const;
 
   // Things the session did on the user's behalf (for example a fallback to user-space counting).
   const std::vector<std::string>& notes() const noexcept;

@@ -1,6 +1,6 @@
-// perfmon: the figures `perf stat` prints, computed from a counting session — a row per event (or per
-// event and location), perf's derived metrics, and statistics over repeated runs. How they are
-// printed is stat_output.hpp's business.
+// perfmon: the figures `perf stat` prints, computed from a Reading (reading.hpp) — a row per event (or
+// per event and location), perf's derived metrics, and statistics over repeated runs and passes.
+// How they are printed is stat_output.hpp's business.
 #pragma once
 
 #include <sys/resource.h>
@@ -11,9 +11,8 @@
 #include <vector>
 
 #include "perfmon/counter.hpp"
-#include "perfmon/emulated.hpp"
-#include "perfmon/event_sets.hpp"
-#include "perfmon/session.hpp"
+#include "perfmon/location.hpp"
+#include "perfmon/reading.hpp"
 
 namespace perfmon {
 
@@ -56,34 +55,23 @@ struct StatReport {
 // Summed over all locations, or one row per location (CPU or thread).
 enum class StatBreakdown { Total, PerLocation };
 
-// A label per location of the session, for per-location rows: "CPU3", or "comm-tid" for a thread
-// (read now, while the thread exists).
-std::vector<std::string> location_labels(const CounterSession& session);
+// A label per location, for per-location rows: "CPU3", or "comm-tid" for a thread (read now, while
+// the thread exists).
+std::vector<std::string> location_labels(const std::vector<Location>& locations);
 
-// The rows of the session's last read(): state, scaled value and unit of each event, per location
-// with `labels` as prefixes when asked; hybrid per-PMU rows are followed by their sum.
-std::vector<StatRow> stat_rows(const CounterSession& session, StatBreakdown breakdown = StatBreakdown::Total,
+// The rows of a reading: state, scaled value and unit of each event, prefixed with its set or
+// pass; summed over the locations, or one row per location (where the reading keeps them apart)
+// with `labels` as prefixes; hybrid per-PMU rows are followed by their sum. A row extrapolated from
+// part of the time carries its standard error where the reading has an estimate.
+std::vector<StatRow> stat_rows(const Reading& reading, StatBreakdown breakdown = StatBreakdown::Total,
                                const std::vector<std::string>& labels = {});
-// The same for the change since `previous` (updated to the current values): one interval's rows.
-std::vector<StatRow> stat_interval_rows(const CounterSession& session, std::vector<CounterValue>& previous,
+// The same for the change since `previous` (updated to the reading's values): one interval's rows.
+std::vector<StatRow> stat_interval_rows(const Reading& reading, std::vector<CounterValue>& previous,
                                         StatBreakdown breakdown = StatBreakdown::Total,
                                         const std::vector<std::string>& labels = {});
-
-// Event sets: a row per event of every set, prefixed "set<id>", scaled to the whole measurement
-// with its standard error; and the lines under them: each set's runs and share of the time.
-std::vector<StatRow> stat_rows(const EventSets& sets);
-std::vector<std::string> stat_footnotes(const EventSets& sets);
-
-// The lines under the table: unsupported events grouped by reason, and what the session did on
-// the user's behalf.
-std::vector<std::string> stat_footnotes(const CounterSession& session);
-
-// The emulated CPU's rows (each marked `emulated`) of the session's last read(), and the lines
-// under them: what was emulated (QEMU, processes, threads), execs that ran natively, unsupported
-// events.
-std::vector<StatRow> stat_rows(const EmulatedSession& session);
-std::vector<StatRow> stat_interval_rows(const EmulatedSession& session, std::vector<CounterValue>& previous);
-std::vector<std::string> stat_footnotes(const EmulatedSession& session);
+// The lines under the table: how it was counted (the reading's summary), unsupported events
+// grouped by reason, and what the measurement did on the user's behalf.
+std::vector<std::string> stat_footnotes(const Reading& reading);
 
 // perf's derived figures: CPUs utilized, GHz, insn per cycle, miss ratios, rates per second.
 void compute_metrics(std::vector<StatRow>& rows, double elapsed_ns);
@@ -102,6 +90,15 @@ struct StatRun {
   double elapsed_ns = 0;
   std::optional<rusage> usage;  // a command's resources
 };
+
+// Passes of one command (perfmon stat --passes): for each event counted in more than one pass,
+// one line with its mean and the spread between passes, which shows how alike the runs were.
+std::vector<std::string> pass_spread_lines(const std::vector<StatRow>& rows);
+
+// A warning for each event whose count in an empty program's rows (the cost of starting and ending
+// any program: exec, the dynamic loader, exit) is over `fraction` of its count in `rows`.
+std::vector<std::string> small_count_warnings(const std::vector<StatRow>& empty, const std::vector<StatRow>& rows,
+                                              double fraction = 0.05);
 
 // The report of one or more runs of the same events: the rows' means and relative standard
 // deviations, the mean wall time, a command's CPU time, and the metrics.

@@ -35,7 +35,14 @@ struct Target {
   // A command started by perfmon::Workload and held before its exec.
   static Target workload(const Workload& workload);
   // A command on perfmon's emulated CPU (emulated.hpp): a CounterSession on it counts the whole
-  // command (its processes and threads) from start() to stop(), exactly, as EmulatedSession does.
+  // command (its processes and threads) from start() to stop(), exactly, and its reading says what
+  // was emulated. The emulated CPU gives `instructions`, `branches` (all kinds), `branch-misses`
+  // (the predictor model's), `L1-dcache-loads` and `L1-dcache-stores` (every load and store); from
+  // the cache model `L1-dcache-load-misses`, `L1-dcache-store-misses`, `L1-icache-load-misses`,
+  // `LLC-loads` and `LLC-stores` (the L1D misses that look in the LL), `LLC-load-misses`,
+  // `LLC-store-misses`, `cache-references` (every LL lookup) and `cache-misses` (every LL miss).
+  // Each with or without `:u` (all of it is user mode), all but instructions only if the
+  // workload's options count them; any other event is unsupported, with the reason.
   static Target emulated(const EmulatedWorkload& workload);
   static Target cpu_list(std::vector<int> cpus);
   static Target all_cpus();

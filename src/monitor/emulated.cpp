@@ -508,26 +508,33 @@ EmulatorOptions EmulatorOptions::enabled_for(const std::vector<EventGroup>& grou
   return options;
 }
 
-EmulatedSession::EmulatedSession(const std::vector<EventGroup>& groups, const EmulatedWorkload& workload)
-    : workload_(workload) {
+namespace monitor {
+
+std::vector<std::string> emulated_summary(const EmulatedWorkload& workload) {
+  std::vector<std::string> lines;
+  const EmulatedCounts counts = workload.read();
+  auto count = [](std::uint64_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  lines.push_back("(emulated): counted on QEMU's emulated " + workload.architecture() + " CPU (" + workload.qemu() +
+                  "), not the host's: user mode only, " + count(counts.processes, "process", "processes") + ", " +
+                  count(counts.threads, "thread", "threads") + "; compare emulated counts with emulated counts.");
   const EmulatorOptions& options = workload.options();
-  for (const EventGroup& group : groups)
-    for (const Event& event : group.events) {
-      events_.push_back(event);
-      std::string reason;
-      const monitor::EmulatedSource source = monitor::emulated_source(event, options, reason);
-      sources_.push_back(source);
-      reasons_.push_back(reason);
-    }
-  values_.resize(events_.size());
+  if (options.branches)
+    lines.push_back("(emulated): branches by kind: " + std::to_string(counts.conditional_branches) + " conditional, " +
+                    std::to_string(counts.direct_branches) + " direct, " + std::to_string(counts.indirect_branches) +
+                    " indirect (returns included).");
+  if (options.caches) {
+    const CacheHierarchy& caches = options.cache_hierarchy;
+    lines.push_back("(emulated): cache model (LRU, one per thread): L1I " + caches.l1i.describe() + "; L1D " +
+                    caches.l1d.describe() + "; LL " + caches.ll.describe() + " (" + caches.source + ").");
+  }
+  if (counts.execs_not_followed > 0)
+    lines.push_back("warning: " + count(counts.execs_not_followed, "exec", "execs") +
+                    " of the command ran natively, uncounted; the first: " + workload.first_exec_not_followed() + ".");
+  return lines;
 }
 
-void EmulatedSession::read(std::uint64_t elapsed_ns) noexcept {
-  counts_ = workload_.read();
-  for (std::size_t i = 0; i < events_.size(); ++i)
-    values_[i] = sources_[i] == monitor::EmulatedSource::None
-                     ? CounterValue{}
-                     : CounterValue{monitor::emulated_value(sources_[i], counts_), elapsed_ns, elapsed_ns, 0};
-}
+}  // namespace monitor
 
 }  // namespace perfmon

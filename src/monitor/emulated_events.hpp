@@ -1,10 +1,11 @@
-// What the emulated CPU counts, event by event: one table for EmulatedSession (the whole command,
-// from the counters file) and for CounterSession on the emulated CPU (a region of the calling
-// thread, from the plugin's answer to its read).
+// What the emulated CPU counts, event by event: one table for a CounterSession on an emulated
+// command (the whole command, from the counters file) and on the emulated CPU itself (a region of
+// the calling thread, from the plugin's answer to its read).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "counters_abi.h"
 #include "perfmon/emulated.hpp"
@@ -44,5 +45,9 @@ void add_slot(EmulatedCounts& counts, perfmon_emulate_slot& slot) noexcept;
 
 // The options the plugin counts with, from its PERFMON_EMULATE_COUNTS_* flags.
 EmulatorOptions options_of_flags(std::uint32_t flags) noexcept;
+
+// What was emulated, as a reading's summary says it: the CPU and QEMU, the processes and threads,
+// branches by kind and the cache model where counted, execs that ran natively.
+std::vector<std::string> emulated_summary(const EmulatedWorkload& workload);
 
 }  // namespace perfmon::monitor

@@ -20,7 +20,7 @@
 #include "monitor/locations.hpp"
 #include "perfmon/counter.hpp"
 #include "perfmon/event.hpp"
-#include "perfmon/session.hpp"
+#include "perfmon/reading.hpp"
 #include "perfmon/target.hpp"
 
 namespace perfmon::monitor {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "kernel/fd.hpp"
-#include "perfmon/session.hpp"
+#include "perfmon/location.hpp"
 #include "perfmon/target.hpp"
 
 namespace perfmon::monitor {

@@ -243,11 +243,8 @@ EmulatedRegion emulated_region(const std::vector<EventGroup>& groups, const Sess
   region.counted.assign(region.sources.size(), 0);
   region.answered = here.state == monitor::EmulatedCpuHere::State::Emulated;
   if (!region.answered) return region;
-  if (workload != nullptr)
-    notes.push_back(
-        "counted on perfmon's emulated CPU: the counts are the whole command's, its processes and "
-        "threads.");
-  else
+  // A whole command's reading says what was emulated in its summary (emulated_summary).
+  if (workload == nullptr)
     notes.push_back(std::string("counted on perfmon's emulated CPU: the counts are the calling thread's") +
                     (options.inherit ? ", not those of the threads and processes it starts." : "."));
   if (here.shared_slot)
@@ -543,6 +540,27 @@ int CounterSession::rearm(std::size_t index, std::uint64_t period, int overflows
     if (int err = count > 0 ? kernel::refresh(at.fd, count) : kernel::enable(at.fd, false); err != 0) return -err;
   }
   return 0;
+}
+
+Reading CounterSession::reading() const {
+  Reading reading;
+  reading.locations = locations();
+  reading.emulated = emulated();
+  if (reading.emulated && state_->emulated->workload != nullptr)
+    reading.summary = monitor::emulated_summary(*state_->emulated->workload);
+  reading.notes = notes();
+  for (std::size_t i = 0; i < event_count(); ++i) {
+    ReadingEvent& out = reading.events.emplace_back();
+    out.event = event(i);
+    out.fallbacks = fallbacks(i);
+    out.supported = supported(i);
+    out.unsupported_reason = unsupported_reason(i);
+    out.scheduling_failed = scheduling_failed(i);
+    out.value = value(i);
+    for (std::size_t l = 0; l < reading.locations.size(); ++l) out.at.push_back(value(i, l));
+    out.estimate = estimate(i);
+  }
+  return reading;
 }
 
 const std::vector<std::string>& CounterSession::notes() const noexcept {

@@ -490,11 +490,13 @@ TEST(EmulatedRegion, CountsJustTheRegionExactly) {
 TEST(EmulatedRegion, CountsTheModelsEventsThatTheEmulatedCpuRuns) {
   REQUIRE_REGION_PROGRAM();
   // The loop's branch is learnt: a million more iterations add a miss at most (where the
-  // predictor's state before the loop differs). The loop loads nothing: they add no loads.
+  // predictor's state before the loop differs). The loop loads nothing: they add no loads. Both
+  // runs count the same events in the region, so that the program around the loop is the same
+  // (a predictor indexed by address sees the library's code too).
   std::string output;
-  auto once = region_counts("instructions,branch-misses,L1-dcache-loads",
-                            "branch-misses,L1-dcache-loads,L1-dcache-load-misses", 1'000'000, &output);
-  auto twice = region_counts("instructions,branch-misses,L1-dcache-loads", "branch-misses,L1-dcache-loads", 2'000'000);
+  const std::string region_events = "branch-misses,L1-dcache-loads,L1-dcache-load-misses";
+  auto once = region_counts("instructions,branch-misses,L1-dcache-loads", region_events, 1'000'000, &output);
+  auto twice = region_counts("instructions,branch-misses,L1-dcache-loads", region_events, 2'000'000);
   ASSERT_EQ(once.count("branch-misses"), 1u) << output;
   ASSERT_EQ(once.count("L1-dcache-loads"), 1u) << output;
   EXPECT_LE(twice["branch-misses"].second - once["branch-misses"].second, 1) << output;
@@ -560,10 +562,14 @@ TEST(EmulatedWorkload, SaysWhichExecsRanNatively) {
   EmulatorOptions options;
   options.follow_exec = false;
   EmulatedWorkload workload({"sh", "-c", std::string("exec ") + EMULATED_LOOP + " 1000000"}, options);
+  EventCatalog catalog;
+  CounterSession session(catalog.parse("instructions,branches"), Target::emulated(workload));
+  session.start();
   workload.start();
   WorkloadExit exit;
   while (!workload.wait(exit)) {
   }
+  session.stop();
   EXPECT_EQ(exit.exit_code(), 0);
   const EmulatedCounts counts = workload.read();
   EXPECT_EQ(counts.execs_not_followed, 1u);
@@ -571,9 +577,14 @@ TEST(EmulatedWorkload, SaysWhichExecsRanNatively) {
   EXPECT_LT(counts.instructions, 2'000'000u);  // the shell only
   EXPECT_NE(workload.first_exec_not_followed().find("following execs is off"), std::string::npos)
       << workload.first_exec_not_followed();
+  // The session's reading says so too, under the counts.
+  ASSERT_EQ(session.read(), 0);
+  const Reading reading = session.reading();
+  EXPECT_TRUE(reading.emulated);
+  ASSERT_FALSE(reading.summary.empty());
+  EXPECT_EQ(reading.summary.back().rfind("warning: 1 exec of the command ran natively, uncounted; the first: ", 0), 0u)
+      << reading.summary.back();
   // Branches were not asked for: the session says so rather than count nothing.
-  EventCatalog catalog;
-  EmulatedSession session(catalog.parse("instructions,branches"), workload);
   EXPECT_TRUE(session.supported(0));
   EXPECT_FALSE(session.supported(1));
   EXPECT_NE(session.unsupported_reason(1).find("without counting branches"), std::string::npos)
@@ -588,7 +599,8 @@ TEST(EmulatedWorkload, SaysWhichExecsRanNatively) {
 }
 
 // The same library calls as natively: a CounterSession on Target::emulated counts the command on
-// the emulated CPU, as EmulatedSession and perfmon stat --emulate do, and its rows are marked.
+// the emulated CPU, as perfmon stat --emulate does, its rows are marked, and its reading's summary
+// says what was emulated.
 TEST(EmulatedWorkload, CounterSessionOnAnEmulatedTargetCountsTheCommand) {
   REQUIRE_QEMU();
   EventCatalog catalog;
@@ -613,8 +625,11 @@ TEST(EmulatedWorkload, CounterSessionOnAnEmulatedTargetCountsTheCommand) {
   EXPECT_FALSE(session.supported(2));
   EXPECT_NE(session.unsupported_reason(2).find("emulated CPU"), std::string::npos) << session.unsupported_reason(2);
   EXPECT_EQ(static_cast<long long>(session.value(0).raw), emulated_count({EMULATED_LOOP, loop(1'000'000)}));
-  for (const StatRow& row : stat_rows(session)) EXPECT_TRUE(row.emulated) << row.event;
-  EXPECT_NE(session.notes().front().find("the whole command's"), std::string::npos) << session.notes().front();
+  const Reading reading = session.reading();
+  for (const StatRow& row : stat_rows(reading)) EXPECT_TRUE(row.emulated) << row.event;
+  ASSERT_FALSE(reading.summary.empty());
+  EXPECT_EQ(reading.summary.front().rfind("(emulated): counted on QEMU's emulated ", 0), 0u) << reading.summary.front();
+  EXPECT_NE(reading.summary.front().find(", 1 process, 1 thread;"), std::string::npos) << reading.summary.front();
 }
 
 // The library's records, as a perf.data writer takes them: in time order, each thread named

@@ -24,6 +24,7 @@
 #include "perfmon/error.hpp"
 #include "perfmon/scope.hpp"
 #include "perfmon/session.hpp"
+#include "perfmon/stat.hpp"
 #include "perfmon/workload.hpp"
 
 // Counts heap allocations so that a test can prove the read path makes none.
@@ -88,6 +89,28 @@ TEST(Counting, TracepointCountsEverySystemCallOfTheCallingThread) {
   EXPECT_EQ(value.raw, static_cast<std::uint64_t>(kCalls));
   EXPECT_GT(value.enabled, 0u);
   EXPECT_EQ(value.enabled, value.running);  // a tracepoint is never multiplexed
+}
+
+// The session's Reading holds what its accessors give, per event and location, and its notes.
+TEST(Counting, ReadingHoldsTheSessionsEventsValuesAndNotes) {
+  CounterSession session(catalog().parse("syscalls:sys_enter_getppid,task-clock"), Target::self(), no_inherit());
+  session.start();
+  call_getppid(kCalls);
+  session.stop();
+  ASSERT_EQ(session.read(), 0);
+  const Reading reading = session.reading();
+  ASSERT_EQ(reading.events.size(), 2u);
+  ASSERT_EQ(reading.locations.size(), session.locations().size());
+  EXPECT_EQ(reading.events[0].event.name, "syscalls:sys_enter_getppid");
+  EXPECT_EQ(reading.events[0].value.raw, static_cast<std::uint64_t>(kCalls));
+  ASSERT_EQ(reading.events[0].at.size(), reading.locations.size());
+  EXPECT_EQ(reading.events[0].at[0].raw, static_cast<std::uint64_t>(kCalls));
+  EXPECT_TRUE(reading.events[0].supported);
+  EXPECT_TRUE(reading.events[0].label.empty());
+  EXPECT_EQ(reading.notes, session.notes());
+  EXPECT_TRUE(reading.summary.empty());
+  EXPECT_FALSE(reading.emulated);
+  EXPECT_EQ(stat_rows(reading).front().value.raw, static_cast<std::uint64_t>(kCalls));
 }
 
 TEST(Counting, GroupIsReadAtomicallyWithOneRead) {

@@ -16,6 +16,7 @@
 #include "../helpers/system_calls.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/event_sets.hpp"
+#include "perfmon/stat.hpp"
 #include "perfmon/workload.hpp"
 
 namespace perfmon {
@@ -65,6 +66,33 @@ TEST(EventSets, OneSetWithoutSwitchingCountsLikeASession) {
   EXPECT_DOUBLE_EQ(estimate.value, 137.0);
   ASSERT_TRUE(estimate.standard_error);
   EXPECT_EQ(*estimate.standard_error, 0.0);
+}
+
+// Its Reading labels each event with its set and says how the sets took turns.
+TEST(EventSets, ReadingLabelsEveryEventWithItsSet) {
+  std::vector<EventSetDefinition> sets{set_of(0, kGetppid), set_of(3, kGetppid)};
+  sets[1].next = 0;
+  EventSets session(sets, Target::self(), no_inherit());
+  session.start();
+  call_getppid(11);
+  session.stop();
+  ASSERT_EQ(session.read(), 0);
+  const Reading reading = session.reading();
+  ASSERT_EQ(reading.events.size(), 2u);
+  EXPECT_EQ(reading.events[0].label, "set0");
+  EXPECT_EQ(reading.events[1].label, "set3");
+  EXPECT_EQ(reading.events[0].label_kind, "set");
+  EXPECT_EQ(reading.events[0].value.raw, 11u);  // set 0 was on the PMU all the time
+  EXPECT_EQ(reading.events[1].value.raw, 0u);
+  ASSERT_TRUE(reading.events[0].estimate);
+  EXPECT_DOUBLE_EQ(reading.events[0].estimate->value, 11.0);
+  EXPECT_FALSE(reading.emulated);
+  ASSERT_EQ(reading.summary.size(), 3u);
+  EXPECT_EQ(reading.summary[0].rfind("set0: 1 run, on the PMU 100.00% of the time", 0), 0u) << reading.summary[0];
+  EXPECT_EQ(reading.summary[2].rfind("0 switches;", 0), 0u) << reading.summary[2];
+  const std::vector<StatRow> rows = stat_rows(reading);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].prefix, "set3");
 }
 
 TEST(EventSets, OverflowSwitchingSwitchesOncePerPeriodExactly) {

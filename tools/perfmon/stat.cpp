@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "errors.hpp"
 #include "event_arguments.hpp"
+#include "measurement.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "perfmon/catalog.hpp"
@@ -277,7 +278,7 @@ class StatCommand {
     std::optional<Run> floor;
     if (o_.calibrate) floor = run_once(out, groups_, {"true"});
     for (long i = 0; i < o_.repeat && !o_.passes; ++i) {
-      Run run = o_.sets.empty() ? run_once(out, groups_, o_.command) : run_sets_once();
+      Run run = run_once(out, groups_, o_.command);
       if (run.exit) status = run.exit->exit_code();
       bool stop = run.interrupted;
       runs.push_back(std::move(run));
@@ -303,10 +304,12 @@ class StatCommand {
 
  private:
   // Waits until the command exits, a signal asks to stop, or (attached) the targets have gone,
-  // calling tick() every `tick_ms` (0: never) and handing `extra_signal` to on_extra.
-  template <typename Command, typename Tick, typename Extra>
-  void wait_until_done(Run& run, Command* workload, const Target& target, long tick_ms, Tick&& tick, int extra_signal,
-                       Extra&& on_extra) {
+  // calling tick() every `tick_ms`, and handing the measurement the signal it handles.
+  template <typename Tick>
+  void wait_until_done(Run& run, Measurement& measurement, long tick_ms, Tick&& tick) {
+    Command* const workload = measurement.command();
+    const Target& target = measurement.target();
+    const int extra_signal = measurement.signal_number();
     sigset_t signals;
     sigemptyset(&signals);
     for (int signo : {SIGINT, SIGTERM, SIGCHLD, SIGHUP}) sigaddset(&signals, signo);
@@ -331,7 +334,7 @@ class StatCommand {
       }
       siginfo_t info;
       int signo = sigtimedwait(&signals, &info, wake ? &timeout : nullptr);
-      if (signo == SIGCHLD && workload && workload->wait(run.exit.emplace(), false)) done = true;
+      if (signo == SIGCHLD && workload && workload->wait(run.exit.emplace())) done = true;
       if (signo == SIGCHLD && !done) run.exit.reset();
       if (signo == SIGINT || signo == SIGTERM || signo == SIGHUP) {
         run.interrupted = true;
@@ -340,7 +343,8 @@ class StatCommand {
         else
           done = true;
       }
-      if (signo != -1 && (signo == extra_signal || (extra_signal != 0 && signo == SIGIO))) on_extra(info);
+      if (signo != -1 && (signo == extra_signal || (extra_signal != 0 && signo == SIGIO)))
+        measurement.handle_signal(info);
       if (!workload && !targets_alive(target)) done = true;
       if (tick_ms > 0 && (now_ns() >= next_tick || done)) {
         const double now = now_ns();
@@ -357,77 +361,63 @@ class StatCommand {
     header_printed = true;
   }
 
-  // --calibrate: a warning for each event whose count the empty program's (the cost of starting
-  // and ending any program: exec, the dynamic loader, exit) is over 5% of.
-  static std::vector<std::string> small_count_warnings(const std::vector<StatRow>& empty,
-                                                       const std::vector<StatRow>& rows) {
-    std::vector<std::string> warnings;
-    for (std::size_t i = 0; i < rows.size() && i < empty.size(); ++i) {
-      const StatRow& row = rows[i];
-      if (row.state != StatRow::State::Counted || empty[i].state != StatRow::State::Counted) continue;
-      if (empty[i].scaled <= 0.05 * row.scaled) continue;
-      char amount[64], text[384];
-      if (row.unit.empty())
-        std::snprintf(amount, sizeof amount, "%.0f", empty[i].scaled);
-      else
-        std::snprintf(amount, sizeof amount, "%.2f %s", empty[i].scaled, row.unit.c_str());
-      std::snprintf(text, sizeof text,
-                    "warning: region too small: starting and ending a program (an empty one, true, counts %s) is "
-                    "%.0f%% of this count of '%s'; measure more work in one run.",
-                    amount, row.scaled == 0 ? 100.0 : std::min(100.0, 100.0 * empty[i].scaled / row.scaled),
-                    row.event.c_str());
-      warnings.emplace_back(text);
-    }
-    return warnings;
+  // The measurement perfmon stat's options ask for: one line a kind.
+  std::unique_ptr<Measurement> make_measurement(const std::vector<EventGroup>& groups,
+                                                const std::vector<std::string>& command) const {
+    MeasurementRequest request{groups,     set_definitions_,       command,  o_.target,
+                               o_.inherit, o_.strict || o_.passes, o_.caches};
+    if (o_.emulate) return measure_emulated(request);
+    if (!o_.sets.empty()) return measure_event_sets(request);
+    return measure_counters(request);
   }
 
-  Run run_once(Output& out, const std::vector<EventGroup>& groups, const std::vector<std::string>& command) {
-    if (o_.emulate) return run_emulated_once(out, groups, command);
+  // One run: the measurement opened, started with the command, read every interval (each read a
+  // slice of a multiplexed count's rate; with -I, each interval's counts printed) until the command
+  // ends, then read once more. A pass of --passes labels its rows "passN".
+  Run run_once(Output& out, const std::vector<EventGroup>& groups, const std::vector<std::string>& command,
+               const std::string& pass_label = "") {
     Run run;
-    std::optional<Workload> workload;
-    if (!command.empty()) workload.emplace(command);
-    Target target = make_target(o_.target, workload ? &*workload : nullptr);
-    SessionOptions options;
-    options.inherit = o_.inherit;
-    options.strict = o_.strict || o_.passes;
-    options.error_bars = true;
-    CounterSession session(groups, target, options);
+    std::unique_ptr<Measurement> measurement = make_measurement(groups, command);
+    const Reading opened = measurement->reading();
     // Thread names now, while the threads exist, for --per-thread rows.
-    const std::vector<std::string> labels = location_labels(session);
+    const std::vector<std::string> labels = location_labels(opened.locations);
     if (o_.verbose)
-      for (std::size_t i = 0; i < session.event_count(); ++i) verbose_event(session.event(i), session.supported(i));
-    if (!target.enable_on_exec) session.start();
+      for (const ReadingEvent& event : opened.events) verbose_event(event.event, event.supported);
+    measurement->start();
     const double start = now_ns();
-    if (workload) workload->start();  // throws (exit 127) when the command cannot run
-    if (o_.verbose) std::fprintf(stderr, "perfmon: counting started\n");
+    if (Command* workload = measurement->command()) workload->start();  // throws (exit 127) when it cannot run
+    if (o_.verbose) std::fprintf(stderr, "perfmon: counting started%s\n", measurement->counting_on().c_str());
 
-    // Every interval's counts are printed; without -I the counters are read every 100 ms all the
-    // same, each read a slice of the rates that gives a multiplexed count its error bar.
     const long tick_ms = o_.interval_ms > 0 ? o_.interval_ms : kSliceMs;
-    const bool cpu_locations = session.locations().front().cpu >= 0;
+    const bool cpu_locations = !opened.locations.empty() && opened.locations.front().cpu >= 0;
     const StatBreakdown breakdown = (o_.per_thread && !cpu_locations) || (o_.no_aggr && cpu_locations)
                                         ? StatBreakdown::PerLocation
                                         : StatBreakdown::Total;
     std::vector<CounterValue> previous;
     bool header_printed = false;
-    wait_until_done(
-        run, workload ? &*workload : static_cast<Workload*>(nullptr), target, tick_ms,
-        [&](double interval_ns) {
-          session.read();
-          if (o_.interval_ms == 0 || command != o_.command) return;
-          print_interval(out, stat_interval_rows(session, previous, breakdown, labels), interval_ns, start,
-                         header_printed);
-        },
-        0, [](const siginfo_t&) {});
+    wait_until_done(run, *measurement, tick_ms, [&](double interval_ns) {
+      measurement->read();
+      if (o_.interval_ms == 0 || command != o_.command) return;
+      print_interval(out, stat_interval_rows(measurement->reading(), previous, breakdown, labels), interval_ns, start,
+                     header_printed);
+    });
     run.figures.elapsed_ns = now_ns() - start;
-    session.stop();
-    if (int err = session.read(); err != 0)
+    measurement->stop();
+    if (int err = measurement->read(); err != 0)
       throw Error(ErrorKind::System, std::string("cannot read the counters: ") + std::strerror(err) + ".", err);
-    if (workload && run.exit) run.figures.usage = run.exit->usage;
-    run.figures.rows = stat_rows(session, breakdown, labels);
-    run.footnotes = stat_footnotes(session);
-    if (std::string hint = emulate_hint(run.figures.rows, command); !hint.empty()) run.footnotes.push_back(hint);
-    if (options.strict)
+    if (measurement->command() && run.exit) run.figures.usage = run.exit->usage;
+    Reading reading = measurement->reading();
+    if (!pass_label.empty())
+      for (ReadingEvent& event : reading.events) {
+        event.label = pass_label;
+        event.label_kind = "pass";
+      }
+    run.figures.rows = stat_rows(reading, breakdown, labels);
+    run.footnotes = stat_footnotes(reading);
+    // Only where one measurement could count on the emulated CPU instead.
+    if (!reading.emulated && o_.sets.empty())
+      if (std::string hint = emulate_hint(run.figures.rows, command); !hint.empty()) run.footnotes.push_back(hint);
+    if (o_.strict || o_.passes)  // both pin every group
       for (const StatRow& row : run.figures.rows)
         if (row.state == StatRow::State::NotScheduled)
           throw Error(ErrorKind::Limit,
@@ -452,50 +442,14 @@ class StatCommand {
            "emulated CPU, without a PMU (docs/emulated.md).";
   }
 
-  // --emulate: the command on QEMU's emulated CPU; its counts are read from the plugin's shared
-  // counters, each interval's as the command runs.
-  Run run_emulated_once(Output& out, const std::vector<EventGroup>& groups, const std::vector<std::string>& command) {
-    Run run;
-    EmulatorOptions options;
-    options.cache_hierarchy = o_.caches;
-    EmulatedWorkload workload(command, options.enabled_for(groups));
-    EmulatedSession session(groups, workload);
-    if (o_.verbose)
-      for (std::size_t i = 0; i < session.event_count(); ++i) verbose_event(session.event(i), session.supported(i));
-    const double start = now_ns();
-    workload.start();
-    if (o_.verbose) std::fprintf(stderr, "perfmon: counting started on %s\n", workload.qemu().c_str());
-    std::vector<CounterValue> previous;
-    bool header_printed = false;  // before the first interval's rows
-    auto elapsed = [&] { return static_cast<std::uint64_t>(now_ns() - start); };
-    wait_until_done(
-        run, &workload, Target::self(), o_.interval_ms,
-        [&](double interval_ns) {
-          if (command != o_.command) return;
-          session.read(elapsed());
-          print_interval(out, stat_interval_rows(session, previous), interval_ns, start, header_printed);
-        },
-        0, [](const siginfo_t&) {});
-    run.figures.elapsed_ns = now_ns() - start;
-    session.read(static_cast<std::uint64_t>(run.figures.elapsed_ns));
-    if (run.exit) run.figures.usage = run.exit->usage;
-    run.figures.rows = stat_rows(session);
-    run.footnotes = stat_footnotes(session);
-    return run;
-  }
-
   // --passes: the command once per pass, each pass's rows prefixed "passN"; the events counted in
   // every pass show how alike the runs were.
   Run run_passes(Output& out) {
     Run merged;
     double elapsed = 0;
     for (std::size_t p = 0; p < plan_.passes.size(); ++p) {
-      Run run = run_once(out, plan_.groups_of(p, groups_), o_.command);
-      for (StatRow& row : run.figures.rows) {
-        row.prefix = "pass" + std::to_string(p + 1);
-        row.prefix_kind = "pass";
-        merged.figures.rows.push_back(std::move(row));
-      }
+      Run run = run_once(out, plan_.groups_of(p, groups_), o_.command, "pass" + std::to_string(p + 1));
+      for (StatRow& row : run.figures.rows) merged.figures.rows.push_back(std::move(row));
       elapsed += run.figures.elapsed_ns;
       merged.exit = run.exit;
       merged.figures.usage = run.figures.usage;
@@ -511,71 +465,6 @@ class StatCommand {
                                ", every event counted all the time of its pass; time elapsed is their sum.");
     for (const std::string& line : pass_spread_lines(merged.figures.rows)) merged.footnotes.push_back(line);
     return merged;
-  }
-
-  // For each event counted in more than one pass: its mean and the spread between passes.
-  static std::vector<std::string> pass_spread_lines(const std::vector<StatRow>& rows) {
-    std::vector<std::string> lines, seen;
-    for (const StatRow& row : rows) {
-      if (std::find(seen.begin(), seen.end(), row.event) != seen.end()) continue;
-      seen.push_back(row.event);
-      std::vector<double> values;
-      for (const StatRow& other : rows)
-        if (other.event == row.event && other.state == StatRow::State::Counted) values.push_back(other.scaled);
-      if (values.size() < 2) continue;
-      double sum = 0, low = values.front(), high = values.front();
-      for (double value : values) {
-        sum += value;
-        low = std::min(low, value);
-        high = std::max(high, value);
-      }
-      const double mean = sum / static_cast<double>(values.size());
-      char line[256];
-      const std::string unit = row.unit.empty() ? "" : " " + row.unit;
-      std::snprintf(line, sizeof line, "%s, counted in %zu passes: mean %.2f%s, spread %.2f%% (from %.2f to %.2f)",
-                    row.event.c_str(), values.size(), mean, unit.c_str(), mean == 0 ? 0.0 : 100.0 * (high - low) / mean,
-                    low, high);
-      lines.emplace_back(line);
-    }
-    return lines;
-  }
-
-  // --sets: perfmon switches the sets in this thread as their timers and triggers overflow.
-  Run run_sets_once() {
-    Run run;
-    std::optional<Workload> workload;
-    if (!o_.command.empty()) workload.emplace(o_.command);
-    Target target = make_target(o_.target, workload ? &*workload : nullptr);
-    EventSetOptions options;
-    options.session.inherit = o_.inherit;
-    options.switch_in_handler = false;
-    EventSets sets(set_definitions_, target, options);
-    if (o_.verbose)
-      for (std::size_t set = 0; set < sets.set_count(); ++set)
-        for (std::size_t i = 0; i < sets.event_count(set); ++i)
-          verbose_event(sets.event(set, i), sets.supported(set, i));
-    if (!target.enable_on_exec) sets.start();
-    const double start = now_ns();
-    if (workload) workload->start();
-    if (o_.verbose) std::fprintf(stderr, "perfmon: counting started\n");
-    wait_until_done(
-        run, workload ? &*workload : static_cast<Workload*>(nullptr), target, 0, [](double) {}, sets.signal_number(),
-        [&](const siginfo_t& info) {
-          // SIGIO: the signal queue overflowed and the overflows lost their fds; the active set's
-          // trigger or timer is what overflows, so its turn is over.
-          if (info.si_signo == SIGIO)
-            sets.switch_now();
-          else
-            sets.handle_overflow(info);
-        });
-    run.figures.elapsed_ns = now_ns() - start;
-    sets.stop();
-    if (int err = sets.read(); err != 0)
-      throw Error(ErrorKind::System, std::string("cannot read the counters: ") + std::strerror(err) + ".", err);
-    if (workload && run.exit) run.figures.usage = run.exit->usage;
-    run.figures.rows = stat_rows(sets);
-    run.footnotes = stat_footnotes(sets);
-    return run;
   }
 
   static void verbose_event(const Event& event, bool supported) {

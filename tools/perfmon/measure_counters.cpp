@@ -1,0 +1,43 @@
+// perfmon stat's counting session: the events on the host's counters, on a command, threads,
+// processes, CPUs or a cgroup.
+#include "measurement.hpp"
+#include "perfmon/session.hpp"
+
+namespace perfmon::cli {
+
+namespace {
+
+class CounterMeasurement final : public Measurement {
+ public:
+  explicit CounterMeasurement(const MeasurementRequest& request)
+      : native_(request), session_(request.groups, native_.target(), options(request)) {}
+
+  void start() override {
+    if (!native_.target().enable_on_exec) session_.start();
+  }
+  void stop() override { session_.stop(); }
+  int read() noexcept override { return session_.read(); }
+  Reading reading() const override { return session_.reading(); }
+  Command* command() noexcept override { return native_.command(); }
+  const Target& target() const noexcept override { return native_.target(); }
+
+ private:
+  static SessionOptions options(const MeasurementRequest& request) {
+    SessionOptions options;
+    options.inherit = request.inherit;
+    options.strict = request.strict;
+    options.error_bars = true;  // every interval's read is a slice of a multiplexed count's rate
+    return options;
+  }
+
+  NativeTarget native_;
+  CounterSession session_;
+};
+
+}  // namespace
+
+std::unique_ptr<Measurement> measure_counters(const MeasurementRequest& request) {
+  return std::make_unique<CounterMeasurement>(request);
+}
+
+}  // namespace perfmon::cli

@@ -1,0 +1,46 @@
+// perfmon stat --emulate: the command on QEMU's emulated CPU, counted by a session on it; its
+// counts are read from the plugin's shared counters as it runs.
+#include "measurement.hpp"
+#include "perfmon/emulated.hpp"
+#include "perfmon/session.hpp"
+
+namespace perfmon::cli {
+
+namespace {
+
+class EmulatedMeasurement final : public Measurement {
+ public:
+  explicit EmulatedMeasurement(const MeasurementRequest& request)
+      : workload_(request.command, emulator_options(request)),
+        command_(workload_),
+        target_(Target::emulated(workload_)),
+        session_(request.groups, target_) {}
+
+  void start() override { session_.start(); }
+  void stop() override { session_.stop(); }
+  int read() noexcept override { return session_.read(); }
+  Reading reading() const override { return session_.reading(); }
+  Command* command() noexcept override { return &command_; }
+  const Target& target() const noexcept override { return target_; }
+  std::string counting_on() const override { return " on " + workload_.qemu(); }
+
+ private:
+  static EmulatorOptions emulator_options(const MeasurementRequest& request) {
+    EmulatorOptions options;
+    options.cache_hierarchy = request.caches;
+    return options.enabled_for(request.groups);
+  }
+
+  EmulatedWorkload workload_;
+  CommandOf<EmulatedWorkload> command_;
+  Target target_;
+  CounterSession session_;
+};
+
+}  // namespace
+
+std::unique_ptr<Measurement> measure_emulated(const MeasurementRequest& request) {
+  return std::make_unique<EmulatedMeasurement>(request);
+}
+
+}  // namespace perfmon::cli
