@@ -3,13 +3,11 @@
 #include "binding.h"
 
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <ucontext.h>
 
@@ -102,12 +100,9 @@ void cpc_queue_emt(void* pc) {
   syscall(SYS_rt_tgsigqueueinfo, getpid(), (pid_t)syscall(SYS_gettid), SIGEMT, &info);
 }
 
-/* Stops every counter of the binding where it stands: async-signal-safe (one ioctl each). */
+/* Stops every counter of the binding where it stands: async-signal-safe. */
 static void freeze(cpc_binding* binding) {
-  for (int k = 0; k < binding->count; ++k) {
-    const int fd = perfmon_session_fd(binding->session, (size_t)k, 0);
-    if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-  }
+  for (int k = 0; k < binding->count; ++k) perfmon_session_control_event(binding->session, (size_t)k, PERFMON_EVENT_DISABLE);
   binding->overflowed = 1;
 }
 
@@ -260,23 +255,19 @@ int cpc_binding_rebind(cpc_binding* binding, const cpc_request* requests, int co
     cpc_binding_close(binding);
     return cpc_binding_open(binding, requests, count, &self, flags);
   }
-  /* Async-signal-safe from here: ioctls only. */
+  /* Async-signal-safe from here: perfmon's event controls only. */
   for (int k = 0; k < count; ++k) {
-    const int fd = perfmon_session_fd(binding->session, (size_t)k, 0);
-    if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-    if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+    perfmon_session_control_event(binding->session, (size_t)k, PERFMON_EVENT_DISABLE);
+    perfmon_session_control_event(binding->session, (size_t)k, PERFMON_EVENT_ZERO);
   }
   for (int k = 0; k < count; ++k) {
     binding->requests[k].preset = requests[k].preset;
     const uint64_t period = overflow_period(&requests[k]);
-    const int fd = perfmon_session_fd(binding->session, (size_t)k, 0);
-    if (period != 0 && fd >= 0 && ioctl(fd, PERF_EVENT_IOC_PERIOD, &period) != 0) return EINVAL;
+    if (period != 0 && perfmon_session_set_period(binding->session, (size_t)k, period) != 0) return EINVAL;
   }
   binding->overflowed = 0;
-  for (int k = 0; k < count; ++k) {
-    const int fd = perfmon_session_fd(binding->session, (size_t)k, 0);
-    if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) return EAGAIN;
-  }
+  for (int k = 0; k < count; ++k)
+    if (perfmon_session_control_event(binding->session, (size_t)k, PERFMON_EVENT_ENABLE) != 0) return EAGAIN;
   return 0;
 }
 

@@ -24,7 +24,6 @@
 #include <grp.h>
 #include <limits.h>
 #include <linux/futex.h>
-#include <linux/perf_event.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -35,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -224,13 +222,18 @@ static int event_fd(const context* c, const event_set* set, size_t e) {
   return perfmon_event_sets_fd(c->opened, index_of(c, set), e, 0);
 }
 
+/* One event of a set held, let go or zeroed. Async-signal-safe. */
+static void control(context* c, event_set* set, size_t e, perfmon_event_control what) {
+  perfmon_event_sets_control_event(c->opened, index_of(c, set), e, what);
+}
+
 static long event_of_pmd(const event_set* set, unsigned pmd) {
   for (size_t e = 0; e < set->events; ++e)
     if (set->event_pmd[e] == pmd) return (long)e;
   return -1;
 }
 
-/* Gives PMD `pmd` a new value now. Async-signal-safe: ioctls only. The event is disabled around
+/* Gives PMD `pmd` a new value now. Async-signal-safe: event controls only. The event is disabled around
  * its new period, so that the kernel counts the period from the reset; the sets enable it again
  * with its set. */
 static void reset_pmd(context* c, event_set* set, unsigned pmd, int long_reset) {
@@ -240,14 +243,13 @@ static void reset_pmd(context* c, event_set* set, unsigned pmd, int long_reset) 
     set->pmd[pmd].value = value;
     return;
   }
-  const int fd = event_fd(c, set, (size_t)e);
-  if (fd < 0) return;
-  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-  ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+  if (event_fd(c, set, (size_t)e) < 0) return;
+  control(c, set, (size_t)e, PERFMON_EVENT_DISABLE);
+  control(c, set, (size_t)e, PERFMON_EVENT_ZERO);
   set->base[e] = value;
   if (set->samples[e]) {
-    uint64_t period = kernel_period(value);
-    ioctl(fd, PERF_EVENT_IOC_PERIOD, &period);
+    const uint64_t period = kernel_period(value);
+    perfmon_event_sets_set_period(c->opened, index_of(c, set), (size_t)e, period);
     set->period[e] = period;
   }
 }
@@ -262,16 +264,15 @@ static void short_reset_overflowed(context* c, event_set* set, unsigned pmd, siz
   set->base[e] += value;
   uint64_t left = kernel_period(value);
   if (left == set->period[e]) return;
-  const int fd = event_fd(c, set, e);
-  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  control(c, set, e, PERFMON_EVENT_DISABLE);
   uint64_t now;
   if (period_of(value) != 0 && count_now(c, set, e, &now) == 0) {
     left = period_of(set->base[e] + now);
     if (left == 0) left = 1; /* past 0 again already: it overflows at the next event */
   }
-  ioctl(fd, PERF_EVENT_IOC_PERIOD, &left);
+  perfmon_event_sets_set_period(c->opened, index_of(c, set), e, left);
   set->period[e] = left;
-  if (c->started) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+  if (c->started) control(c, set, e, PERFMON_EVENT_ENABLE);
 }
 
 /* ---- Messages (§3.3) ----------------------------------------------------------------------------- */
@@ -408,7 +409,7 @@ static void short_resets(context* c, event_set* set, unsigned pmd, size_t e) {
     if (other != pmd && (set->reset_pmds[pmd] >> other & 1)) {
       reset_pmd(c, set, other, 0);
       const long o = event_of_pmd(set, other);
-      if (o >= 0 && c->started) ioctl(event_fd(c, set, (size_t)o), PERF_EVENT_IOC_ENABLE, 0);
+      if (o >= 0 && c->started) control(c, set, (size_t)o, PERFMON_EVENT_ENABLE);
     }
 }
 

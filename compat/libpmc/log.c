@@ -7,7 +7,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,12 +67,12 @@ int pmc_log_open_sampler(const perfmon_catalog* catalog, const char* events, con
   perfmon_sampler_options options;
   memset(&options, 0, sizeof options);
   options.period = period;
-  /* Not PERF_SAMPLE_PERIOD: with a fixed period it makes the kernel sample every occurrence of a
+  /* Not PERFMON_SAMPLE_PERIOD: with a fixed period it makes the kernel sample every occurrence of a
    * software event or tracepoint (docs/sampling.md). A tracepoint's fields, as perf record keeps
    * them: perf report needs them. */
   const int tracepoint = strchr(events, ':') != NULL && strchr(events, '/') == NULL;
-  options.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-                        (callchain ? PERF_SAMPLE_CALLCHAIN : 0) | (tracepoint ? PERF_SAMPLE_RAW : 0);
+  options.sample_type = PERFMON_SAMPLE_IP | PERFMON_SAMPLE_TID | PERFMON_SAMPLE_TIME | PERFMON_SAMPLE_CPU |
+                        (callchain ? PERFMON_SAMPLE_CALLCHAIN : 0) | (tracepoint ? PERFMON_SAMPLE_RAW : 0);
   options.ring_pages = 256;
   options.task_records = 1;
   pthread_mutex_lock(&log_lock);

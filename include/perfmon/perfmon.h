@@ -171,6 +171,18 @@ long perfmon_session_event_of_fd(const perfmon_session* session, int fd);
 /* Gives an overflowing event a new period (0: keep it) and arms it for `overflows` more (0: the
  * session's stop_after): the next overflow comes after exactly `period` events. Async-signal-safe. */
 int perfmon_session_rearm(perfmon_session* session, size_t index, uint64_t period, int overflows);
+/* What perfmon_session_control_event() and perfmon_event_sets_control_event() do to one event at
+ * every location of its measurement. */
+typedef enum {
+  PERFMON_EVENT_DISABLE, /* stop counting, the count kept */
+  PERFMON_EVENT_ENABLE,  /* count on from where it stands */
+  PERFMON_EVENT_ZERO     /* the count back to 0 */
+} perfmon_event_control;
+/* One event held, let go or zeroed: what an overflow handler that re-presets counters does.
+ * Async-signal-safe; 0 or an errno (EINVAL for no such event), no sentence. */
+int perfmon_session_control_event(perfmon_session* session, size_t index, perfmon_event_control control);
+/* A sampling event's next overflow comes `period` events after now. Async-signal-safe; 0 or an errno. */
+int perfmon_session_set_period(perfmon_session* session, size_t index, uint64_t period);
 /* Version 2, with overflow_records: takes the oldest overflow record waiting in the ring of `fd`'s
  * thread or CPU (`fd`: an overflow signal's si_fd) into `sample` (event, ip, pid, tid, time, cpu;
  * no callchain). 0, or ENOENT when none waits: every overflow leaves one, so a handler takes them
@@ -191,10 +203,22 @@ typedef struct perfmon_sample {
   size_t callchain_length;
 } perfmon_sample;
 
+/* What a sample holds: the kernel's PERF_SAMPLE_* bits, by the same values (its ABI), so that a
+ * program needs no kernel header to ask for them. */
+#define PERFMON_SAMPLE_IP (1u << 0)
+#define PERFMON_SAMPLE_TID (1u << 1)
+#define PERFMON_SAMPLE_TIME (1u << 2)
+#define PERFMON_SAMPLE_ADDR (1u << 3)
+#define PERFMON_SAMPLE_CALLCHAIN (1u << 5)
+#define PERFMON_SAMPLE_ID (1u << 6)
+#define PERFMON_SAMPLE_CPU (1u << 7)
+#define PERFMON_SAMPLE_PERIOD (1u << 8)
+#define PERFMON_SAMPLE_RAW (1u << 10)
+
 typedef struct perfmon_sampler_options {
   uint64_t period;      /* a sample every `period` events, or */
   uint64_t frequency;   /* about `frequency` samples a second */
-  uint64_t sample_type; /* PERF_SAMPLE_* bits; 0: IP, TID, TIME, CPU */
+  uint64_t sample_type; /* PERFMON_SAMPLE_* (PERF_SAMPLE_*) bits; 0: IP, TID, TIME, CPU */
   size_t ring_pages;    /* data pages per ring, a power of two; 0: 64 */
   int no_inherit;
   int task_records; /* also the target's COMM, MMAP2, FORK and EXIT records: what a report names code by */
@@ -321,6 +345,11 @@ size_t perfmon_event_sets_event_count(const perfmon_event_sets* event_sets, size
 int perfmon_event_sets_value(const perfmon_event_sets* event_sets, size_t set, size_t event, perfmon_value* value);
 /* The descriptor of a set's event at a location (a thread or CPU of the target), or -1. */
 int perfmon_event_sets_fd(const perfmon_event_sets* event_sets, size_t set, size_t event, size_t location);
+/* A set's event held, let go or zeroed, and its overflow period, as for a session's
+ * (perfmon_session_control_event). Async-signal-safe; 0 or an errno. */
+int perfmon_event_sets_control_event(perfmon_event_sets* event_sets, size_t set, size_t event,
+                                     perfmon_event_control control);
+int perfmon_event_sets_set_period(perfmon_event_sets* event_sets, size_t set, size_t event, uint64_t period);
 
 /* ---- Recording: perf.data files ---------------------------------------------------------------- */
 

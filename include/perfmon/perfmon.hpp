@@ -10,7 +10,9 @@
 #include "perfmon/error.hpp"               // Error: kind, errno, one sentence
 #include "perfmon/estimate.hpp"            // SliceStatistics: a multiplexed count and its standard error
 #include "perfmon/event.hpp"               // Event: the exact perf_event_attr; EventGroup
+#include "perfmon/event_control.hpp"       // control_event: one event held, zeroed, re-periodised (overflow handlers)
 #include "perfmon/event_sets.hpp"          // EventSets: perfmon2 event sets, switched on timeouts and overflows
+#include "perfmon/location.hpp"            // Location: a thread or a CPU events are opened at
 #include "perfmon/notification_queue.hpp"  // NotificationQueue: perfmon2's overflow and end messages
 #include "perfmon/pass_plan.hpp"           // plan_passes: events split into passes that fit on the counters
 #include "perfmon/perf_data.hpp"           // perf.data files: PerfDataWriter, PerfDataReader
@@ -19,6 +21,7 @@
 #include "perfmon/probe.hpp"               // probe_event: can this machine count it
 #include "perfmon/profile.hpp"             // Profile: samples summed per command, file, function and stack
 #include "perfmon/random_period.hpp"       // RandomPeriod: perfmon2's randomized sampling periods
+#include "perfmon/reading.hpp"             // Reading: what any measurement counted, for every report
 #include "perfmon/report_output.hpp"       // perf report's shapes: table, JSON, folded stacks, flame graph
 #include "perfmon/sample.hpp"              // Sample: one PERF_RECORD_SAMPLE, decoded
 #include "perfmon/sampler.hpp"             // Sampler: sample events into ring buffers; SampleHandler

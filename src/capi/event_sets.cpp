@@ -206,4 +206,15 @@ int perfmon_event_sets_fd(const perfmon_event_sets* event_sets, size_t set, size
   return valid_set(event_sets, set) ? event_sets->sets->fd(set, event, location) : -1;
 }
 
+int perfmon_event_sets_control_event(perfmon_event_sets* event_sets, size_t set, size_t event,
+                                     perfmon_event_control control) {
+  if (!valid_set(event_sets, set)) return EINVAL;  // no sentence: this may run in a signal handler
+  return perfmon::control_event(*event_sets->sets, set, event, event_control(control));
+}
+
+int perfmon_event_sets_set_period(perfmon_event_sets* event_sets, size_t set, size_t event, uint64_t period) {
+  if (!valid_set(event_sets, set)) return EINVAL;
+  return perfmon::set_overflow_period(*event_sets->sets, set, event, period);
+}
+
 }  // extern "C"

@@ -16,6 +16,7 @@
 
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/event_control.hpp"
 #include "perfmon/event_sets.hpp"
 #include "perfmon/perf_data.hpp"
 #include "perfmon/perfmon.h"
@@ -55,6 +56,19 @@ struct perfmon_recording {
 };
 
 namespace perfmon::capi {
+
+// The C enum as the C++ one (an unknown value disables nothing: it zeroes nothing either).
+inline perfmon::EventControl event_control(perfmon_event_control control) noexcept {
+  switch (control) {
+    case PERFMON_EVENT_ENABLE:
+      return perfmon::EventControl::Enable;
+    case PERFMON_EVENT_ZERO:
+      return perfmon::EventControl::Zero;
+    case PERFMON_EVENT_DISABLE:
+      break;
+  }
+  return perfmon::EventControl::Disable;
+}
 
 // The errno a library error stands for.
 int errno_of(const perfmon::Error& error);

@@ -1,7 +1,16 @@
 // The C ABI: samplers.
+#include <linux/perf_event.h>
+
 #include "capi/handles.hpp"
 
 using namespace perfmon::capi;
+
+// perfmon.h's names for the kernel's bits are the kernel's values.
+static_assert(PERFMON_SAMPLE_IP == PERF_SAMPLE_IP && PERFMON_SAMPLE_TID == PERF_SAMPLE_TID &&
+              PERFMON_SAMPLE_TIME == PERF_SAMPLE_TIME && PERFMON_SAMPLE_ADDR == PERF_SAMPLE_ADDR &&
+              PERFMON_SAMPLE_CALLCHAIN == PERF_SAMPLE_CALLCHAIN && PERFMON_SAMPLE_ID == PERF_SAMPLE_ID &&
+              PERFMON_SAMPLE_CPU == PERF_SAMPLE_CPU && PERFMON_SAMPLE_PERIOD == PERF_SAMPLE_PERIOD &&
+              PERFMON_SAMPLE_RAW == PERF_SAMPLE_RAW);
 
 extern "C" {
 

@@ -154,6 +154,16 @@ int perfmon_session_rearm(perfmon_session* session, size_t index, uint64_t perio
   return session->session.rearm(index, period, overflows);
 }
 
+int perfmon_session_control_event(perfmon_session* session, size_t index, perfmon_event_control control) {
+  if (session == nullptr) return EINVAL;  // no sentence: this may run in a signal handler
+  return perfmon::control_event(session->session, index, event_control(control));
+}
+
+int perfmon_session_set_period(perfmon_session* session, size_t index, uint64_t period) {
+  if (session == nullptr) return EINVAL;
+  return perfmon::set_overflow_period(session->session, index, period);
+}
+
 int perfmon_session_take_overflow(perfmon_session* session, int fd, perfmon_sample* sample) {
   if (session == nullptr || sample == nullptr) return EINVAL;  // no sentence: this may run in a signal handler
   std::size_t event = 0;

@@ -174,6 +174,10 @@ static void test_event_sets(const perfmon_catalog* catalog) {
   call_getppid(2);
   CHECK(perfmon_event_sets_stop(event_sets) == 0 && perfmon_event_sets_read(event_sets) == 0);
   CHECK(perfmon_event_sets_value(event_sets, 0, 0, &value) == 0 && value.raw == 30 + 20 + 10 + 5 + 2);
+  /* A set's event controlled as a session's: the trigger samples, so it takes a period. */
+  CHECK(perfmon_event_sets_set_period(event_sets, 0, 0, 10) == 0);
+  CHECK(perfmon_event_sets_control_event(event_sets, 0, 1, PERFMON_EVENT_DISABLE) == EINVAL);
+  CHECK(perfmon_event_sets_control_event(event_sets, 2, 0, PERFMON_EVENT_DISABLE) == EINVAL);
   perfmon_event_sets_close(event_sets);
 
   /* A set that cannot work is refused with its reason. */
@@ -242,6 +246,20 @@ int main(void) {
     CHECK(perfmon_session_value(session, 7, &value) == EINVAL);
     CHECK(perfmon_session_calibrate(session, 5) == 0);
     CHECK(perfmon_session_overhead(session, 0) == 0); /* an empty region makes no getppid call */
+    /* One event held, let go and zeroed, as an overflow handler re-presets it: the calls made while
+     * it is held count nothing. */
+    CHECK(perfmon_session_start(session) == 0);
+    call_getppid(5);
+    CHECK(perfmon_session_control_event(session, 0, PERFMON_EVENT_DISABLE) == 0);
+    call_getppid(7);
+    CHECK(perfmon_session_control_event(session, 0, PERFMON_EVENT_ENABLE) == 0);
+    call_getppid(3);
+    CHECK(perfmon_session_read(session) == 0 && perfmon_session_value(session, 0, &value) == 0 && value.raw == 8);
+    CHECK(perfmon_session_control_event(session, 0, PERFMON_EVENT_ZERO) == 0);
+    call_getppid(2);
+    CHECK(perfmon_session_read(session) == 0 && perfmon_session_value(session, 0, &value) == 0 && value.raw == 2);
+    CHECK(perfmon_session_control_event(session, 2, PERFMON_EVENT_DISABLE) == EINVAL);
+    CHECK(perfmon_session_set_period(session, 0, 100) == EINVAL); /* a counting event has no period */
     perfmon_session_close(session);
   }
 
