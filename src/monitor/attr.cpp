@@ -3,8 +3,33 @@
 #include "arch/counter_read.hpp"
 #include "arch/user_registers.hpp"
 #include "events/sources/sysfs_pmu.hpp"
+#include "kernel/perf_event.hpp"
 
 namespace perfmon::monitor {
+
+OpenSettings open_settings(const Target& target, bool inherit, bool skip_unsupported, ReadShape read_shape) {
+  OpenSettings settings;
+  settings.inherit = inherit;
+  settings.enable_on_exec = target.enable_on_exec;
+  settings.skip_unsupported = skip_unsupported;
+  constexpr std::uint64_t group =
+      PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  const std::uint64_t lost = kernel::supports_format_lost() ? PERF_FORMAT_LOST : 0;
+  switch (read_shape) {
+    case ReadShape::None:
+      break;
+    case ReadShape::Group:
+      settings.read_format = group;
+      break;
+    case ReadShape::GroupWithLost:
+      settings.read_format = group | lost;
+      break;
+    case ReadShape::Lost:
+      settings.read_format = lost;
+      break;
+  }
+  return settings;
+}
 
 perf_event_attr complete_attr(const Event& event, bool leader, const OpenSettings& settings) noexcept {
   perf_event_attr attr = event.attr;

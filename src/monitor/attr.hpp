@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "perfmon/event.hpp"
+#include "perfmon/target.hpp"
 
 namespace perfmon::monitor {
 
@@ -29,6 +30,14 @@ struct OpenSettings {
   // Open a thread target once per online CPU (what inherited sampling events need to be mapped).
   bool threads_per_cpu = false;
 };
+
+// The settings every measurement of `target` starts from, in this one place: whether it follows
+// the threads and processes the target creates, whether leaders start at the workload's exec, what
+// becomes of an event this machine cannot count, and the read format — counting reads each group
+// whole, its members named by their ids, with the times that scale them, and (with `lost`, where
+// the kernel has it) the samples it dropped.
+enum class ReadShape { None, Group, GroupWithLost, Lost };
+OpenSettings open_settings(const Target& target, bool inherit, bool skip_unsupported, ReadShape read_shape);
 
 // Size, read format, disabled (leaders; members follow them), enable_on_exec, inherit, pinned
 // (':D', leaders only), the first precise level to try for ':P', what user-mode reads need, and

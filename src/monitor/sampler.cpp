@@ -25,10 +25,13 @@ namespace perfmon {
 namespace {
 
 monitor::OpenSettings settings_for(const Target& target, const SamplingOptions& options) {
-  monitor::OpenSettings settings;
-  settings.inherit = options.inherit;
-  settings.enable_on_exec = target.enable_on_exec;
-  settings.skip_unsupported = false;  // a sampler that samples nothing is an error, not a row
+  // A sample's reading of its group: every member, named by its id, with the times for scaling.
+  // Otherwise each fd's read tells the samples the kernel dropped (Linux 6.0): those of a ring that
+  // was still full when the event went away have no PERF_RECORD_LOST to say so. A sampler that
+  // samples nothing is an error, not a row: no unsupported events.
+  monitor::OpenSettings settings = monitor::open_settings(
+      target, options.inherit, false,
+      options.sample_type & PERF_SAMPLE_READ ? monitor::ReadShape::Group : monitor::ReadShape::Lost);
   settings.sample_type = options.sample_type;
   settings.sample_period = options.period;
   settings.sample_frequency = options.frequency;
@@ -36,14 +39,6 @@ monitor::OpenSettings settings_for(const Target& target, const SamplingOptions& 
   settings.user_stack_bytes = options.user_stack_bytes;
   settings.branch_sample_type = options.branch_sample_type;
   settings.threads_per_cpu = options.inherit;  // the kernel maps an inherited event only on a CPU
-  // A sample's reading of its group: every member, named by its id, with the times for scaling.
-  if (options.sample_type & PERF_SAMPLE_READ)
-    settings.read_format =
-        PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-  // Otherwise each fd's read tells the samples the kernel dropped (Linux 6.0): those of a ring that
-  // was still full when the event went away have no PERF_RECORD_LOST to say so.
-  else if (kernel::supports_format_lost())
-    settings.read_format = PERF_FORMAT_LOST;
   return settings;
 }
 

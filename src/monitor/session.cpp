@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "diagnose/user_access.hpp"
+#include "emulated/emulated_events.hpp"
+#include "emulated/emulated_region.hpp"
 #include "events/sources/sysfs_pmu.hpp"
 #include "kernel/perf_event.hpp"
 #include "kernel/sample_layout.hpp"
-#include "monitor/emulated_events.hpp"
-#include "monitor/emulated_thread.hpp"
 #include "monitor/event_matrix.hpp"
 #include "monitor/overflow_records.hpp"
 #include "perfmon/error.hpp"
@@ -28,16 +28,19 @@ namespace {
 
 monitor::OpenSettings settings_for(const Target& target, const SessionOptions& options, bool user_reads,
                                    bool emulated = false) {
-  monitor::OpenSettings settings;
+  monitor::OpenSettings settings =
+      monitor::open_settings(target, options.inherit, options.skip_unsupported, monitor::ReadShape::GroupWithLost);
   settings.counted_elsewhere = emulated;
-  settings.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
-                         PERF_FORMAT_TOTAL_TIME_RUNNING | (kernel::supports_format_lost() ? PERF_FORMAT_LOST : 0);
-  settings.inherit = options.inherit;
-  settings.enable_on_exec = target.enable_on_exec;
   settings.user_access = user_reads;
-  settings.skip_unsupported = options.skip_unsupported;
   if (options.overflow_records) monitor::OverflowRecords::request(settings);
   return settings;
+}
+
+// What a region on the emulated CPU needs to know of the session's options.
+emulation::RegionOptions region_options(const SessionOptions& options) {
+  return {options.skip_unsupported, options.inherit, options.user_space_reads,
+          !options.overflow_periods.empty() || options.overflow_signal != 0 || options.stop_after != 0 ||
+              options.overflow_records};
 }
 
 // Why user-mode reads cannot be used for this measurement, or "".
@@ -93,75 +96,6 @@ std::vector<EventGroup> with_overflow_periods(std::vector<EventGroup> groups, co
 
 }  // namespace
 
-// On perfmon's emulated CPU, a session of the calling thread takes its counts from the plugin
-// instead of the kernel (which QEMU does not let the program reach): a region's count is the
-// difference of two reads of the thread's counts (docs/emulated.md, "Regions"). A session on an
-// emulated command (Target::emulated) reads the whole command's counts the same way.
-struct EmulatedRegion {
-  const EmulatedWorkload* workload = nullptr;    // the command's counts; null: the calling thread's
-  std::vector<monitor::EmulatedSource> sources;  // by event
-  std::vector<std::string> reasons;              // by event: why the emulated CPU does not count it, or ""
-  std::vector<std::uint64_t> counted;            // by event: up to the last stop()
-  EmulatedCounts at_start;                       // while running
-  std::uint64_t counted_ns = 0, started_ns = 0;
-  bool answered = false;  // false: nothing counts, every event says why
-  bool running = false, ever_started = false;
-
-  static std::uint64_t now_ns() noexcept {
-    timespec now{};
-    ::clock_gettime(CLOCK_MONOTONIC, &now);
-    return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(now.tv_nsec);
-  }
-  bool read_counts(EmulatedCounts& counts) const noexcept {
-    if (workload == nullptr) return monitor::read_emulated_thread(counts);
-    counts = workload->read();
-    return true;
-  }
-  // Event i's count from start() to `now`.
-  std::uint64_t since_start(std::size_t i, const EmulatedCounts& now) const noexcept {
-    return monitor::emulated_value(sources[i], now) - monitor::emulated_value(sources[i], at_start);
-  }
-  int start() noexcept {
-    if (running || !answered) return 0;
-    if (!read_counts(at_start)) return ENOSYS;
-    started_ns = now_ns();
-    running = ever_started = true;
-    return 0;
-  }
-  int stop() noexcept {
-    if (!running) return 0;
-    EmulatedCounts now;
-    if (!read_counts(now)) return ENOSYS;
-    for (std::size_t i = 0; i < sources.size(); ++i) counted[i] += since_start(i, now);
-    counted_ns += now_ns() - started_ns;
-    running = false;
-    return 0;
-  }
-  int reset() noexcept {
-    std::fill(counted.begin(), counted.end(), 0);
-    counted_ns = 0;
-    if (running && !read_counts(at_start)) return ENOSYS;
-    started_ns = now_ns();
-    return 0;
-  }
-  // Each event's value so far into values[event * stride].
-  int read(CounterValue* values, std::size_t stride) const noexcept {
-    if (!answered) return 0;
-    EmulatedCounts now;
-    if (running && !read_counts(now)) return ENOSYS;
-    // Never multiplexed: enabled and running alike, and at least 1 ns once started ("counted").
-    const std::uint64_t ns =
-        ever_started ? std::max<std::uint64_t>(1, counted_ns + (running ? now_ns() - started_ns : 0)) : 0;
-    for (std::size_t i = 0; i < sources.size(); ++i) {
-      std::uint64_t count = counted[i];
-      if (running) count += since_start(i, now);
-      values[i * stride] =
-          sources[i] == monitor::EmulatedSource::None ? CounterValue{} : CounterValue{count, ns, ns, 0};
-    }
-    return 0;
-  }
-};
-
 struct CounterSession::State {
   State(const std::vector<EventGroup>& groups, const Target& target, const SessionOptions& options,
         const std::string& refusal, bool emulated)
@@ -187,7 +121,7 @@ struct CounterSession::State {
   std::optional<monitor::OverflowRecords> records;
   std::vector<unsigned char> overflows;  // by event
   int stop_after = 0;
-  std::optional<EmulatedRegion> emulated;
+  std::optional<emulation::EmulatedRegion> emulated;
 };
 
 namespace {
@@ -215,62 +149,11 @@ std::vector<EventGroup> strict_groups(const std::vector<EventGroup>& groups) {
 
 }  // namespace
 
-namespace {
-
-// The events' sources on the emulated CPU, and the notes; throws perfmon::Error for what it cannot do.
-// `workload`: the command the session counts, or null for the calling thread.
-EmulatedRegion emulated_region(const std::vector<EventGroup>& groups, const SessionOptions& options,
-                               const monitor::EmulatedCpuHere& here, const EmulatedWorkload* workload,
-                               std::vector<std::string>& notes) {
-  if (!options.overflow_periods.empty() || options.overflow_signal != 0 || options.stop_after != 0 ||
-      options.overflow_records)
-    throw Error(ErrorKind::Unsupported,
-                "this program runs on perfmon's emulated CPU, which raises no overflow signals: count without "
-                "overflow periods there, or run the program natively on a machine with a PMU.",
-                ENOTSUP);
-  EmulatedRegion region;
-  region.workload = workload;
-  for (const EventGroup& group : groups)
-    for (const Event& event : group.events) {
-      std::string reason = here.why;
-      region.sources.push_back(here.state == monitor::EmulatedCpuHere::State::Emulated
-                                   ? monitor::emulated_source(event, here.counting, reason)
-                                   : monitor::EmulatedSource::None);
-      if (!reason.empty() && !options.skip_unsupported)
-        throw Error(ErrorKind::Unsupported, "cannot count '" + event.name + "': " + reason + ".", ENOTSUP);
-      region.reasons.push_back(std::move(reason));
-    }
-  region.counted.assign(region.sources.size(), 0);
-  region.answered = here.state == monitor::EmulatedCpuHere::State::Emulated;
-  if (!region.answered) return region;
-  // A whole command's reading says what was emulated in its summary (emulated_summary).
-  if (workload == nullptr)
-    notes.push_back(std::string("counted on perfmon's emulated CPU: the counts are the calling thread's") +
-                    (options.inherit ? ", not those of the threads and processes it starts." : "."));
-  if (here.shared_slot)
-    notes.push_back(
-        "the emulated CPU ran out of counter slots, so this thread's counts are shared with other threads': "
-        "regions are not exact (run fewer threads at once).");
-  if (options.user_space_reads)
-    notes.push_back(
-        "user-mode counter reads are off: the emulated CPU's counts are read with a system call that "
-        "its plugin answers.");
-  return region;
-}
-
-}  // namespace
-
 CounterSession::CounterSession(const std::vector<EventGroup>& groups, const Target& target, SessionOptions options) {
-  monitor::EmulatedCpuHere here =
-      target.kind == Target::Kind::Self ? monitor::emulated_cpu_here() : monitor::EmulatedCpuHere{};
-  if (target.emulated_workload != nullptr) {
-    here.state = monitor::EmulatedCpuHere::State::Emulated;
-    here.counting = target.emulated_workload->options();
-  }
-  const bool emulated = here.state != monitor::EmulatedCpuHere::State::Native;
   std::vector<std::string> emulated_notes;
-  std::optional<EmulatedRegion> region;
-  if (emulated) region = emulated_region(groups, options, here, target.emulated_workload, emulated_notes);
+  std::optional<emulation::EmulatedRegion> region = emulation::emulated_region(
+      groups, target.kind == Target::Kind::Self, target.emulated_workload, region_options(options), emulated_notes);
+  const bool emulated = region.has_value();
   const std::string refusal = emulated ? "" : user_reads_refusal(target, options);
   // Emulated counts are never multiplexed: strict mode has nothing to check there.
   state_ = std::make_unique<State>(
@@ -392,13 +275,13 @@ const OpenFallbacks& CounterSession::fallbacks(std::size_t index) const noexcept
   return state_->matrix.event(index).fallbacks;
 }
 bool CounterSession::emulated() const noexcept {
-  return state_->emulated && state_->emulated->answered;
+  return state_->emulated && state_->emulated->answered();
 }
 bool CounterSession::supported(std::size_t index) const noexcept {
   return unsupported_reason(index).empty();
 }
 const std::string& CounterSession::unsupported_reason(std::size_t index) const noexcept {
-  return state_->emulated ? state_->emulated->reasons[index] : state_->matrix.event(index).unsupported;
+  return state_->emulated ? state_->emulated->unsupported_reason(index) : state_->matrix.event(index).unsupported;
 }
 bool CounterSession::scheduling_failed(std::size_t index) const noexcept {
   const std::size_t n = state_->matrix.locations().size();
@@ -546,8 +429,8 @@ Reading CounterSession::reading() const {
   Reading reading;
   reading.locations = locations();
   reading.emulated = emulated();
-  if (reading.emulated && state_->emulated->workload != nullptr)
-    reading.summary = monitor::emulated_summary(*state_->emulated->workload);
+  if (reading.emulated && state_->emulated->workload() != nullptr)
+    reading.summary = emulation::emulated_summary(*state_->emulated->workload());
   reading.notes = notes();
   for (std::size_t i = 0; i < event_count(); ++i) {
     ReadingEvent& out = reading.events.emplace_back();

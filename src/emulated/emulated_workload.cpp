@@ -24,9 +24,9 @@
 #include <utility>
 
 #include "counters_abi.h"
+#include "emulated/emulated_events.hpp"
 #include "kernel/fd.hpp"
 #include "kernel/file_mapping.hpp"
-#include "monitor/emulated_events.hpp"
 #include "perfmon/error.hpp"
 #include "program_file.h"
 
@@ -420,7 +420,7 @@ void EmulatedWorkload::signal(int signo) const {
 EmulatedCounts EmulatedWorkload::read() const noexcept {
   perfmon_emulate_counters& c = *counters_->mapping;
   EmulatedCounts counts;
-  for (perfmon_emulate_slot& slot : c.slot) monitor::add_slot(counts, slot);
+  for (perfmon_emulate_slot& slot : c.slot) emulation::add_slot(counts, slot);
   // A followed exec starts a QEMU, which counts itself as a process and its thread: the same
   // process and thread as before the exec.
   counts.execs_followed = Counters::load(c.execs_followed);
@@ -504,11 +504,11 @@ EmulatorOptions EmulatorOptions::enabled_for(const std::vector<EventGroup>& grou
   EmulatorOptions options = *this;
   for (const EventGroup& group : groups)
     for (const Event& event : group.events)
-      if (bool EmulatorOptions::*needs = monitor::emulated_option(event); needs != nullptr) options.*needs = true;
+      if (bool EmulatorOptions::*needs = emulation::emulated_option(event); needs != nullptr) options.*needs = true;
   return options;
 }
 
-namespace monitor {
+namespace emulation {
 
 std::vector<std::string> emulated_summary(const EmulatedWorkload& workload) {
   std::vector<std::string> lines;
@@ -535,6 +535,6 @@ std::vector<std::string> emulated_summary(const EmulatedWorkload& workload) {
   return lines;
 }
 
-}  // namespace monitor
+}  // namespace emulation
 
 }  // namespace perfmon

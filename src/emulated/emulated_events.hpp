@@ -11,7 +11,7 @@
 #include "perfmon/emulated.hpp"
 #include "perfmon/event.hpp"
 
-namespace perfmon::monitor {
+namespace perfmon::emulation {
 
 enum class EmulatedSource : unsigned char {
   None,
@@ -50,4 +50,4 @@ EmulatorOptions options_of_flags(std::uint32_t flags) noexcept;
 // branches by kind and the cache model where counted, execs that ran natively.
 std::vector<std::string> emulated_summary(const EmulatedWorkload& workload);
 
-}  // namespace perfmon::monitor
+}  // namespace perfmon::emulation

@@ -7,7 +7,7 @@
 
 #include "perfmon/emulated.hpp"
 
-namespace perfmon::monitor {
+namespace perfmon::emulation {
 
 struct EmulatedCpuHere {
   enum class State {
@@ -27,4 +27,4 @@ EmulatedCpuHere emulated_cpu_here();
 // answer. One system call that QEMU hands to the plugin; no allocation.
 bool read_emulated_thread(EmulatedCounts& counts) noexcept;
 
-}  // namespace perfmon::monitor
+}  // namespace perfmon::emulation

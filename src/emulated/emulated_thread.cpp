@@ -1,4 +1,4 @@
-#include "monitor/emulated_thread.hpp"
+#include "emulated/emulated_thread.hpp"
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -6,9 +6,9 @@
 #include <cstdlib>
 
 #include "counters_abi.h"
-#include "monitor/emulated_events.hpp"
+#include "emulated/emulated_events.hpp"
 
-namespace perfmon::monitor {
+namespace perfmon::emulation {
 
 namespace {
 
@@ -56,4 +56,4 @@ bool read_emulated_thread(EmulatedCounts& counts) noexcept {
   return true;
 }
 
-}  // namespace perfmon::monitor
+}  // namespace perfmon::emulation

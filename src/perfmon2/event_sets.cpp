@@ -386,13 +386,11 @@ EventSets::EventSets(std::vector<EventSetDefinition> definitions, const Target& 
         "in the thread that made the sets; switch with service() or handle_overflow() instead.");
   s.hook = options.on_overflow;
 
-  monitor::OpenSettings settings;
-  settings.read_format =
-      PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-  settings.inherit = options.session.inherit;
-  settings.skip_unsupported = options.session.skip_unsupported;
-  monitor::OpenSettings timer_settings = settings;
-  timer_settings.read_format = 0;
+  // Only the first set starts at the exec (below).
+  monitor::OpenSettings settings = monitor::open_settings(target, options.session.inherit,
+                                                          options.session.skip_unsupported, monitor::ReadShape::Group);
+  monitor::OpenSettings timer_settings = monitor::open_settings(
+      target, options.session.inherit, options.session.skip_unsupported, monitor::ReadShape::None);
   if (s.hook.function != nullptr) monitor::OverflowRecords::request(settings);
 
   s.sets.resize(definitions.size());

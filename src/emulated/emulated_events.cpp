@@ -1,10 +1,10 @@
-#include "monitor/emulated_events.hpp"
+#include "emulated/emulated_events.hpp"
 
 #include <linux/perf_event.h>
 
 #include <atomic>
 
-namespace perfmon::monitor {
+namespace perfmon::emulation {
 
 namespace {
 
@@ -167,4 +167,4 @@ EmulatorOptions options_of_flags(std::uint32_t flags) noexcept {
   return options;
 }
 
-}  // namespace perfmon::monitor
+}  // namespace perfmon::emulation

@@ -1,0 +1,2 @@
+// Deliberately wrong-way: the emulated CPU is below the sessions that count on it.
+#include "perfmon/session.hpp"

@@ -1,0 +1,2 @@
+// Deliberately wrong-way: the kernel interface knows nothing of the emulated CPU.
+#include "perfmon/emulated.hpp"
