@@ -143,6 +143,9 @@ class CounterSession {
   void set_filter(std::size_t index, const std::string& filter);
   // The event's fd at a location (-1 where it did not open): for poll(2), or an ioctl of the caller's.
   int fd(std::size_t index, std::size_t location = 0) const noexcept;
+  // ---- Overflow handling, for what the seeds' C interfaces need (SessionOptions' overflow fields;
+  // held apart in monitor/overflow_signals; perfmon/event_control.hpp holds, zeroes and re-periods
+  // one event).
   // The event whose fd an overflow signal names (siginfo_t::si_fd), or -1. Async-signal-safe.
   long event_of_fd(int fd) const noexcept;
   // Gives an event with an overflow period a new one (0: keep it) and arms it for `overflows` more
@@ -161,6 +164,7 @@ class CounterSession {
   // Allocates: read() is the hot path, this is for reports.
   Reading reading() const;
 
+  // ---- What the session did and is.
   // Things the session did on the user's behalf (for example a fallback to user-space counting).
   const std::vector<std::string>& notes() const noexcept;
   // True when the counts come from perfmon's emulated CPU (emulated.hpp: a region of a program

@@ -1,15 +1,10 @@
 #include "perfmon/session.hpp"
 
-#include <time.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <optional>
-
-#include <signal.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "diagnose/user_access.hpp"
 #include "emulated/emulated_events.hpp"
@@ -18,7 +13,7 @@
 #include "kernel/perf_event.hpp"
 #include "kernel/sample_layout.hpp"
 #include "monitor/event_matrix.hpp"
-#include "monitor/overflow_records.hpp"
+#include "monitor/overflow_signals.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/pass_plan.hpp"
 
@@ -32,15 +27,14 @@ monitor::OpenSettings settings_for(const Target& target, const SessionOptions& o
       monitor::open_settings(target, options.inherit, options.skip_unsupported, monitor::ReadShape::GroupWithLost);
   settings.counted_elsewhere = emulated;
   settings.user_access = user_reads;
-  if (options.overflow_records) monitor::OverflowRecords::request(settings);
+  monitor::OverflowSignals::request(settings, options);
   return settings;
 }
 
 // What a region on the emulated CPU needs to know of the session's options.
 emulation::RegionOptions region_options(const SessionOptions& options) {
   return {options.skip_unsupported, options.inherit, options.user_space_reads,
-          !options.overflow_periods.empty() || options.overflow_signal != 0 || options.stop_after != 0 ||
-              options.overflow_records};
+          monitor::OverflowSignals::asked(options)};
 }
 
 // Why user-mode reads cannot be used for this measurement, or "".
@@ -49,49 +43,6 @@ std::string user_reads_refusal(const Target& target, const SessionOptions& optio
   if (target.kind != Target::Kind::Self || options.inherit)
     return "they need the calling thread as the target, without inherit";
   return diagnose::user_access_unavailable_reason();
-}
-
-// The groups with each overflow period set, after checking the overflow options.
-std::vector<EventGroup> with_overflow_periods(std::vector<EventGroup> groups, const Target& target,
-                                              const SessionOptions& options) {
-  if (options.overflow_periods.empty() && options.overflow_signal == 0 && options.stop_after == 0) return groups;
-  std::size_t events = 0;
-  for (const EventGroup& group : groups) events += group.events.size();
-  if (options.overflow_periods.size() > events)
-    throw Error(ErrorKind::InvalidArgument,
-                std::to_string(options.overflow_periods.size()) + " overflow periods for " + std::to_string(events) +
-                    " events: give one per event at most.",
-                EINVAL);
-  if ((target.kind != Target::Kind::Self && options.overflow_thread == 0) || options.inherit)
-    throw Error(ErrorKind::InvalidArgument,
-                "overflow signals go to the thread that counts itself (Target::self()) or to an overflow_thread of "
-                "this process, with inherit off: the kernel cannot stop an inherited event after N overflows, nor "
-                "signal the thread of a child.",
-                EINVAL);
-  if (options.overflow_records && options.user_space_reads)
-    throw Error(ErrorKind::InvalidArgument,
-                "overflow records and user-mode reads both map the events' pages: choose one.", EINVAL);
-  if (options.overflow_signal < 0 || options.overflow_signal > SIGRTMAX)
-    throw Error(ErrorKind::InvalidArgument, "no signal " + std::to_string(options.overflow_signal) + ".", EINVAL);
-  if (options.stop_after < 0)
-    throw Error(ErrorKind::InvalidArgument, "stop_after counts overflows: 0 or more.", EINVAL);
-  std::size_t index = 0;
-  for (EventGroup& group : groups) {
-    for (Event& event : group.events) {
-      const std::uint64_t period = index < options.overflow_periods.size() ? options.overflow_periods[index] : 0;
-      ++index;
-      if (options.overflow_records) monitor::OverflowRecords::use_monotonic_clock(event);
-      if (period == 0) continue;
-      if (period >> 63)
-        throw Error(ErrorKind::InvalidArgument,
-                    "an overflow period of " + std::to_string(period) + " events for '" + event.name +
-                        "' is past what the kernel takes (2^63 - 1).",
-                    EINVAL);
-      event.attr.sample_period = period;
-      event.attr.freq = 0;
-    }
-  }
-  return groups;
 }
 
 }  // namespace
@@ -111,16 +62,7 @@ struct CounterSession::State {
   std::vector<std::uint64_t> overhead;  // by event, once calibrated
   std::size_t user_mode_reads = 0;
   std::vector<std::string> notes;
-  // Overflow signals: every fd with its event and location, and the events with a period.
-  struct EventFd {
-    int fd;
-    std::size_t event;
-    std::size_t location;
-  };
-  std::vector<EventFd> fds;
-  std::optional<monitor::OverflowRecords> records;
-  std::vector<unsigned char> overflows;  // by event
-  int stop_after = 0;
+  std::optional<monitor::OverflowSignals> overflow_signals;
   std::optional<emulation::EmulatedRegion> emulated;
 };
 
@@ -156,9 +98,9 @@ CounterSession::CounterSession(const std::vector<EventGroup>& groups, const Targ
   const bool emulated = region.has_value();
   const std::string refusal = emulated ? "" : user_reads_refusal(target, options);
   // Emulated counts are never multiplexed: strict mode has nothing to check there.
-  state_ = std::make_unique<State>(
-      with_overflow_periods(options.strict && !emulated ? strict_groups(groups) : groups, target, options), target,
-      options, refusal, emulated);
+  state_ = std::make_unique<State>(monitor::OverflowSignals::with_periods(
+                                       options.strict && !emulated ? strict_groups(groups) : groups, target, options),
+                                   target, options, refusal, emulated);
   State& s = *state_;
   s.self = target.kind == Target::Kind::Self;
   s.emulated = std::move(region);
@@ -174,27 +116,7 @@ CounterSession::CounterSession(const std::vector<EventGroup>& groups, const Targ
   s.values.resize(s.matrix.event_count() * s.matrix.locations().size());
   s.failed.resize(s.values.size());
   if (options.error_bars) s.slices.resize(s.values.size());
-  s.overflows.resize(s.matrix.event_count());
-  for (std::size_t e = 0; e < s.matrix.event_count(); ++e)
-    s.overflows[e] = s.matrix.event(e).event.attr.sample_period != 0 ? 1 : 0;
-  if (options.overflow_records) s.records.emplace(s.matrix, settings_for(target, options, s.user_reads));
-  for (const monitor::OpenGroup& group : s.matrix.groups())
-    for (std::size_t location = 0; location < group.at.size(); ++location) {
-      const monitor::GroupFds& at = group.at[location];
-      for (std::size_t k = 0; k < at.fds.size(); ++k) s.fds.push_back({at.fds[k].get(), at.events[k], location});
-    }
-  s.stop_after = options.stop_after;
-  if (options.overflow_signal != 0) {
-    const pid_t owner =
-        options.overflow_thread != 0 ? options.overflow_thread : static_cast<pid_t>(::syscall(SYS_gettid));
-    for (const State::EventFd& at : s.fds)
-      if (s.overflows[at.event] != 0)
-        if (int err = kernel::route_overflow_signal(at.fd, owner, options.overflow_signal); err != 0)
-          throw Error(ErrorKind::System,
-                      std::string("cannot route overflow signals to thread ") + std::to_string(owner) + ": " +
-                          std::strerror(-err) + ".",
-                      -err);
-  }
+  s.overflow_signals.emplace(s.matrix, options, settings_for(target, options, s.user_reads));
 }
 
 CounterSession::~CounterSession() = default;
@@ -203,11 +125,7 @@ CounterSession& CounterSession::operator=(CounterSession&&) noexcept = default;
 
 void CounterSession::start() {
   State& s = *state_;
-  // Each overflowing event is armed on its own first: a refresh count belongs to one event.
-  if (s.stop_after != 0)
-    for (const State::EventFd& at : s.fds)
-      if (s.overflows[at.event] != 0)
-        monitor::EventMatrix::check_control(-kernel::refresh(at.fd, s.stop_after), "start", "the counters");
+  if (s.overflow_signals) monitor::EventMatrix::check_control(s.overflow_signals->arm(), "start", "the counters");
   monitor::EventMatrix::check_control(s.emulated ? s.emulated->start() : s.matrix.enable(), "start", "the counters");
 }
 void CounterSession::stop() {
@@ -394,35 +312,20 @@ void CounterSession::set_filter(std::size_t index, const std::string& filter) {
   State& s = *state_;
   if (index >= s.matrix.event_count())
     throw Error(ErrorKind::InvalidArgument, "no event " + std::to_string(index) + " in the session.", EINVAL);
-  for (const State::EventFd& at : s.fds)
-    if (at.event == index) monitor::apply_filter(at.fd, s.matrix.event(index).event, filter);
+  for (std::size_t location = 0; location < s.matrix.locations().size(); ++location)
+    if (const int at = fd(index, location); at >= 0) monitor::apply_filter(at, s.matrix.event(index).event, filter);
 }
 
 long CounterSession::event_of_fd(int fd) const noexcept {
-  for (const State::EventFd& at : state_->fds)
-    if (at.fd == fd) return static_cast<long>(at.event);
-  return -1;
+  return state_->overflow_signals ? state_->overflow_signals->event_of_fd(fd) : -1;
 }
 
 bool CounterSession::take_overflow(int fd, std::size_t& event, Sample& sample) noexcept {
-  State& s = *state_;
-  if (!s.records) return false;
-  auto at = std::find_if(s.fds.begin(), s.fds.end(), [fd](const State::EventFd& e) { return e.fd == fd; });
-  return at != s.fds.end() && s.records->take(at->location, event, sample);
+  return state_->overflow_signals && state_->overflow_signals->take(fd, event, sample);
 }
 
 int CounterSession::rearm(std::size_t index, std::uint64_t period, int overflows) noexcept {
-  State& s = *state_;
-  if (index >= s.overflows.size() || s.overflows[index] == 0) return EINVAL;
-  if (period >> 63) return EINVAL;
-  const int count = overflows > 0 ? overflows : s.stop_after;
-  for (const State::EventFd& at : s.fds) {
-    if (at.event != index) continue;
-    if (period != 0)
-      if (int err = kernel::set_period(at.fd, period); err != 0) return -err;
-    if (int err = count > 0 ? kernel::refresh(at.fd, count) : kernel::enable(at.fd, false); err != 0) return -err;
-  }
-  return 0;
+  return state_->overflow_signals ? state_->overflow_signals->rearm(index, period, overflows) : EINVAL;
 }
 
 Reading CounterSession::reading() const {
