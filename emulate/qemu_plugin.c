@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "counters_abi.h"
+#include "plugin.h"
 #include "program_file.h"
 #include "qemu_plugin_api.h"
 
@@ -47,7 +48,7 @@ EXPORT int qemu_plugin_version = 1;
  * library says so. */
 extern uintptr_t guest_base __attribute__((weak));
 
-static struct perfmon_emulate_counters* counters;
+struct perfmon_emulate_counters* counters;
 static char* plugin_argument;  /* -plugin's argument again: path,counters=...,qemu=... */
 static char* qemu_path;        /* qemu= : execs are followed only with it */
 static uint16_t guest_machine; /* ELF e_machine of the guest: what an exec can run under QEMU */
@@ -56,10 +57,6 @@ static int guest_addresses_are_host; /* guest_base is 0 */
 /* Why execs cannot be followed; NULL when they can. */
 static const char* not_following_reason = "following execs is off: the plugin has no qemu= argument";
 
-static void add(uint64_t* counter, uint64_t n) {
-  __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
-}
-
 /* Each guest thread counts in a slot of its own, with plain adds: an atomic add per block would
  * cost twice the emulation itself. A thread claims a free slot (its owner, the host thread id,
  * set from 0) when it first counts, and frees it when it exits (QEMU calls the exit hook on the
@@ -67,8 +64,7 @@ static void add(uint64_t* counter, uint64_t n) {
  * their slots, as the others may still be running their last blocks; slots of threads that are
  * gone are taken over once no slot is free. When every slot is taken, threads share slot 0 with atomic
  * adds. A slot's counts stay when it changes hands: the library sums all slots. */
-#define MAX_VCPUS 4096
-static struct perfmon_emulate_slot* slot_of_vcpu[MAX_VCPUS]; /* this process's threads' slots */
+struct perfmon_emulate_slot* slot_of_vcpu[MAX_VCPUS]; /* this process's threads' slots */
 
 static int thread_is_gone(uint64_t tid) {
   char path[32];
@@ -128,15 +124,6 @@ static inline struct perfmon_emulate_slot* thread_slot(unsigned int vcpu_index) 
   return slot != NULL ? slot : claim_slot(vcpu_index);
 }
 
-/* Adds to a counter of the thread's slot: a plain add on a slot of its own (atomic only for the
- * readers), an atomic one on the shared slot. */
-static inline void count(struct perfmon_emulate_slot* slot, uint64_t* counter, uint64_t n) {
-  if (slot == &counters->slot[0])
-    add(counter, n);
-  else
-    __atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
-}
-
 static void block_executed(unsigned int vcpu_index, void* instructions) {
   struct perfmon_emulate_slot* slot = thread_slot(vcpu_index);
   count(slot, &slot->instructions, (uint64_t)(uintptr_t)instructions);
@@ -157,69 +144,7 @@ BLOCK_WITH_A_BRANCH(indirect_branches)
 
 static int count_branches, count_memory, predict_branches, model_caches;
 
-/* The cache model (caches=on; docs/emulated.md): per guest thread, as if each ran on a core of its
- * own, an L1 instruction cache and an L1 data cache in front of a last-level cache, each
- * set-associative with least-recently-used replacement, of the geometry the library wrote in the
- * counters file. An L1 miss looks the line up in the last level. */
-struct cache {
-  uint64_t* tags; /* sets x ways: line number + 1, most recently used first; 0: empty */
-  uint64_t sets;
-  uint32_t ways, line_shift;
-  int sets_are_a_power_of_two;
-  uint64_t last_tag; /* the line looked up last: the most recently used of its set */
-};
-
-struct thread_caches {
-  struct cache l1i, l1d, ll;
-};
 static struct thread_caches* caches_of_vcpu[MAX_VCPUS];
-
-static int cache_init(struct cache* cache, const struct perfmon_emulate_cache* geometry) {
-  cache->ways = geometry->ways;
-  cache->line_shift = (uint32_t)__builtin_ctzll(geometry->line);
-  cache->sets = geometry->size / ((uint64_t)geometry->ways * geometry->line);
-  cache->sets_are_a_power_of_two = (cache->sets & (cache->sets - 1)) == 0;
-  cache->tags = calloc(cache->sets * cache->ways, sizeof *cache->tags);
-  return cache->tags != NULL ? 0 : -1;
-}
-
-static const char* cache_geometry_problem(const struct perfmon_emulate_cache* geometry) {
-  if (geometry->line == 0 || (geometry->line & (geometry->line - 1)) != 0) return "its line size is not a power of two";
-  if (geometry->ways == 0) return "it has no ways";
-  const uint64_t set_bytes = (uint64_t)geometry->ways * geometry->line;
-  if (geometry->size == 0 || geometry->size % set_bytes != 0) return "its size is not a whole number of sets";
-  return NULL;
-}
-
-/* Looks the line holding `address` up, and makes it the most recently used of its set: one pass
- * that moves each line down a place until it reaches the line's own (or drops the least recently
- * used one, on a miss). */
-static inline int cache_missed(struct cache* cache, uint64_t address) {
-  const uint64_t line = address >> cache->line_shift;
-  const uint64_t tag = line + 1;
-  if (tag == cache->last_tag) return 0; /* most accesses: the line of the access before */
-  cache->last_tag = tag;
-  const uint64_t set = cache->sets_are_a_power_of_two ? line & (cache->sets - 1) : line % cache->sets;
-  uint64_t* way = cache->tags + set * cache->ways;
-  uint64_t moving = way[0];
-  if (moving == tag) return 0; /* already the most recently used of its set */
-  way[0] = tag;
-  for (uint32_t k = 1; k < cache->ways; ++k) {
-    const uint64_t here = way[k];
-    way[k] = moving;
-    if (here == tag) return 0;
-    moving = here;
-  }
-  return 1;
-}
-
-static void caches_free(struct thread_caches* caches) {
-  if (caches == NULL) return;
-  free(caches->l1i.tags);
-  free(caches->l1d.tags);
-  free(caches->ll.tags);
-  free(caches);
-}
 
 /* The thread's caches, made empty at its first access; NULL when memory is short. */
 static struct thread_caches* new_thread_caches(unsigned int vcpu_index) {
@@ -299,380 +224,7 @@ static void memory_accessed(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
   data_accessed(slot, vcpu_index, address, size, store);
 }
 
-enum branch_kind { NOT_A_BRANCH, CONDITIONAL, DIRECT, INDIRECT };
-
-/* Calls and returns, for the shadow stack of callchains. */
-enum control_flow { FLOWS_ON, CALLS, RETURNS };
-
-/* x86-64: skips the legacy and REX prefixes, then reads the opcode. VEX and EVEX instructions are
- * never branches. */
-static enum branch_kind x86_64_branch(const uint8_t* code, size_t size, enum control_flow* flow) {
-  size_t k = 0;
-  while (k < size && (code[k] == 0xf0 || code[k] == 0xf2 || code[k] == 0xf3 || code[k] == 0x2e || code[k] == 0x36 ||
-                      code[k] == 0x3e || code[k] == 0x26 || code[k] == 0x64 || code[k] == 0x65 || code[k] == 0x66 ||
-                      code[k] == 0x67))
-    ++k;
-  if (k < size && (code[k] & 0xf0) == 0x40) ++k; /* REX */
-  if (k >= size) return NOT_A_BRANCH;
-  const uint8_t op = code[k];
-  if (op == 0x0f) return k + 1 < size && (code[k + 1] & 0xf0) == 0x80 ? CONDITIONAL : NOT_A_BRANCH; /* jcc rel32 */
-  if ((op & 0xf0) == 0x70 || (op >= 0xe0 && op <= 0xe3)) return CONDITIONAL; /* jcc rel8, loop*, jrcxz */
-  if (op == 0xe8) *flow = CALLS;
-  if (op == 0xe8 || op == 0xe9 || op == 0xeb) return DIRECT; /* call, jmp */
-  if (op == 0xc2 || op == 0xc3) *flow = RETURNS;
-  if (op == 0xc2 || op == 0xc3 || op == 0xca || op == 0xcb || op == 0xcf) return INDIRECT; /* ret, iret */
-  if (op == 0xff && k + 1 < size) {
-    const unsigned reg = (code[k + 1] >> 3) & 7; /* call and jmp through a register or memory, near or far */
-    if (reg == 2) *flow = CALLS;
-    if (reg >= 2 && reg <= 5) return INDIRECT;
-  }
-  return NOT_A_BRANCH;
-}
-
-static enum branch_kind aarch64_branch(const uint8_t* code, size_t size, enum control_flow* flow) {
-  if (size != 4) return NOT_A_BRANCH;
-  const uint32_t insn = (uint32_t)code[0] | (uint32_t)code[1] << 8 | (uint32_t)code[2] << 16 | (uint32_t)code[3] << 24;
-  if ((insn & 0xfc000000) == 0x94000000 || (insn & 0xfffffc1f) == 0xd63f0000 || (insn & 0xfefff800) == 0xd63f0800)
-    *flow = CALLS; /* bl; blr; blraa, blrab and their zero-modifier forms */
-  if ((insn & 0xfffffc1f) == 0xd65f0000 || insn == 0xd65f0bff || insn == 0xd65f0fff)
-    *flow = RETURNS;                                    /* ret, retaa, retab */
-  if ((insn & 0x7c000000) == 0x14000000) return DIRECT; /* b, bl */
-  if ((insn & 0xff000000) == 0x54000000 || (insn & 0x7e000000) == 0x34000000 || (insn & 0x7e000000) == 0x36000000)
-    return CONDITIONAL;                                   /* b.cond, bc.cond; cbz, cbnz; tbz, tbnz */
-  if ((insn & 0xfe000000) == 0xd6000000) return INDIRECT; /* br, blr, ret, their pointer-authenticated forms */
-  return NOT_A_BRANCH;
-}
-
-/* The branch predictor (predict=on; docs/emulated.md): per guest thread, a gshare predictor for
- * conditional branches (16,384 two-bit counters indexed by the branch's address XOR the last 14
- * outcomes) and a branch target buffer for indirect ones (1,024 entries of the last target, by the
- * branch's address). Direct branches are never mispredicted. A branch's outcome is the address of
- * the block its thread executes next. */
-#define PREDICTOR_COUNTERS 16384
-#define TARGET_BUFFER_ENTRIES 1024
-struct predictor {
-  uint8_t counters[PREDICTOR_COUNTERS];
-  uint64_t targets[TARGET_BUFFER_ENTRIES];
-  uint32_t history;
-  /* The branch that ended the thread's last block, waiting for its outcome. */
-  enum branch_kind pending;
-  uint64_t pending_address, pending_fallthrough;
-};
 static struct predictor* predictor_of_vcpu[MAX_VCPUS];
-
-/* What a block is, for the models: made once per translation and kept (QEMU does not say when it
- * drops a translation). */
-struct block {
-  uint64_t address;
-  uint64_t instructions;
-  enum branch_kind kind;
-  uint64_t branch_address, fallthrough;
-  enum control_flow flow; /* with callchains: whether it ends in a call or a return */
-  /* With sampling, its instructions' addresses (in `fetch_address` after the fetches). */
-  const uint64_t* instruction_address;
-  /* With caches=on, the L1I lines its instructions are in, in order: an instruction in the line of
-   * the one before it is fetched from the line just used, which is a hit and changes nothing. */
-  uint64_t fetches;
-  uint64_t fetch_address[];
-};
-
-/* True when the pending branch, whose outcome is that the thread went on at `next`, was
- * mispredicted; the model learns the outcome. */
-static int mispredicted(struct predictor* p, uint64_t next) {
-  if (p->pending == CONDITIONAL) {
-    const int taken = next != p->pending_fallthrough;
-    uint8_t* counter = &p->counters[(p->pending_address ^ p->history) % PREDICTOR_COUNTERS];
-    const int predicted_taken = *counter >= 2;
-    if (taken && *counter < 3) ++*counter;
-    if (!taken && *counter > 0) --*counter;
-    p->history = ((p->history << 1) | (uint32_t)taken) & (PREDICTOR_COUNTERS - 1);
-    return predicted_taken != taken;
-  }
-  if (p->pending == INDIRECT) {
-    uint64_t* target = &p->targets[p->pending_address % TARGET_BUFFER_ENTRIES];
-    const int missed = *target != next;
-    *target = next;
-    return missed;
-  }
-  return 0;
-}
-
-/* Sampling (samples=FILE, period=N; counters_abi.h and docs/emulated.md): each thread counts its
- * instructions down from the period, and a block through which the count reaches zero takes a
- * sample at the instruction where it does. With callchains=on, the callchain is the thread's shadow
- * stack: the return address of each call its blocks made that has not returned yet. */
-#define SHADOW_STACK 128 /* a ring: the deepest calls are kept, the outermost dropped */
-#define SAMPLE_BUFFER_BYTES 65536
-/* A buffer is written at the latest this long after its first record: QEMU runs no plugin code
- * when a signal kills the process (Ctrl-C, SIGTERM), and what the threads still buffer is lost. */
-#define SAMPLE_BUFFER_NS 100000000
-#define MAX_MAPPED_PATH 1024 /* a mapping of a file with a longer path gets no record */
-static uint64_t sample_period;
-static int sample_callchains;
-static int samples_fd = -1;
-static char process_name[16]; /* comm= : what the threads are called */
-static int process_execed;    /* started by an exec followed: its first thread's name is COMM_EXEC */
-
-struct sampling_thread {
-  uint64_t countdown; /* instructions to the next sample */
-  uint64_t pushed;    /* calls pushed on the shadow stack (the top is pushed % SHADOW_STACK) */
-  uint32_t depth;     /* return addresses on it, at most SHADOW_STACK */
-  int return_pending; /* its last block ended in a return, which the next block's address completes */
-  int named;          /* its COMM record is written */
-  uint64_t samples;   /* samples in the buffer */
-  uint64_t since;     /* the time of the buffer's first record */
-  size_t used;
-  uint64_t stack[SHADOW_STACK];
-  unsigned char buffer[SAMPLE_BUFFER_BYTES];
-};
-static struct sampling_thread* sampling_of_vcpu[MAX_VCPUS];
-
-static uint64_t now_ns(void) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-}
-
-/* Writes the thread's buffer to the samples file in one write: records of several writers never
- * interleave in a file opened O_APPEND. What cannot be written is counted lost. */
-static void flush_samples(struct sampling_thread* t, struct perfmon_emulate_slot* slot) {
-  if (t->used == 0) return;
-  const ssize_t written = write(samples_fd, t->buffer, t->used);
-  if (written != (ssize_t)t->used) count(slot, &slot->samples_lost, t->samples);
-  t->used = 0;
-  t->samples = 0;
-}
-
-/* Room for a record of `bytes` in the thread's buffer, flushed first if it is too full. */
-static void* record_space(struct sampling_thread* t, struct perfmon_emulate_slot* slot, size_t bytes) {
-  if (t->used + bytes > sizeof t->buffer) flush_samples(t, slot);
-  if (t->used == 0) t->since = now_ns();
-  void* at = t->buffer + t->used;
-  t->used += bytes;
-  return at;
-}
-
-/* The sample_id trailer of a side-band record (sample_type TID | TIME). */
-struct sample_id {
-  uint32_t pid, tid;
-  uint64_t time;
-};
-
-static void name_thread(struct sampling_thread* t, struct perfmon_emulate_slot* slot, const struct sample_id* id) {
-  const size_t name_bytes = (strlen(process_name) + 1 + 7) & ~(size_t)7;
-  const size_t bytes = sizeof(struct perf_event_header) + 8 + name_bytes + sizeof(struct sample_id);
-  unsigned char* record = record_space(t, slot, bytes);
-  memset(record, 0, bytes);
-  const int first_thread = id->tid == id->pid;
-  struct perf_event_header header = {PERF_RECORD_COMM, process_execed && first_thread ? PERF_RECORD_MISC_COMM_EXEC : 0,
-                                     (uint16_t)bytes};
-  memcpy(record, &header, sizeof header);
-  memcpy(record + sizeof header, id, 8); /* pid, tid */
-  memcpy(record + sizeof header + 8, process_name, strlen(process_name));
-  memcpy(record + bytes - sizeof *id, id, sizeof *id);
-  t->named = 1;
-}
-
-/* The process's mappings of files, as /proc/self/maps had them when last read, and
- * whether a record of each is written: a mapping gets its record before the first sample that has
- * an address in it. Shared by the process's threads, under a lock. */
-struct mapping {
-  uint64_t start, end, offset, inode;
-  uint32_t major, minor;
-  int written;
-  char* path;
-};
-static struct {
-  pthread_mutex_t lock;
-  struct mapping* all;
-  size_t count;
-  int stale; /* the guest mapped or protected memory executable since they were read */
-} maps = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 1};
-static __thread int maps_change_pending; /* the thread's system call maps memory executable */
-
-static void read_maps(void) {
-  FILE* file = fopen("/proc/self/maps", "re");
-  if (file == NULL) return;
-  struct mapping* read = NULL;
-  size_t count = 0, capacity = 0;
-  char line[4096 + 128];
-  while (fgets(line, sizeof line, file) != NULL) {
-    unsigned long long start, end, offset, inode;
-    unsigned major, minor;
-    char permissions[8];
-    int path_at = 0;
-    /* QEMU maps guest code without PROT_EXEC on the host (it runs translations of it): every file
-     * mapping is taken, and those that samples have addresses in get records. */
-    if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, permissions, &offset, &major, &minor, &inode,
-               &path_at) < 7 ||
-        line[path_at] != '/')
-      continue;
-    line[strcspn(line, "\n")] = '\0';
-    if (count == capacity) {
-      capacity = capacity ? 2 * capacity : 64;
-      struct mapping* grown = realloc(read, capacity * sizeof *read);
-      if (grown == NULL) break;
-      read = grown;
-    }
-    struct mapping m = {start, end, offset, inode, major, minor, 0, strdup(line + path_at)};
-    /* Written already if the same file was mapped there when last read. */
-    for (size_t k = 0; k < maps.count; ++k)
-      if (maps.all[k].start == m.start && maps.all[k].end == m.end && maps.all[k].inode == m.inode &&
-          maps.all[k].offset == m.offset)
-        m.written = maps.all[k].written;
-    if (m.path != NULL) read[count++] = m;
-  }
-  fclose(file);
-  for (size_t k = 0; k < maps.count; ++k) free(maps.all[k].path);
-  free(maps.all);
-  maps.all = read;
-  maps.count = count;
-}
-
-static struct mapping* mapping_of(uint64_t address) {
-  for (size_t k = 0; k < maps.count; ++k)
-    if (address >= maps.all[k].start && address < maps.all[k].end) return &maps.all[k];
-  return NULL;
-}
-
-/* Writes the record of the mapping `address` is in, if it has none yet. */
-static void note_mapping(struct sampling_thread* t, struct perfmon_emulate_slot* slot, uint64_t address,
-                         const struct sample_id* id, int* maps_fresh) {
-  struct mapping* m = mapping_of(address);
-  if (m == NULL && !*maps_fresh) { /* mapped since the maps were read */
-    read_maps();
-    *maps_fresh = 1;
-    m = mapping_of(address);
-  }
-  if (m == NULL || m->written) return;
-  const size_t path_bytes = strlen(m->path) + 1;
-  if (path_bytes > MAX_MAPPED_PATH) return;
-  const size_t fixed = sizeof(struct perf_event_header) + 2 * 4 + 3 * 8 + 2 * 4 + 2 * 8 + 2 * 4;
-  const size_t bytes = fixed + ((path_bytes + 7) & ~(size_t)7) + sizeof(struct sample_id);
-  unsigned char* record = record_space(t, slot, bytes);
-  memset(record, 0, bytes);
-  const struct perf_event_header header = {PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, (uint16_t)bytes};
-  unsigned char* at = record;
-  memcpy(at, &header, sizeof header), at += sizeof header;
-  memcpy(at, id, 8), at += 8; /* pid, tid */
-  const uint64_t range[3] = {m->start, m->end - m->start, m->offset};
-  memcpy(at, range, sizeof range), at += sizeof range;
-  const uint32_t device[2] = {m->major, m->minor};
-  memcpy(at, device, sizeof device), at += sizeof device;
-  const uint64_t inode[2] = {m->inode, 0};
-  memcpy(at, inode, sizeof inode), at += sizeof inode;
-  const uint32_t protection[2] = {PROT_READ | PROT_EXEC, MAP_PRIVATE};
-  memcpy(at, protection, sizeof protection), at += sizeof protection;
-  memcpy(at, m->path, path_bytes);
-  memcpy(record + bytes - sizeof *id, id, sizeof *id);
-  m->written = 1;
-}
-
-/* The return address `k` entries below the top of the thread's shadow stack. */
-static inline uint64_t shadow_return(const struct sampling_thread* t, uint32_t k) {
-  return t->stack[(t->pushed - 1 - k) % SHADOW_STACK];
-}
-
-static void take_sample(struct sampling_thread* t, struct perfmon_emulate_slot* slot, uint64_t ip) {
-  const struct sample_id id = {(uint32_t)getpid(), (uint32_t)gettid(), now_ns()};
-  if (!t->named) name_thread(t, slot, &id);
-  const uint32_t returns =
-      sample_callchains ? (t->depth < PERFMON_EMULATE_CALLCHAIN_MAX - 2 ? t->depth : PERFMON_EMULATE_CALLCHAIN_MAX - 2)
-                        : 0;
-  pthread_mutex_lock(&maps.lock);
-  int maps_fresh = __atomic_exchange_n(&maps.stale, 0, __ATOMIC_ACQUIRE);
-  if (maps_fresh) read_maps();
-  note_mapping(t, slot, ip, &id, &maps_fresh);
-  for (uint32_t k = 0; k < returns; ++k) note_mapping(t, slot, shadow_return(t, k), &id, &maps_fresh);
-  pthread_mutex_unlock(&maps.lock);
-  const size_t chain = sample_callchains ? 2 + returns : 0;
-  const size_t bytes = sizeof(struct perf_event_header) + 8 + 8 + 8 + 8 + (sample_callchains ? 8 + 8 * chain : 0);
-  uint64_t* record = record_space(t, slot, bytes);
-  const struct perf_event_header header = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, (uint16_t)bytes};
-  memcpy(record, &header, sizeof header);
-  record[1] = ip;
-  memcpy(&record[2], &id, 8); /* pid, tid */
-  record[3] = id.time;
-  record[4] = sample_period;
-  if (sample_callchains) {
-    record[5] = chain;
-    record[6] = PERF_CONTEXT_USER;
-    record[7] = ip;
-    for (uint32_t k = 0; k < returns; ++k) record[8 + k] = shadow_return(t, k);
-  }
-  ++t->samples;
-  if (id.time - t->since >= SAMPLE_BUFFER_NS) flush_samples(t, slot);
-  count(slot, &slot->samples, 1);
-}
-
-static struct sampling_thread* sampling_thread(unsigned int vcpu_index) {
-  if (vcpu_index >= MAX_VCPUS) return NULL;
-  struct sampling_thread* t = sampling_of_vcpu[vcpu_index];
-  if (t == NULL && (t = sampling_of_vcpu[vcpu_index] = calloc(1, sizeof *t)) != NULL) t->countdown = sample_period;
-  return t;
-}
-
-/* Before the block's instructions count: its samples, and its calls and returns on the stack. */
-static void sample_block(struct perfmon_emulate_slot* slot, unsigned int vcpu_index, const struct block* block) {
-  struct sampling_thread* t = sampling_thread(vcpu_index);
-  if (t == NULL) return;
-  if (t->return_pending) {
-    /* The return went to this block: the call it returns from is the innermost one that returns
-     * here (deeper ones, left by longjmp or an exception, are gone too). */
-    t->return_pending = 0;
-    for (uint32_t k = 0; k < t->depth; ++k)
-      if (shadow_return(t, k) == block->address) {
-        t->pushed -= k + 1;
-        t->depth -= k + 1;
-        break;
-      }
-  }
-  uint64_t at = t->countdown; /* the sample's instruction, counted from 1 */
-  for (; at <= block->instructions; at += sample_period) take_sample(t, slot, block->instruction_address[at - 1]);
-  t->countdown = at - block->instructions;
-  if (block->flow == CALLS) {
-    t->stack[t->pushed++ % SHADOW_STACK] = block->fallthrough;
-    if (t->depth < SHADOW_STACK) ++t->depth;
-  }
-  if (block->flow == RETURNS) t->return_pending = 1;
-}
-
-/* A thread that ends writes what it has (on itself); at the process's exit every thread does. */
-static void flush_thread_samples(unsigned int vcpu_index) {
-  struct sampling_thread* t = vcpu_index < MAX_VCPUS ? sampling_of_vcpu[vcpu_index] : NULL;
-  if (t == NULL) return;
-  struct perfmon_emulate_slot* slot =
-      vcpu_index < MAX_VCPUS && slot_of_vcpu[vcpu_index] != NULL ? slot_of_vcpu[vcpu_index] : &counters->slot[0];
-  flush_samples(t, slot);
-}
-
-static void process_exits(qemu_plugin_id_t id, void* data) {
-  (void)id, (void)data;
-  for (unsigned k = 0; k < MAX_VCPUS; ++k) flush_thread_samples(k);
-}
-
-/* The samples file in a forked child: the buffers copied from the parent are the parent's to
- * write; the child's threads name themselves and its mappings get records of the child's. */
-static void sampling_forked(void) {
-  for (unsigned k = 0; k < MAX_VCPUS; ++k)
-    if (sampling_of_vcpu[k] != NULL) {
-      sampling_of_vcpu[k]->used = 0;
-      sampling_of_vcpu[k]->samples = 0;
-      sampling_of_vcpu[k]->named = 0;
-    }
-  for (size_t k = 0; k < maps.count; ++k) maps.all[k].written = 0;
-  process_execed = 0;
-  pthread_mutex_unlock(&maps.lock);
-}
-
-/* The maps are locked through fork, so that the child's copy is whole. */
-static void sampling_forking(void) {
-  pthread_mutex_lock(&maps.lock);
-}
-
-static void sampling_forked_parent(void) {
-  pthread_mutex_unlock(&maps.lock);
-}
 
 static void block_modelled_executed(unsigned int vcpu_index, void* data) {
   const struct block* block = data;
@@ -965,7 +517,7 @@ static void syscall_returned(qemu_plugin_id_t id, unsigned int vcpu_index, int64
   (void)id, (void)vcpu_index, (void)result;
   if (maps_change_pending) { /* after the change: a read of the maps before it would miss it */
     maps_change_pending = 0;
-    __atomic_store_n(&maps.stale, 1, __ATOMIC_RELEASE);
+    maps_changed();
   }
   if (inline_restart_pending) { /* the fork's return in the child, before it runs a block */
     inline_restart_pending = 0;
