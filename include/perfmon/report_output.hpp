@@ -38,4 +38,25 @@ std::string format_folded_stacks(const Profile& profile, std::size_t event);
 // A flame graph of an event's stacks (widths by period, as the report's shares), `title` on top.
 std::string format_flame_graph(const Profile& profile, std::size_t event, const std::string& title);
 
+// What a shape that draws one event is told beyond the options: the event, and what it is (the
+// event's name, its samples and the file they came from).
+struct ReportView {
+  std::size_t event = 0;
+  std::string title;
+};
+
+// Every shape a profile is shown in, in one table (present/report_shapes.cpp): a new shape is a
+// file present/report_<name>.cpp and one line there. The tool offers each as an option.
+struct ReportShape {
+  const char* name;         // "stdio", "json", "folded", "svg"
+  const char* description;  // what it shows
+  enum class Draws {
+    AllEvents,        // every event's rows
+    OneEventsStacks,  // one event's stacks (ReportView::event): inlined frames are worth reading
+    OneEventsPicture  // the same, as a picture for a browser: written to a file, not a terminal
+  } draws;
+  std::string (*format)(const Profile& profile, const ReportOptions& options, const ReportView& view);
+};
+const std::vector<ReportShape>& report_shapes();
+
 }  // namespace perfmon

@@ -157,7 +157,7 @@ std::string open_failure_cause(int errnum, const perf_event_attr& attr, pid_t pi
     case EOPNOTSUPP: {
       if (errnum == EOPNOTSUPP && (attr.sample_type & PERF_SAMPLE_BRANCH_STACK))
         return "this event records no branch stacks: they need a PMU with a branch record (Intel LBR, AMD "
-               "BRS, Arm BRBE) and one of its events; sample without -b/-j, or on such a machine.";
+               "BRS, Arm BRBE) and one of its events; sample without branch stacks, or on such a machine.";
       if (events::is_core_pmu("", attr.type)) {
         std::string why = no_pmu_reason();
         if (!why.empty()) return why + ".";

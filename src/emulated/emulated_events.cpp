@@ -94,8 +94,8 @@ EmulatedSource emulated_source(const Event& event, const EmulatorOptions& option
     if (known->needs != nullptr && !(options.*known->needs)) {
       why_not =
           std::string("the emulated CPU was started without ") + known->what +
-          ": start it with this event among perfmon stat --emulate's events (or EmulatorOptions::" + known->option +
-          ")";
+          ": count this event in the command's own measurement too, so that the emulated CPU starts with it "
+          "(EmulatorOptions::" + known->option + ")";
       return EmulatedSource::None;
     }
     if (attr.exclude_user) {

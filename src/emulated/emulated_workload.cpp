@@ -352,7 +352,7 @@ EmulatedWorkload::EmulatedWorkload(std::vector<std::string> argv, const Emulator
                 "cannot run '" + name + "' on the emulated CPU: " +
                     (interpreter.empty() ? "it is not a 64-bit x86-64 or arm64 program"
                                          : "its interpreter " + binary + " is not a 64-bit x86-64 or arm64 program") +
-                    "; perfmon emulates those (run it natively, without --emulate).",
+                    "; perfmon emulates those: run this one natively.",
                 ENOEXEC);
   architecture_ = architecture;
 

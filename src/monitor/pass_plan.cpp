@@ -198,7 +198,7 @@ std::string multiplexing_reason(const std::vector<EventGroup>& groups, const Cou
     for (const Event& event : group.events) general += takes_a_counter(event) ? 1 : 0;
   return "these events would be multiplexed: " + std::to_string(general) +
          " need a hardware counter and this CPU gives a measurement " + budget_text(budget) + "; count them in " +
-         std::to_string(plan.passes.size()) + " passes (perfmon stat --passes), or with fewer events.";
+         std::to_string(plan.passes.size()) + " passes (one run of the workload each), or with fewer events.";
 }
 
 std::string describe_plan(const PassPlan& plan, const std::vector<EventGroup>& groups) {

@@ -44,4 +44,10 @@ std::string format_report_json(const Profile& profile, const ReportOptions& opti
   return document.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
+namespace present {
+std::string report_json_shape(const Profile& profile, const ReportOptions& options, const ReportView&) {
+  return format_report_json(profile, options);
+}
+}  // namespace present
+
 }  // namespace perfmon

@@ -78,9 +78,8 @@ std::vector<ReportKey> parse_report_keys(const std::string& keys) {
     else if (key == "srcline")
       parsed.push_back(ReportKey::SourceLine);
     else
-      throw Error(ErrorKind::InvalidArgument, "unknown sort key '" + key +
-                                                  "'; give a list of comm, dso, sym and srcline, such as --sort "
-                                                  "comm,dso,sym.");
+      throw Error(ErrorKind::InvalidArgument,
+                  "unknown sort key '" + key + "'; give a list of comm, dso, sym and srcline, such as 'comm,dso,sym'.");
     if (comma == std::string::npos) break;
     at = comma + 1;
   }
@@ -135,5 +134,11 @@ std::string format_report_table(const Profile& profile, const ReportOptions& opt
   }
   return out;
 }
+
+namespace present {
+std::string report_table_shape(const Profile& profile, const ReportOptions& options, const ReportView&) {
+  return format_report_table(profile, options);
+}
+}  // namespace present
 
 }  // namespace perfmon

@@ -68,7 +68,7 @@ TEST(EmulatedRegion, CountsTheModelsEventsThatTheEmulatedCpuRuns) {
   EXPECT_EQ(twice["L1-dcache-loads"], once["L1-dcache-loads"]) << output;
   // The emulated CPU was started without its cache model: the region says how to start it with.
   EXPECT_NE(output.find("L1-dcache-load-misses unsupported: the emulated CPU was started without its cache model: "
-                        "start it with this event among perfmon stat --emulate's events"),
+                        "count this event in the command's own measurement too"),
             std::string::npos)
       << output;
   EXPECT_NE(output.find("note: counted on perfmon's emulated CPU: the counts are the calling thread's."),

@@ -20,18 +20,36 @@ namespace perfmon::cli {
 
 namespace {
 
-constexpr const char* kSynopsis =
-    "perfmon report [-i FILE] [--sort comm,dso,sym,srcline] [-g] [--no-inline] [--percent-limit PCT]\n"
-    "                      [-e EVENT] [--stdio | --json | --folded | --svg FILE]";
+// "--stdio | --json | --folded | --svg FILE": every shape of report_shapes(), in its order.
+std::string shape_choice() {
+  std::string text;
+  for (const ReportShape& shape : report_shapes())
+    text += (text.empty() ? "" : " | ") + std::string("--") + shape.name +
+            (shape.draws == ReportShape::Draws::OneEventsPicture ? " FILE" : "");
+  return text;
+}
 
-enum class Shape { Table, Json, Folded, Svg };
+// "--stdio, --json, --folded and --svg".
+std::string shape_names() {
+  const std::vector<ReportShape>& shapes = report_shapes();
+  std::string text;
+  for (std::size_t k = 0; k < shapes.size(); ++k)
+    text += std::string(k == 0 ? "" : k + 1 == shapes.size() ? " and " : ", ") + "--" + shapes[k].name;
+  return text;
+}
+
+std::string synopsis() {
+  return "perfmon report [-i FILE] [--sort comm,dso,sym,srcline] [-g] [--no-inline] [--percent-limit PCT]\n"
+         "                      [-e EVENT] [" +
+         shape_choice() + "]";
+}
 
 struct ReportCommand {
   std::string input = "perf.data";
   ReportOptions report;
-  Shape shape = Shape::Table;
-  std::string svg_path;
-  std::string event;  // --folded and --svg draw one event: this one, or the first with samples
+  const ReportShape* shape = &report_shapes().front();
+  std::string picture_path;  // a picture's file
+  std::string event;         // a shape that draws one event draws this one, or the first with samples
   bool inlined_frames = true;
 };
 
@@ -59,10 +77,10 @@ std::size_t chosen_event(const Profile& profile, const std::string& wanted) {
 int run_report(std::span<char* const> args) {
   ReportCommand o;
   std::vector<std::string> rest;
-  auto shape = [&](Shape chosen) {
-    if (o.shape != Shape::Table && o.shape != chosen)
-      throw UsageError("choose one of --stdio, --json, --folded and --svg");
-    o.shape = chosen;
+  const ReportShape* chosen = nullptr;
+  auto choose = [&](const ReportShape& shape) {
+    if (chosen != nullptr && chosen != &shape) throw UsageError("choose one of " + shape_names());
+    chosen = o.shape = &shape;
   };
   std::vector<Option> options = {
       {'i', "input", "file", "the perf.data file to read (default perf.data)",
@@ -85,17 +103,15 @@ int run_report(std::span<char* const> args) {
        [&](std::string_view v) { o.report.percent_limit = parse_percent(v); }},
       {'e', "event", "name", "the event --folded and --svg draw (default the first with samples)",
        [&](std::string_view v) { o.event = std::string(v); }},
-      {0, "stdio", "", "print perf report's table (the default)", [&](std::string_view) { shape(Shape::Table); }},
-      {0, "json", "", "print the figures as one JSON document", [&](std::string_view) { shape(Shape::Json); }},
-      {0, "folded", "", "print collapsed stacks (comm;outer;...;leaf SAMPLES), flamegraph.pl's input",
-       [&](std::string_view) { shape(Shape::Folded); }},
-      {0, "svg", "file", "draw a flame graph into an SVG file (zoom on click, search)",
-       [&](std::string_view v) {
-         shape(Shape::Svg);
-         o.svg_path = std::string(v);
-       }},
   };
-  if (auto status = parse_command_line(args, "report", kSynopsis, options, rest, reads_a_file_only("report")))
+  for (const ReportShape& shape : report_shapes()) {
+    const bool picture = shape.draws == ReportShape::Draws::OneEventsPicture;
+    options.push_back({0, shape.name, picture ? "file" : "", shape.description, [&, picture](std::string_view v) {
+                         choose(shape);
+                         if (picture) o.picture_path = std::string(v);
+                       }});
+  }
+  if (auto status = parse_command_line(args, "report", synopsis(), options, rest, reads_a_file_only("report")))
     return *status;
   try {
     const PerfDataReader file(o.input);
@@ -103,8 +119,8 @@ int run_report(std::span<char* const> args) {
     for (const PerfDataEvent& event : file.events()) names.push_back(event.name);
     ProfileOptions looked_up;
     // DWARF is read only for what will be shown: inlined functions in stacks, lines in a column.
-    looked_up.inlined_frames =
-        o.inlined_frames && (o.report.callchains || o.shape == Shape::Folded || o.shape == Shape::Svg);
+    const bool one_event = o.shape->draws != ReportShape::Draws::AllEvents;
+    looked_up.inlined_frames = o.inlined_frames && (o.report.callchains || one_event);
     looked_up.source_lines =
         std::find(o.report.sort.begin(), o.report.sort.end(), ReportKey::SourceLine) != o.report.sort.end();
     Profile profile(names, looked_up);
@@ -118,18 +134,14 @@ int run_report(std::span<char* const> args) {
                      printable(file.events()[e].name).c_str());
     }
     file.read(profile);
-    std::string text;
-    if (o.shape == Shape::Table) text = format_report_table(profile, o.report);
-    if (o.shape == Shape::Json) text = format_report_json(profile, o.report);
-    if (o.shape == Shape::Folded) text = format_folded_stacks(profile, chosen_event(profile, o.event));
-    if (o.shape == Shape::Svg) {
-      const std::size_t event = chosen_event(profile, o.event);
-      text = format_flame_graph(profile, event,
-                                "Flame Graph: " + profile.events()[event].name + ", " +
-                                    std::to_string(profile.events()[event].samples) + " samples of " + o.input);
+    ReportView view;
+    if (one_event) {
+      view.event = chosen_event(profile, o.event);
+      const EventProfile& drawn = profile.events()[view.event];
+      view.title = drawn.name + ", " + std::to_string(drawn.samples) + " samples of " + o.input;
     }
-    Output out(o.svg_path, stdout);
-    out.write(text);
+    Output out(o.picture_path, stdout);
+    out.write(o.shape->format(profile, o.report, view));
     out.commit();
     return 0;
   } catch (const Error& error) {

@@ -573,7 +573,11 @@ int run_stat(std::span<char* const> args) {
     StatCommand command(o);
     return command.execute();
   } catch (const Error& error) {
-    return report_run_error("stat", error);
+    const int status = report_run_error("stat", error);
+    // Strict mode's refusal of what would be multiplexed: the tool's way to count it all.
+    if (o.strict && error.kind() == ErrorKind::Limit && error.errnum() == EINVAL)
+      std::fprintf(stderr, "Run 'perfmon stat --passes' to count them in passes: the command runs once per pass.\n");
+    return status;
   }
 }
 

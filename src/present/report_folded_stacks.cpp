@@ -29,4 +29,10 @@ std::string format_folded_stacks(const Profile& profile, std::size_t event_index
   return out;
 }
 
+namespace present {
+std::string folded_stacks_shape(const Profile& profile, const ReportOptions&, const ReportView& view) {
+  return format_folded_stacks(profile, view.event);
+}
+}  // namespace present
+
 }  // namespace perfmon

@@ -233,4 +233,10 @@ std::string format_flame_graph(const Profile& profile, std::size_t event_index, 
   return out;
 }
 
+namespace present {
+std::string flame_graph_shape(const Profile& profile, const ReportOptions&, const ReportView& view) {
+  return format_flame_graph(profile, view.event, "Flame Graph: " + view.title);
+}
+}  // namespace present
+
 }  // namespace perfmon
