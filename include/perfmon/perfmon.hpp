@@ -27,6 +27,7 @@
 #include "perfmon/sampler.hpp"             // Sampler: sample events into ring buffers; SampleHandler
 #include "perfmon/sampling_format.hpp"     // SamplingFormat; DefaultSamplingFormat: perfmon2's buffer layout
 #include "perfmon/scope.hpp"               // ScopedMeasurement: measure one scope
+#include "perfmon/script_output.hpp"       // perf script's shapes: a sample's text lines or JSON line
 #include "perfmon/session.hpp"             // CounterSession: open, start, stop, read
 #include "perfmon/stat.hpp"                // perf stat's figures: rows, metrics, statistics over runs
 #include "perfmon/stat_output.hpp"         // perf stat's shapes: table, CSV, JSON

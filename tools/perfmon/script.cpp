@@ -6,14 +6,13 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "commands.hpp"
 #include "errors.hpp"
 #include "options.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/perf_data.hpp"
 #include "perfmon/sampler.hpp"
+#include "perfmon/script_output.hpp"
 #include "perfmon/symbolizer.hpp"
 
 namespace perfmon::cli {
@@ -26,15 +25,6 @@ struct ScriptOptions {
   std::string input = "perf.data";
   bool json = false;
   bool callchains = true;  // printed where the samples have them, as perf script does
-};
-
-// One frame of a sample as perf script prints it: the address (in its file where it lies in one),
-// the function and offset, and the file; the functions inlined there first, marked "(inlined)".
-struct ScriptFrame {
-  std::uint64_t address;
-  std::string function;  // "" where no symbol covers it
-  std::uint64_t into;
-  std::string file;  // "" for an inlined function
 };
 
 class Printer : public SampleHandler {
@@ -54,65 +44,27 @@ class Printer : public SampleHandler {
     const PerfDataEvent& source = file_.events()[event];
     const bool kernel_leaf =
         sample.record != nullptr && (sample.record->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-    frames_.clear();
+    shown_.frames.clear();
     if (options_.callchains)
       Symbolizer::for_each_frame(
           symbolizer_.callchain(event, sample), kernel_leaf,
           [&](std::uint64_t address, bool kernel) { add_frame(sample.pid, address, kernel, true); });
-    const bool with_chain = !frames_.empty();
+    const bool with_chain = !shown_.frames.empty();
     if (!with_chain) add_frame(sample.pid, sample.ip, kernel_leaf, false);
-    const std::string& command = symbolizer_.spaces().command(sample.tid);
-
-    if (options_.json) {
-      nlohmann::ordered_json line = {{"comm", command},         {"pid", sample.pid},   {"tid", sample.tid},
-                                     {"cpu", sample.cpu},       {"time", sample.time}, {"event", source.name},
-                                     {"period", sample.period}, {"ip", sample.ip}};
-      // The sample's own function, as the text without a chain names it: past the functions
-      // inlined at its address, which the chain lists as frames of their own.
-      const ScriptFrame& leaf = *std::find_if(frames_.begin(), frames_.end() - 1,
-                                              [](const ScriptFrame& frame) { return !frame.file.empty(); });
-      line["sym"] = leaf.function;
-      line["symoff"] = leaf.into;
-      line["dso"] = leaf.file;
-      line["offset"] = leaf.address;
-      if (with_chain) {
-        nlohmann::ordered_json chain = nlohmann::ordered_json::array();
-        for (const ScriptFrame& frame : frames_)
-          chain.push_back({{"address", frame.address},
-                           {"sym", frame.function},
-                           {"symoff", frame.into},
-                           {"dso", frame.file},
-                           {"inlined", frame.file.empty()}});
-        line["callchain"] = std::move(chain);
-      }
-      std::printf("%s\n", line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
-      return;
-    }
-    // perf script's columns: command (in 16 columns unless a call chain follows), tid, [cpu] where
-    // recorded, seconds.microseconds, the period of events other than tracepoints where recorded,
-    // the event; then the frame on the same line, or the call chain below it, one frame a line, and
-    // a blank line.
-    std::printf(with_chain ? "%s %5u " : "%16s %5u ",
-                printable(command.empty() ? ":" + std::to_string(sample.tid) : command).c_str(), sample.tid);
-    if (source.attr.sample_type & PERF_SAMPLE_CPU) std::printf("[%03u] ", sample.cpu);
-    char seconds[32];  // right-aligned in 12 columns, as perf script pads them (%12s)
-    std::snprintf(seconds, sizeof seconds, "%llu.%06llu", static_cast<unsigned long long>(sample.time / 1'000'000'000),
-                  static_cast<unsigned long long>(sample.time % 1'000'000'000 / 1000));
-    std::printf("%12s: ", seconds);
-    if ((source.attr.sample_type & PERF_SAMPLE_PERIOD) && source.attr.type != PERF_TYPE_TRACEPOINT)
-      std::printf("%10llu ", static_cast<unsigned long long>(sample.period));
-    std::printf("%s: ", printable(source.name).c_str());
-    if (!with_chain) {
-      std::fputs(" ", stdout);  // perf script separates the address by one more space on this line
-      print_frame(frames_.front(), sample.ip);
-      return;
-    }
-    std::fputs("\n", stdout);
-    for (const ScriptFrame& frame : frames_) {
-      std::fputs("\t", stdout);
-      print_frame(frame, frame.address);
-    }
-    std::fputs("\n", stdout);
+    const perf_event_attr& attr = source.attr;
+    shown_.command = symbolizer_.spaces().command(sample.tid);
+    shown_.pid = sample.pid;
+    shown_.tid = sample.tid;
+    shown_.cpu = sample.cpu;
+    shown_.time = sample.time;
+    shown_.period = sample.period;
+    shown_.ip = sample.ip;
+    shown_.event = source.name;
+    shown_.cpu_recorded = (attr.sample_type & PERF_SAMPLE_CPU) != 0;
+    shown_.period_shown = (attr.sample_type & PERF_SAMPLE_PERIOD) && attr.type != PERF_TYPE_TRACEPOINT;
+    shown_.with_chain = with_chain;
+    const std::string line = options_.json ? format_script_json(shown_) : format_script_text(shown_);
+    std::fwrite(line.data(), 1, line.size(), stdout);
   }
 
  private:
@@ -124,26 +76,15 @@ class Printer : public SampleHandler {
     const std::uint64_t shown = in_file ? named.place.offset : address;
     // A caller's address is a return address: one byte back is the call, inside what inlined it.
     if (inlined && in_file &&
-        symbolizer_.source(frames_.empty() ? named : symbolizer_.name(pid, address - 1, kernel), place_))
-      for (const std::string& function : place_.inlined) frames_.push_back({shown, function, 0, ""});
-    frames_.push_back({shown, named.function != nullptr ? *named.function : "", named.into, named.place.file});
-  }
-
-  static void print_frame(const ScriptFrame& frame, std::uint64_t address) {
-    std::printf("%16" PRIx64 " ", address);
-    if (frame.file.empty())
-      std::printf("%s (inlined)\n", printable(frame.function).c_str());
-    else if (frame.function.empty())
-      std::printf("[unknown] (%s)\n", printable(frame.file).c_str());
-    else
-      std::printf("%s+0x%" PRIx64 " (%s)\n", printable(frame.function).c_str(), frame.into,
-                  printable(frame.file).c_str());
+        symbolizer_.source(shown_.frames.empty() ? named : symbolizer_.name(pid, address - 1, kernel), place_))
+      for (const std::string& function : place_.inlined) shown_.frames.push_back({shown, function, 0, ""});
+    shown_.frames.push_back({shown, named.function != nullptr ? *named.function : "", named.into, named.place.file});
   }
 
   const PerfDataReader& file_;
   const ScriptOptions& options_;
   Symbolizer symbolizer_;
-  std::vector<ScriptFrame> frames_;  // the sample at hand's, leaf first
+  ScriptSample shown_;  // the sample at hand (its frames leaf first), as the shapes take it
   SourcePlace place_;
 };
 
