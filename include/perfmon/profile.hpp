@@ -51,6 +51,10 @@ struct EventProfile {
 // What a profile looks up beyond the functions of the symbol tables, in each file's DWARF (libdw):
 // both cost the time to read the debug information of the files that samples touch.
 struct ProfileOptions {
+  // Merge the call stacks into EventProfile::stacks. Without, only the entries are summed (what
+  // perf report's table shows without -g): each sample costs its leaf's look-up, no stack is
+  // resolved or unwound, and `stacks` holds the root alone.
+  bool stacks = true;
   bool inlined_frames = false;                // the functions inlined at each frame join the stacks, as "f (inlined)"
   bool source_lines = false;                  // each entry is split by the source line of its sampled address
   std::string debug_root = "/usr/lib/debug";  // where separate debug files are looked for
@@ -135,6 +139,10 @@ class Profile : public SampleHandler {
   const Frame& frame(std::uint32_t pid, std::uint64_t address, bool kernel, std::uint64_t generation);
   Frame resolve(std::uint32_t pid, std::uint64_t address, bool kernel);
   std::uint32_t child(std::size_t event, std::uint32_t parent, NameId name, bool kernel);
+  // Without stacks: the sample's entry, from its leaf alone.
+  std::uint32_t leaf_entry(std::size_t event, const Sample& sample, NameId command, bool kernel_leaf,
+                           std::uint64_t generation);
+  std::uint32_t entry_of(std::size_t event, NameId command, const Frame& leaf);
 
   ProfileOptions options_;
   std::vector<EventProfile> events_;

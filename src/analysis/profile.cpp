@@ -152,10 +152,7 @@ std::pair<std::uint32_t, std::uint32_t> Profile::place_stack(std::size_t event, 
   if (stack_.empty()) stack_.push_back(frame(sample.pid, sample.ip, kernel_leaf, generation));
 
   EventProfile& profile = events_[event];
-  const Frame& leaf = stack_.front();
-  const EntryKey key{command, leaf.dso, leaf.symbol, leaf.source, leaf.kernel};
-  auto [found, added] = states_[event].entry_of.try_emplace(key, static_cast<std::uint32_t>(profile.entries.size()));
-  if (added) profile.entries.push_back({command, leaf.dso, leaf.symbol, leaf.source, leaf.kernel, 0, 0});
+  const std::uint32_t entry = entry_of(event, command, stack_.front());
   // Root first: each function, then what is inlined in it from the outermost in.
   std::uint32_t node = child(event, 0, command, false);
   for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) {
@@ -163,8 +160,31 @@ std::pair<std::uint32_t, std::uint32_t> Profile::place_stack(std::size_t event, 
     for (std::uint32_t k = it->inlined_count; k-- > 0;)
       node = child(event, node, inlined_labels_[it->inlined_at + k], it->kernel);
   }
-  profile.stacks[node].entry = found->second;
-  return {node, found->second};
+  profile.stacks[node].entry = entry;
+  return {node, entry};
+}
+
+std::uint32_t Profile::entry_of(std::size_t event, NameId command, const Frame& leaf) {
+  std::vector<ProfileEntry>& entries = events_[event].entries;
+  const EntryKey key{command, leaf.dso, leaf.symbol, leaf.source, leaf.kernel};
+  auto [found, added] = states_[event].entry_of.try_emplace(key, static_cast<std::uint32_t>(entries.size()));
+  if (added) entries.push_back({command, leaf.dso, leaf.symbol, leaf.source, leaf.kernel, 0, 0});
+  return found->second;
+}
+
+std::uint32_t Profile::leaf_entry(std::size_t event, const Sample& sample, NameId command, bool kernel_leaf,
+                                  std::uint64_t generation) {
+  // The leaf as a stack's first frame: the recorded callchain's first address (nothing needs
+  // unwinding: the user part of one starts at the sampled address), else the sampled address.
+  std::uint64_t address = sample.ip;
+  bool kernel = kernel_leaf, found = false;
+  Symbolizer::for_each_frame(sample.callchain, kernel_leaf, [&](std::uint64_t at, bool in_kernel) {
+    if (found) return;
+    address = at;
+    kernel = in_kernel;
+    found = true;
+  });
+  return entry_of(event, command, frame(sample.pid, address, kernel, generation));
 }
 
 void Profile::sample(std::size_t event, const Sample& sample) {
@@ -174,6 +194,15 @@ void Profile::sample(std::size_t event, const Sample& sample) {
       sample.record != nullptr && (sample.record->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
   const NameId command = command_of(sample.tid);
   const std::uint64_t generation = generation_[sample.pid] + kernel_generation_;  // both only grow
+  EventProfile& profile = events_[event];
+  if (!options_.stacks) {
+    ProfileEntry& entry = profile.entries[leaf_entry(event, sample, command, kernel_leaf, generation)];
+    entry.samples += 1;
+    entry.period += period;
+    profile.samples += 1;
+    profile.period += period;
+    return;
+  }
 
   // A stack seen before (the same words, process, command and event) ends at the same node: most
   // samples are found here, with one hash of their words and no frame resolved again.
@@ -203,7 +232,6 @@ void Profile::sample(std::size_t event, const Sample& sample) {
     seen_[at].generation = generation;
   }
 
-  EventProfile& profile = events_[event];
   profile.samples += 1;
   profile.period += period;
   ProfileEntry& entry = profile.entries[seen_[at].entry];

@@ -120,7 +120,8 @@ int run_report(std::span<char* const> args) {
     ProfileOptions looked_up;
     // DWARF is read only for what will be shown: inlined functions in stacks, lines in a column.
     const bool one_event = o.shape->draws != ReportShape::Draws::AllEvents;
-    looked_up.inlined_frames = o.inlined_frames && (o.report.callchains || one_event);
+    looked_up.stacks = o.report.callchains || one_event;  // only what is shown is built
+    looked_up.inlined_frames = o.inlined_frames && looked_up.stacks;
     looked_up.source_lines =
         std::find(o.report.sort.begin(), o.report.sort.end(), ReportKey::SourceLine) != o.report.sort.end();
     Profile profile(names, looked_up);

@@ -105,6 +105,33 @@ TEST(Profile, StacksMergeIntoATreeRootedAtTheCommand) {
   EXPECT_EQ(event.entries[0].samples, 3u);
 }
 
+// Without stacks (a table without -g): the same entries, charged to each chain's leaf (not to the
+// sampled address where they differ, as the chain's first frame is what a stack's leaf is), and
+// no tree.
+TEST(Profile, WithoutStacksTheEntriesAreTheSameAndNoTreeIsBuilt) {
+  ProfileOptions options;
+  options.stacks = false;
+  Profile flat({"cpu-clock"}, options);
+  Profile deep({"cpu-clock"});
+  for (Profile* profile : {&flat, &deep}) {
+    comm(*profile, 7, "app");
+    mmap2(*profile, 7, 0x400000, "/nonexistent/app");
+    mmap2(*profile, 7, 0x500000, "/nonexistent/lib.so");
+    sample(*profile, 7, 0x400100, {PERF_CONTEXT_USER, 0x400100, 0x400201});
+    sample(*profile, 7, 0x500100, {PERF_CONTEXT_USER, 0x500100, 0x400201});
+    sample(*profile, 7, 0x400100, {PERF_CONTEXT_USER, 0x500200, 0x400201});  // the chain's leaf wins
+    sample(*profile, 7, 0x400180);                                         // no chain: the address
+  }
+  const EventProfile& a = flat.events()[0];
+  const EventProfile& b = deep.events()[0];
+  ASSERT_EQ(a.entries.size(), b.entries.size());
+  for (std::size_t e = 0; e < a.entries.size(); ++e) EXPECT_EQ(place(flat, a.entries[e]), place(deep, b.entries[e]));
+  EXPECT_EQ(a.samples, 4u);
+  EXPECT_EQ(a.period, b.period);
+  EXPECT_EQ(a.stacks.size(), 1u);  // the root alone
+  EXPECT_GT(b.stacks.size(), 1u);
+}
+
 TEST(Profile, LostSamplesAreCounted) {
   Profile profile({"cpu-clock"});
   kernel::LostRecord lost{};
