@@ -1,6 +1,6 @@
 // perf.data files, whole: the header, attrs and ids, feature sections (EVENT_DESC, HOSTNAME) and
 // every record of the data section decoded by its event, summed up as perfmon report does (user
-// stack copies unwound) and shown in each of its shapes.
+// stack copies unwound; and without stacks, as its table alone) and shown in each of its shapes.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -43,6 +43,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (std::size_t event = 0; event < names.size(); ++event)
       sink = perfmon::format_folded_stacks(profile, event).size() +
              perfmon::format_flame_graph(profile, event, "fuzz").size();
+    // The table alone, as perfmon report builds it without -g: each sample's leaf, no tree.
+    perfmon::Profile leaves(names, {.stacks = false, .debug_root = "/nonexistent"});
+    file.read(leaves);
+    sink = perfmon::format_report_table(leaves, {}).size();
   } catch (const perfmon::Error&) {
   }
   return 0;
