@@ -7,9 +7,11 @@
 #include <linux/perf_event.h>
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -130,7 +132,7 @@ class Profile : public SampleHandler {
   };
   static constexpr std::uint32_t kNone = 0xffffffff;
 
-  NameId intern(const std::string& text);
+  NameId intern(std::string_view text);
   NameId command_of(std::uint32_t tid);
   // Resolves a sample's frames into the tree: its leaf node and its entry.
   std::pair<std::uint32_t, std::uint32_t> place_stack(std::size_t event, const Sample& sample,
@@ -147,8 +149,10 @@ class Profile : public SampleHandler {
   ProfileOptions options_;
   std::vector<EventProfile> events_;
   std::vector<EventState> states_;
-  std::vector<std::string> names_;
-  std::unordered_map<std::string, NameId> name_ids_;
+  // Each name once: kept where it stays (a deque does not move its elements), and looked up by a
+  // view of it.
+  std::deque<std::string> names_;
+  std::unordered_map<std::string_view, NameId> name_ids_;
   Symbolizer symbolizer_;
   std::vector<NameId> inlined_labels_;  // of the frames resolved so far
   // Resolved addresses, valid while their process's mappings (and the kernel's) stay as they were.

@@ -51,10 +51,11 @@ bool Profile::unwind_user_stacks(std::size_t event, std::uint64_t sample_regs_us
   return event < events_.size() && symbolizer_.unwind_user_stacks(event, sample_regs_user);
 }
 
-NameId Profile::intern(const std::string& text) {
-  auto [found, added] = name_ids_.try_emplace(text, static_cast<NameId>(names_.size()));
-  if (added) names_.push_back(text);
-  return found->second;
+NameId Profile::intern(std::string_view text) {
+  if (auto found = name_ids_.find(text); found != name_ids_.end()) return found->second;
+  const NameId id = static_cast<NameId>(names_.size());
+  name_ids_.emplace(names_.emplace_back(text), id);
+  return id;
 }
 
 void Profile::record(const perf_event_header& header) {
