@@ -102,7 +102,8 @@ void cpc_queue_emt(void* pc) {
 
 /* Stops every counter of the binding where it stands: async-signal-safe. */
 static void freeze(cpc_binding* binding) {
-  for (int k = 0; k < binding->count; ++k) perfmon_session_control_event(binding->session, (size_t)k, PERFMON_EVENT_DISABLE);
+  for (int k = 0; k < binding->count; ++k)
+    perfmon_session_control_event(binding->session, (size_t)k, PERFMON_EVENT_DISABLE);
   binding->overflowed = 1;
 }
 

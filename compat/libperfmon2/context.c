@@ -49,7 +49,6 @@
 #define PIDFD_THREAD O_EXCL
 #endif
 
-
 /* ---- State ------------------------------------------------------------------------------------- */
 
 pthread_mutex_t pfm2_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -274,13 +273,14 @@ int pfm_write_pmcs(int fd, pfarg_pmc_t* pmcs, int n) {
       /* reg_smpl_pmds is for a sampling format (§3.1.2). */
       r->reg_flags |= PFM_REG_RETFL_EINVAL;
       return pfm2_leave(&guard, resume(c, pfm2_fail(EINVAL, "element %d: value 0x%llx or flags of PMC%u are invalid", k,
-                                               (unsigned long long)r->reg_value, r->reg_num)));
+                                                    (unsigned long long)r->reg_value, r->reg_num)));
     }
     for (unsigned other = 0; other < PFM_MAX_PMDS; ++other)
       if (((r->reg_reset_pmds[0] | r->reg_smpl_pmds[0]) >> other & 1) && !pfm2_register_exists(other)) {
         r->reg_flags |= PFM_REG_RETFL_EINVAL;
-        return pfm2_leave(&guard, resume(c, pfm2_fail(EINVAL, "element %d: a bit vector names PMD%u, which does not exist",
-                                                 k, other)));
+        return pfm2_leave(
+            &guard,
+            resume(c, pfm2_fail(EINVAL, "element %d: a bit vector names PMD%u, which does not exist", k, other)));
       }
     set->pmc[r->reg_num] = r->reg_value;
     set->pmc_flags[r->reg_num] = r->reg_flags;
@@ -351,14 +351,14 @@ int pfm_load_context(int fd, pfarg_load_t* load) {
   if (set == NULL) return pfm2_leave(&guard, pfm2_fail(EINVAL, "no event set %u", load->load_set));
   for (size_t k = 0; k < c->set_count; ++k)
     if ((c->sets[k].flags & PFM_SETFL_EXPL_NEXT) && find_set(c, c->sets[k].next) == NULL)
-      return pfm2_leave(&guard,
-                   pfm2_fail(EINVAL, "set %u's explicit next, set %u, does not exist", c->sets[k].id, c->sets[k].next));
+      return pfm2_leave(
+          &guard, pfm2_fail(EINVAL, "set %u's explicit next, set %u, does not exist", c->sets[k].id, c->sets[k].next));
   const int system_wide = (c->flags & PFM_FL_SYSTEM_WIDE) != 0;
   const pid_t caller = pfm2_gettid();
   if (system_wide && load->load_pid != caller)
     return pfm2_leave(&guard, pfm2_fail(EINVAL,
-                                   "a system-wide context is loaded by the thread that monitors the CPU: "
-                                   "load_pid must be the caller's gettid() (§3.1.7)"));
+                                        "a system-wide context is loaded by the thread that monitors the CPU: "
+                                        "load_pid must be the caller's gettid() (§3.1.7)"));
   if (load->load_pid <= 0) return pfm2_leave(&guard, pfm2_fail(EINVAL, "load_pid %d is no thread", load->load_pid));
   const int cpu = system_wide ? sched_getcpu() : -1;
   for (context* other = pfm2_contexts; other != NULL; other = other->next_context) {
@@ -369,7 +369,8 @@ int pfm_load_context(int fd, pfarg_load_t* load) {
       return pfm2_leave(&guard, pfm2_fail(EBUSY, "thread %d has a context attached already", load->load_pid));
   }
   if ((c->flags & PFM_FL_NOTIFY_BLOCK) && load->load_pid == caller)
-    return pfm2_leave(&guard, pfm2_fail(EINVAL, "PFM_FL_NOTIFY_BLOCK is for a thread other than the caller (table 3.2)"));
+    return pfm2_leave(&guard,
+                      pfm2_fail(EINVAL, "PFM_FL_NOTIFY_BLOCK is for a thread other than the caller (table 3.2)"));
   c->tid = load->load_pid;
   c->cpu = cpu;
   c->self = !system_wide && load->load_pid == caller;
@@ -464,7 +465,8 @@ int pfm_create_evtsets(int fd, pfarg_setdesc_t* sets, int n) {
     const uint32_t known = PFM_SETFL_OVFL_SWITCH | PFM_SETFL_TIME_SWITCH | PFM_SETFL_EXPL_NEXT | PFM_SETFL_EXCL_IDLE;
     if ((d->set_flags & ~known) || (d->set_flags & PFM_SETFL_OVFL_SWITCH && d->set_flags & PFM_SETFL_TIME_SWITCH)) {
       d->set_flags |= PFM_SET_RETFL_EINVAL;
-      return pfm2_leave(&guard, pfm2_fail(EINVAL, "element %d: set_flags are invalid (one way of switching at most)", k));
+      return pfm2_leave(&guard,
+                        pfm2_fail(EINVAL, "element %d: set_flags are invalid (one way of switching at most)", k));
     }
     event_set* set = find_set(c, d->set_id);
     if (set == NULL) {
@@ -504,7 +506,7 @@ int pfm_delete_evtsets(int fd, pfarg_setdesc_t* sets, int n) {
     if (set == NULL || d->set_id == 0) {
       d->set_flags |= set == NULL ? PFM_SET_RETFL_NOSET : PFM_SET_RETFL_EINVAL;
       return pfm2_leave(&guard, pfm2_fail(EINVAL, "element %d: %s", k,
-                                     set == NULL ? "no such event set" : "set 0 always exists (§3.7.5)"));
+                                          set == NULL ? "no such event set" : "set 0 always exists (§3.7.5)"));
     }
     const size_t at = (size_t)(set - c->sets);
     memmove(set, set + 1, (c->set_count - at - 1) * sizeof *set);

@@ -33,7 +33,6 @@
 #define PIDFD_THREAD O_EXCL
 #endif
 
-
 /* ---- Loading and unloading -------------------------------------------------------------------------- */
 
 /* The PMDs whose overflows ended a set's last turn: the triggers' bits of the library's info. */
@@ -273,4 +272,3 @@ void pfm2_unload(context* c) {
   c->loaded = c->started = 0;
   c->masked = 0;
 }
-

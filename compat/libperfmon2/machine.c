@@ -31,4 +31,3 @@ int pfm2_fail(int err, const char* format, ...) {
 const char* pfm_strerror_detail(void) {
   return detail;
 }
-

@@ -33,7 +33,6 @@
 #define PIDFD_THREAD O_EXCL
 #endif
 
-
 /* ---- Resets and randomization (§3.4.2) ------------------------------------------------------------ */
 
 /* Park and Miller's minimal standard generator, as perfmon2's kernel had it (Carta's form). */
@@ -354,7 +353,6 @@ void pfm2_start_overflow_thread(void) {
   pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
-
 void pfm2_enter(call_guard* guard) {
   sigset_t overflow;
   sigemptyset(&overflow);
@@ -370,4 +368,3 @@ int pfm2_leave(call_guard* guard, int result) {
   errno = saved_errno;
   return result;
 }
-

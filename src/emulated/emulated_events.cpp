@@ -92,10 +92,10 @@ EmulatedSource emulated_source(const Event& event, const EmulatorOptions& option
       "cache model's misses (docs/emulated.md)";
   if (const KnownEvent* known = known_event(event)) {
     if (known->needs != nullptr && !(options.*known->needs)) {
-      why_not =
-          std::string("the emulated CPU was started without ") + known->what +
-          ": count this event in the command's own measurement too, so that the emulated CPU starts with it "
-          "(EmulatorOptions::" + known->option + ")";
+      why_not = std::string("the emulated CPU was started without ") + known->what +
+                ": count this event in the command's own measurement too, so that the emulated CPU starts with it "
+                "(EmulatorOptions::" +
+                known->option + ")";
       return EmulatedSource::None;
     }
     if (attr.exclude_user) {

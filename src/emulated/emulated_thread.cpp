@@ -31,7 +31,8 @@ EmulatedCpuHere emulated_cpu_here() {
     here.state = EmulatedCpuHere::State::Unanswered;
     here.why =
         "PERFMON_EMULATED_CPU is set, but perfmon's emulated CPU does not answer (the program runs natively, or "
-        "under QEMU without perfmon's plugin): unset it to count natively, or run the program on perfmon's emulated CPU "
+        "under QEMU without perfmon's plugin): unset it to count natively, or run the program on perfmon's emulated "
+        "CPU "
         "(docs/emulated.md)";
     return here;
   }

@@ -192,8 +192,9 @@ struct EventSets::State {
         const CounterValue& now = set.slice_now[event * n + location];
         CounterValue& base = set.slice_base[event * n + location];
         count += static_cast<double>(now.raw - base.raw);
-        running += perfmon2::running_on_set_clock(static_cast<double>(now.running - base.running),
-                                        static_cast<double>(now.enabled - base.enabled), set.slice_active[location]);
+        running +=
+            perfmon2::running_on_set_clock(static_cast<double>(now.running - base.running),
+                                           static_cast<double>(now.enabled - base.enabled), set.slice_active[location]);
       }
       set.slices[event].add(count, running);
     }

@@ -120,7 +120,7 @@ TEST(Profile, WithoutStacksTheEntriesAreTheSameAndNoTreeIsBuilt) {
     sample(*profile, 7, 0x400100, {PERF_CONTEXT_USER, 0x400100, 0x400201});
     sample(*profile, 7, 0x500100, {PERF_CONTEXT_USER, 0x500100, 0x400201});
     sample(*profile, 7, 0x400100, {PERF_CONTEXT_USER, 0x500200, 0x400201});  // the chain's leaf wins
-    sample(*profile, 7, 0x400180);                                         // no chain: the address
+    sample(*profile, 7, 0x400180);                                           // no chain: the address
   }
   const EventProfile& a = flat.events()[0];
   const EventProfile& b = deep.events()[0];
