@@ -231,15 +231,29 @@ static int attach_sampling(void) {
   const int ended = poll(&wait, 1, 30000) == 1 && read(fd, &message, sizeof message) == (ssize_t)sizeof message &&
                     message.msg_type == PFM_MSG_END;
   pthread_join(thread, NULL);
+  /* Each sample is the worker's, where the PMU interrupted it: at its next kernel entry, as a rule;
+   * in its loop where the interrupt was taken on the way back from another (a timer's). */
   const char* at = first_sample(header);
-  int theirs = 0;
+  int theirs = 0, at_entry = 0;
   for (size_t k = 0; k < header->hdr_count; ++k) {
     pfm_default_smpl_entry_t entry;
     next_sample(&at, &entry, NULL, 0);
-    theirs += entry.tid == worker_tid && at_kernel_entry(entry.ip);
+    const int in_loop = entry.ip - (uintptr_t)exact_loop < 32;
+    theirs += entry.tid == worker_tid && (at_kernel_entry(entry.ip) || in_loop);
+    at_entry += entry.tid == worker_tid && at_kernel_entry(entry.ip);
   }
-  printf("perfmon2 hardware: another thread: %s, %zu samples, %d at its kernel entries\n",
-         ended ? "end message" : "no end", (size_t)header->hdr_count, theirs);
+  printf("perfmon2 hardware: another thread: %s, %zu samples, %d its own (%d at its kernel entries)\n",
+         ended ? "end message" : "no end", (size_t)header->hdr_count, theirs, at_entry);
+  if (theirs != 20) { /* where they were, for the log */
+    printf("  syscall at %#llx, the loop at %#llx, the worker %d\n", (unsigned long long)(uintptr_t)syscall,
+           (unsigned long long)(uintptr_t)exact_loop, (int)worker_tid);
+    at = first_sample(header);
+    for (size_t k = 0; k < header->hdr_count; ++k) {
+      pfm_default_smpl_entry_t entry;
+      next_sample(&at, &entry, NULL, 0);
+      printf("  sample %zu: tid %d, ip %#llx\n", k, (int)entry.tid, (unsigned long long)entry.ip);
+    }
+  }
   close(fd);
   close(go[0]);
   close(go[1]);
