@@ -1,6 +1,7 @@
 // What perfmon stat counts with: one interface over the kinds of measurement — a counting session,
 // perfmon2's event sets, a command on the emulated CPU — so that stat has one run loop. A new
-// kind is a new measure_*.cpp implementing it, and one line in make_measurement (stat.cpp).
+// kind is a new measure_<kind>.cpp implementing it, and one line of PERFMON_MEASUREMENT_KINDS
+// (stat.cpp).
 #pragma once
 
 #include <signal.h>
@@ -97,9 +98,7 @@ class NativeTarget {
   Target target_;
 };
 
-// The kinds, one a file.
-std::unique_ptr<Measurement> measure_counters(const MeasurementRequest& request);    // measure_counters.cpp
-std::unique_ptr<Measurement> measure_event_sets(const MeasurementRequest& request);  // measure_event_sets.cpp
-std::unique_ptr<Measurement> measure_emulated(const MeasurementRequest& request);    // measure_emulated.cpp
+// The kinds: one a file measure_<kind>.cpp defining measure_<kind>(request), each one line of
+// PERFMON_MEASUREMENT_KINDS in stat.cpp, its function and the options that choose it.
 
 }  // namespace perfmon::cli

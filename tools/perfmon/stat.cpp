@@ -34,7 +34,18 @@
 #include "targets.hpp"
 #include "waited_signals.hpp"
 
+// perfmon stat's kinds of measurement, first chosen first: each one line, its function (in
+// measure_<kind>.cpp) and when the options choose it (`o_`: the options). The last is the default.
+#define PERFMON_MEASUREMENT_KINDS(KIND)      \
+  KIND(measure_emulated, o_.emulate)         \
+  KIND(measure_event_sets, !o_.sets.empty()) \
+  KIND(measure_counters, true)
+
 namespace perfmon::cli {
+
+#define PERFMON_DECLARE_MEASUREMENT(factory, chosen) \
+  std::unique_ptr<Measurement> factory(const MeasurementRequest& request);
+PERFMON_MEASUREMENT_KINDS(PERFMON_DECLARE_MEASUREMENT)
 
 namespace {
 
@@ -366,9 +377,10 @@ class StatCommand {
                                                 const std::vector<std::string>& command) const {
     MeasurementRequest request{groups,     set_definitions_,       command,  o_.target,
                                o_.inherit, o_.strict || o_.passes, o_.caches};
-    if (o_.emulate) return measure_emulated(request);
-    if (!o_.sets.empty()) return measure_event_sets(request);
-    return measure_counters(request);
+#define PERFMON_CHOOSE_MEASUREMENT(factory, chosen) \
+  if (chosen) return factory(request);
+    PERFMON_MEASUREMENT_KINDS(PERFMON_CHOOSE_MEASUREMENT)
+    return nullptr;  // the last kind is chosen always
   }
 
   // One run: the measurement opened, started with the command, read every interval (each read a
