@@ -10,6 +10,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "perfmon/address_space.hpp"
@@ -49,7 +50,8 @@ class Symbolizer {
   std::span<const std::uint64_t> callchain(std::size_t event, const Sample& sample);
 
   // Calls visit(address, kernel) for each frame of a callchain, leaf first (its PERF_CONTEXT_*
-  // words say whose addresses follow; `kernel_leaf` whose the first is, before any such word).
+  // words say whose addresses follow; `kernel_leaf` whose the first is, before any such word). A
+  // visit that returns bool stops the walk by returning false.
   template <class Visit>
   static void for_each_frame(std::span<const std::uint64_t> callchain, bool kernel_leaf, Visit visit) {
     bool kernel = kernel_leaf;
@@ -58,7 +60,11 @@ class Symbolizer {
         kernel = address == PERF_CONTEXT_KERNEL || address == PERF_CONTEXT_HV;
         continue;
       }
-      visit(address, kernel);
+      if constexpr (std::is_same_v<decltype(visit(address, kernel)), bool>) {
+        if (!visit(address, kernel)) return;
+      } else {
+        visit(address, kernel);
+      }
     }
   }
 

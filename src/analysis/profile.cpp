@@ -178,12 +178,11 @@ std::uint32_t Profile::leaf_entry(std::size_t event, const Sample& sample, NameI
   // The leaf as a stack's first frame: the recorded callchain's first address (nothing needs
   // unwinding: the user part of one starts at the sampled address), else the sampled address.
   std::uint64_t address = sample.ip;
-  bool kernel = kernel_leaf, found = false;
+  bool kernel = kernel_leaf;
   Symbolizer::for_each_frame(sample.callchain, kernel_leaf, [&](std::uint64_t at, bool in_kernel) {
-    if (found) return;
     address = at;
     kernel = in_kernel;
-    found = true;
+    return false;  // the first frame is all
   });
   return entry_of(event, command, frame(sample.pid, address, kernel, generation));
 }

@@ -391,8 +391,13 @@ class StatCommand {
     Run run;
     std::unique_ptr<Measurement> measurement = make_measurement(groups, command);
     const Reading opened = measurement->reading();
-    // Thread names now, while the threads exist, for --per-thread rows.
-    const std::vector<std::string> labels = location_labels(opened.locations);
+    const bool cpu_locations = !opened.locations.empty() && opened.locations.front().cpu >= 0;
+    const StatBreakdown breakdown = (o_.per_thread && !cpu_locations) || (o_.no_aggr && cpu_locations)
+                                        ? StatBreakdown::PerLocation
+                                        : StatBreakdown::Total;
+    // Thread names now, while the threads exist, for per-location rows (only they show them).
+    const std::vector<std::string> labels =
+        breakdown == StatBreakdown::PerLocation ? location_labels(opened.locations) : std::vector<std::string>{};
     if (o_.verbose)
       for (const ReadingEvent& event : opened.events) verbose_event(event.event, event.supported);
     measurement->start();
@@ -401,10 +406,6 @@ class StatCommand {
     if (o_.verbose) std::fprintf(stderr, "perfmon: counting started%s\n", measurement->counting_on().c_str());
 
     const long tick_ms = o_.interval_ms > 0 ? o_.interval_ms : kSliceMs;
-    const bool cpu_locations = !opened.locations.empty() && opened.locations.front().cpu >= 0;
-    const StatBreakdown breakdown = (o_.per_thread && !cpu_locations) || (o_.no_aggr && cpu_locations)
-                                        ? StatBreakdown::PerLocation
-                                        : StatBreakdown::Total;
     std::vector<CounterValue> previous;
     bool header_printed = false;
     wait_until_done(run, *measurement, tick_ms, [&](double interval_ns) {
