@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace perfmon {
@@ -20,7 +21,7 @@ struct PlacedAddress {
 };
 
 // The name perf shows for a mapped file: its last component ("[kernel.kallsyms]" and "[vdso]" whole).
-std::string dso_short_name(const std::string& path);
+std::string dso_short_name(std::string_view path);
 
 class AddressSpaces {
  public:

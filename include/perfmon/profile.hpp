@@ -7,17 +7,12 @@
 #include <linux/perf_event.h>
 
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "perfmon/sampler.hpp"
-#include "perfmon/symbolizer.hpp"
 
 namespace perfmon {
 
@@ -40,7 +35,13 @@ struct StackNode {
   bool kernel = false;
   std::uint64_t samples = 0, period = 0;            // of the stacks through this frame
   std::uint64_t self_samples = 0, self_period = 0;  // of the stacks that end here
-  std::uint32_t entry = 0;                          // with self_period: the entry those samples were charged to
+};
+
+// The stacks that end at a node and were charged to one entry: a node's stacks may end in
+// several (two unnamed addresses of one file are both "[file]" in a stack).
+struct StackEnd {
+  std::uint32_t node = 0, entry = 0;
+  std::uint64_t samples = 0, period = 0;
 };
 
 struct EventProfile {
@@ -48,6 +49,7 @@ struct EventProfile {
   std::uint64_t samples = 0, period = 0;
   std::vector<ProfileEntry> entries;  // in the order first seen
   std::vector<StackNode> stacks;      // [0] is the root; a parent comes before its children
+  std::vector<StackEnd> ends;         // in the order first seen
 };
 
 // What a profile looks up beyond the functions of the symbol tables, in each file's DWARF (libdw):
@@ -81,91 +83,24 @@ class Profile : public SampleHandler {
   void sample(std::size_t event, const Sample& sample) override;
   // COMM, MMAP, MMAP2, FORK place later samples; LOST and LOST_SAMPLES are counted.
   void record(const perf_event_header& record) override;
+  // A record from before the share of a file this profile reads: it places later samples as
+  // record() does, and counts nothing.
+  void context(const perf_event_header& record) override;
 
-  const std::vector<EventProfile>& events() const noexcept { return events_; }
-  const std::string& name(NameId id) const noexcept { return names_[id]; }
+  // Adds `later`: a profile of the same events and options that read the share of the file after
+  // this one's (and the records before that share as context()). The result is what one profile
+  // reading both shares would hold, entry for entry, node for node and name for name.
+  void merge(const Profile& later);
+
+  const std::vector<EventProfile>& events() const;
+  std::string_view name(NameId id) const noexcept;
   // Samples the kernel dropped (PERF_RECORD_LOST and PERF_RECORD_LOST_SAMPLES), all events.
-  std::uint64_t lost_samples() const noexcept { return lost_; }
+  std::uint64_t lost_samples() const noexcept;
+
+  struct State;  // the tables of a profile being read: defined in the library only
 
  private:
-  struct Frame {
-    NameId dso = 0, symbol = 0, label = 0, source = 0;
-    bool kernel = false;
-    std::uint32_t inlined_at = 0, inlined_count = 0;  // labels in inlined_labels_, innermost first
-  };
-  struct Place {
-    std::uint32_t pid;
-    std::uint64_t address;
-    bool kernel;
-    bool operator==(const Place&) const = default;
-  };
-  struct PlaceHash {
-    std::size_t operator()(const Place& place) const noexcept;
-  };
-  struct CachedFrame {
-    std::uint64_t generation;
-    Frame frame;
-  };
-  struct EntryKey {
-    NameId command, dso, symbol, source;
-    bool kernel;
-    bool operator==(const EntryKey&) const = default;
-  };
-  struct EntryKeyHash {
-    std::size_t operator()(const EntryKey& key) const noexcept;
-  };
-  struct EventState {
-    std::unordered_map<EntryKey, std::uint32_t, EntryKeyHash> entry_of;
-    std::unordered_map<std::uint64_t, std::uint32_t> child_of;  // (parent << 32 | name) -> node
-  };
-
-  // A stack seen before: where it ends (valid while `generation` is its process's).
-  struct SeenStack {
-    std::size_t event;
-    std::uint32_t pid;
-    NameId command;
-    bool kernel_leaf;
-    std::size_t words_at, words_count;  // in seen_words_
-    std::uint64_t generation;
-    std::uint32_t leaf, entry;
-    std::uint32_t next;  // the next stack of the same hash, or kNone
-  };
-  static constexpr std::uint32_t kNone = 0xffffffff;
-
-  NameId intern(std::string_view text);
-  NameId command_of(std::uint32_t tid);
-  // Resolves a sample's frames into the tree: its leaf node and its entry.
-  std::pair<std::uint32_t, std::uint32_t> place_stack(std::size_t event, const Sample& sample,
-                                                      std::span<const std::uint64_t> callchain, NameId command,
-                                                      bool kernel_leaf, std::uint64_t generation);
-  const Frame& frame(std::uint32_t pid, std::uint64_t address, bool kernel, std::uint64_t generation);
-  Frame resolve(std::uint32_t pid, std::uint64_t address, bool kernel);
-  std::uint32_t child(std::size_t event, std::uint32_t parent, NameId name, bool kernel);
-  // Without stacks: the sample's entry, from its leaf alone.
-  std::uint32_t leaf_entry(std::size_t event, const Sample& sample, NameId command, bool kernel_leaf,
-                           std::uint64_t generation);
-  std::uint32_t entry_of(std::size_t event, NameId command, const Frame& leaf);
-
-  ProfileOptions options_;
-  std::vector<EventProfile> events_;
-  std::vector<EventState> states_;
-  // Each name once: kept where it stays (a deque does not move its elements), and looked up by a
-  // view of it.
-  std::deque<std::string> names_;
-  std::unordered_map<std::string_view, NameId> name_ids_;
-  Symbolizer symbolizer_;
-  std::vector<NameId> inlined_labels_;  // of the frames resolved so far
-  // Resolved addresses, valid while their process's mappings (and the kernel's) stay as they were.
-  std::unordered_map<Place, CachedFrame, PlaceHash> frames_;
-  std::unordered_map<std::uint32_t, std::uint64_t> generation_;  // by pid; bumped by its MMAP, exec, FORK
-  std::uint64_t kernel_generation_ = 0;
-  std::unordered_map<std::uint32_t, NameId> command_ids_;  // by tid, until a COMM or FORK names it anew
-  std::vector<SeenStack> seen_;
-  std::vector<std::uint64_t> seen_words_;
-  std::unordered_map<std::uint64_t, std::uint32_t> first_seen_;  // a hash of a stack's words -> seen_
-  std::uint64_t lost_ = 0;
-  std::vector<Frame> stack_;  // the sample at hand's frames, leaf first
-  SourcePlace source_;        // scratch of resolve()
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace perfmon

@@ -101,6 +101,10 @@ class SampleHandler {
   // Every other record the kernel wrote (PERF_RECORD_COMM, MMAP2, FORK, EXIT, LOST, THROTTLE, ...),
   // as include/uapi/linux/perf_event.h lays it out; valid until this returns.
   virtual void record(const perf_event_header& record) { (void)record; }
+  // A record (not a sample) from before the share of a perf.data file this handler reads, where a
+  // file is read in shares (PerfDataReader::read_in_shares): what it says of the processes
+  // (commands, mappings) holds for the samples that follow.
+  virtual void context(const perf_event_header& record) { (void)record; }
 };
 
 // One member's value in a sample's group reading.

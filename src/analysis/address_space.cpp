@@ -4,9 +4,9 @@
 
 namespace perfmon {
 
-std::string dso_short_name(const std::string& path) {
+std::string dso_short_name(std::string_view path) {
   const std::size_t slash = path.rfind('/');
-  return slash == std::string::npos || path.starts_with('[') ? path : path.substr(slash + 1);
+  return std::string(slash == std::string_view::npos || path.starts_with('[') ? path : path.substr(slash + 1));
 }
 
 std::vector<AddressSpaces::Mapping>& AddressSpaces::own_mappings(std::uint32_t pid) {

@@ -3,13 +3,21 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <tuple>
 
+#include "analysis/flat_index.hpp"
 #include "kernel/records.hpp"
+#include "perfmon/symbolizer.hpp"
 
 namespace perfmon {
 
 namespace {
+
+using analysis::FlatIndex;
+using analysis::mix_words;
+
+constexpr std::uint32_t kNone = 0xffffffff;
 
 std::string hex_address(std::uint64_t address) {
   char text[24];
@@ -17,48 +25,201 @@ std::string hex_address(std::uint64_t address) {
   return text;
 }
 
-std::size_t mix(std::uint64_t a, std::uint64_t b) noexcept {
-  std::uint64_t h = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x7f4a7c159e3779b9ULL + (a << 6) + (a >> 2));
-  h ^= h >> 29;
-  return static_cast<std::size_t>(h * 0xbf58476d1ce4e5b9ULL);
-}
+struct WordHash {
+  std::size_t operator()(std::uint64_t word) const noexcept { return mix_words(word, 0); }
+};
+
+// Names kept once, in blocks of text: an allocation per 64 KiB of names rather than one per name,
+// and none to free one by one.
+class NameTable {
+ public:
+  NameId intern(std::string_view text) {
+    if (const std::uint32_t* id = ids_.find(text)) return *id;
+    if (text.size() > left_) {
+      const std::size_t size = std::max(kBlock, text.size());
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
+      next_ = blocks_.back().get();
+      left_ = size;
+    }
+    if (!text.empty()) std::memcpy(next_, text.data(), text.size());
+    const std::string_view kept(next_, text.size());
+    next_ += text.size();
+    left_ -= text.size();
+    const auto id = static_cast<NameId>(views_.size());
+    views_.push_back(kept);
+    ids_.try_emplace(kept, id);
+    return id;
+  }
+  std::string_view operator[](NameId id) const noexcept { return views_[id]; }
+  std::size_t size() const noexcept { return views_.size(); }
+
+ private:
+  static constexpr std::size_t kBlock = 64 << 10;
+  struct ViewHash {
+    std::size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>{}(text); }
+  };
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  char* next_ = nullptr;
+  std::size_t left_ = 0;
+  std::vector<std::string_view> views_;
+  FlatIndex<std::string_view, ViewHash> ids_;
+};
 
 }  // namespace
 
-std::size_t Profile::PlaceHash::operator()(const Place& place) const noexcept {
-  return mix(place.address, static_cast<std::uint64_t>(place.pid) << 1 | place.kernel);
-}
+struct Profile::State {
+  struct Frame {
+    NameId dso = 0, symbol = 0, label = 0, source = 0;
+    bool kernel = false;
+    std::uint32_t inlined_at = 0, inlined_count = 0;  // labels in inlined_labels, innermost first
+  };
+  // A process's address: resolved once while its process's mappings (and the kernel's) stay as
+  // they were, which `generation` tells.
+  struct Place {
+    std::uint32_t pid = 0;
+    bool kernel = false;
+    std::uint64_t address = 0;
+    bool operator==(const Place&) const = default;
+  };
+  struct PlaceHash {
+    std::size_t operator()(const Place& place) const noexcept {
+      return mix_words(place.address, std::uint64_t{place.pid} << 1 | place.kernel);
+    }
+  };
+  struct CachedFrame {
+    std::uint64_t generation;
+    Frame frame;
+  };
+  struct EntryKey {
+    NameId command = 0, dso = 0, symbol = 0, source = 0;
+    bool kernel = false;
+    bool operator==(const EntryKey&) const = default;
+  };
+  struct EntryKeyHash {
+    std::size_t operator()(const EntryKey& key) const noexcept {
+      return mix_words(std::uint64_t{key.command} << 32 | key.dso,
+                       (std::uint64_t{key.symbol} << 32 | key.source) << 1 | key.kernel);
+    }
+  };
+  struct EventTables {
+    FlatIndex<EntryKey, EntryKeyHash> entry_of;
+    FlatIndex<std::uint64_t, WordHash> child_of;  // (parent << 32 | name) -> node
+    FlatIndex<std::uint64_t, WordHash> end_of;    // (node << 32 | entry) -> its StackEnd
+  };
+  // A stack seen before: where it ends (valid while `generation` is its process's).
+  struct SeenStack {
+    std::size_t event;
+    std::uint32_t pid;
+    NameId command;
+    bool kernel_leaf;
+    std::size_t words_at, words_count;  // in seen_words
+    std::uint64_t generation;
+    std::uint32_t end;   // in the event's ends
+    std::uint32_t next;  // the next stack of the same hash, or kNone
+  };
 
-std::size_t Profile::EntryKeyHash::operator()(const EntryKey& key) const noexcept {
-  return mix(static_cast<std::uint64_t>(key.command) << 32 | key.dso,
-             (static_cast<std::uint64_t>(key.symbol) << 32 | key.source) << 1 | key.kernel);
-}
+  State(const std::vector<std::string>& event_names, const ProfileOptions& profile_options)
+      : options(profile_options), tables(event_names.size()), symbolizer(options.debug_root) {
+    names.intern("");  // NameId 0: the root, and nothing
+    for (const std::string& name : event_names) {
+      EventProfile event;
+      event.name = name;
+      event.stacks.emplace_back();
+      events.push_back(std::move(event));
+    }
+  }
+
+  void place(const perf_event_header& record);
+  NameId command_of(std::uint32_t tid);
+  std::uint64_t generation_of(std::uint32_t pid) const;
+  Frame resolve(std::uint32_t pid, std::uint64_t address, bool kernel);
+  const Frame& frame(std::uint32_t pid, std::uint64_t address, bool kernel, std::uint64_t generation);
+  std::uint32_t child(std::size_t event, std::uint32_t parent, NameId name, bool kernel);
+  std::uint32_t entry_of(std::size_t event, const EntryKey& key);
+  std::uint32_t end_of(std::size_t event, std::uint32_t node, std::uint32_t entry);
+  // Resolves a sample's frames into the tree: where its stack ends.
+  std::uint32_t place_stack(std::size_t event, const Sample& sample, std::span<const std::uint64_t> callchain,
+                            NameId command, bool kernel_leaf, std::uint64_t generation);
+  // Without stacks: the sample's entry, from its leaf alone.
+  std::uint32_t leaf_entry(std::size_t event, const Sample& sample, NameId command, bool kernel_leaf,
+                           std::uint64_t generation);
+  // Where a stack seen before ends; placed anew where its process changed.
+  std::uint32_t seen_stack(std::size_t event, const Sample& sample, NameId command, bool kernel_leaf,
+                           std::uint64_t generation);
+  void add_totals();
+
+  ProfileOptions options;
+  std::vector<EventProfile> events;
+  std::vector<EventTables> tables;
+  NameTable names;
+  Symbolizer symbolizer;
+  std::vector<NameId> inlined_labels;                  // of the frames resolved so far
+  FlatIndex<std::uintptr_t, WordHash> function_names;  // the symbol tables' names -> their ids
+  struct {
+    std::string text;  // "" is NameId 0
+    NameId id = 0;
+  } last_file;  // of resolve()
+  FlatIndex<Place, PlaceHash> frame_of;
+  std::vector<CachedFrame> frames;
+  // By pid: bumped by its MMAP, exec, FORK; the kernel's by its MMAP. Both only grow.
+  FlatIndex<std::uint32_t, WordHash> process_of;
+  std::vector<std::uint64_t> generations;
+  std::uint64_t kernel_generation = 0;
+  // By tid: its command's name, kNone until a sample asks (again, after a COMM or FORK).
+  FlatIndex<std::uint32_t, WordHash> thread_of;
+  std::vector<NameId> commands;
+  std::vector<SeenStack> seen;
+  std::vector<std::uint64_t> seen_words;
+  FlatIndex<std::uint64_t, WordHash> first_seen;  // a hash of a stack's words -> seen
+  std::uint64_t lost = 0;
+  // Nodes' samples and period through them are summed from their self figures when asked for:
+  // once per node, not once per sample and frame.
+  bool totals_due = false;
+  std::vector<Frame> stack;  // the sample at hand's frames, leaf first
+  SourcePlace source;        // scratch of resolve()
+  std::string label;         // scratch of resolve()
+};
 
 Profile::Profile(const std::vector<std::string>& event_names, ProfileOptions options)
-    : options_(options), states_(event_names.size()), symbolizer_(options_.debug_root) {
-  intern("");  // NameId 0: the root, and nothing
-  for (const std::string& name : event_names) {
-    EventProfile event;
-    event.name = name;
-    event.stacks.emplace_back();
-    events_.push_back(std::move(event));
-  }
-}
+    : state_(std::make_unique<State>(event_names, options)) {}
 
 Profile::~Profile() = default;
 
 bool Profile::unwind_user_stacks(std::size_t event, std::uint64_t sample_regs_user) {
-  return event < events_.size() && symbolizer_.unwind_user_stacks(event, sample_regs_user);
+  return event < state_->events.size() && state_->symbolizer.unwind_user_stacks(event, sample_regs_user);
 }
 
-NameId Profile::intern(std::string_view text) {
-  if (auto found = name_ids_.find(text); found != name_ids_.end()) return found->second;
-  const NameId id = static_cast<NameId>(names_.size());
-  name_ids_.emplace(names_.emplace_back(text), id);
-  return id;
+std::string_view Profile::name(NameId id) const noexcept {
+  return state_->names[id];
 }
 
-void Profile::record(const perf_event_header& header) {
+std::uint64_t Profile::lost_samples() const noexcept {
+  return state_->lost;
+}
+
+const std::vector<EventProfile>& Profile::events() const {
+  if (state_->totals_due) state_->add_totals();
+  return state_->events;
+}
+
+void Profile::State::add_totals() {
+  for (EventProfile& event : events) {
+    for (StackNode& node : event.stacks) {
+      node.samples = node.self_samples;
+      node.period = node.self_period;
+    }
+    // A parent comes before its children: from the last node back, each has all of its own by the
+    // time it is added to its parent's.
+    for (std::size_t n = event.stacks.size(); n-- > 1;) {
+      StackNode& parent = event.stacks[event.stacks[n].parent];
+      parent.samples += event.stacks[n].samples;
+      parent.period += event.stacks[n].period;
+    }
+  }
+  totals_due = false;
+}
+
+void Profile::State::place(const perf_event_header& header) {
   using namespace kernel;
   switch (header.type) {
     case PERF_RECORD_MMAP:
@@ -67,60 +228,95 @@ void Profile::record(const perf_event_header& header) {
     case PERF_RECORD_FORK:
       // Each of these begins with the pid whose addresses it changes.
       if (const auto* task = record_as<CommRecord>(&header)) {
-        ++generation_[task->pid];
+        auto [process, added] = process_of.try_emplace(task->pid, static_cast<std::uint32_t>(generations.size()));
+        if (added) generations.push_back(0);
+        ++generations[*process];
         // COMM's and FORK's thread may be named anew (FORK's tid field follows where COMM's does not).
-        command_ids_.erase(task->tid);
+        auto forget = [&](std::uint32_t tid) {
+          if (const std::uint32_t* thread = thread_of.find(tid)) commands[*thread] = kNone;
+        };
+        forget(task->tid);
         if (const auto* fork = record_as<TaskRecord>(&header); fork && header.type == PERF_RECORD_FORK)
-          command_ids_.erase(fork->tid);
+          forget(fork->tid);
         if (header.type == PERF_RECORD_MMAP && (header.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
-          ++kernel_generation_;
+          ++kernel_generation;
       }
-      break;
-    case PERF_RECORD_LOST:
-      if (const auto* lost = record_as<LostRecord>(&header)) lost_ += lost->lost;
-      break;
-    case PERF_RECORD_LOST_SAMPLES:
-      if (const auto* lost = record_as<LostSamplesRecord>(&header)) lost_ += lost->lost;
       break;
     default:
       break;
   }
-  symbolizer_.record(header);
+  symbolizer.record(header);
 }
 
-Profile::Frame Profile::resolve(std::uint32_t pid, std::uint64_t address, bool kernel) {
-  const NamedAddress named = symbolizer_.name(pid, address, kernel);
+void Profile::record(const perf_event_header& header) {
+  using namespace kernel;
+  if (header.type == PERF_RECORD_LOST) {
+    if (const auto* dropped = record_as<LostRecord>(&header)) state_->lost += dropped->lost;
+  } else if (header.type == PERF_RECORD_LOST_SAMPLES) {
+    if (const auto* dropped = record_as<LostSamplesRecord>(&header)) state_->lost += dropped->lost;
+  }
+  state_->place(header);
+}
+
+void Profile::context(const perf_event_header& header) {
+  state_->place(header);
+}
+
+std::uint64_t Profile::State::generation_of(std::uint32_t pid) const {
+  const std::uint32_t* process = process_of.find(pid);
+  return (process != nullptr ? generations[*process] : 0) + kernel_generation;
+}
+
+Profile::State::Frame Profile::State::resolve(std::uint32_t pid, std::uint64_t address, bool kernel) {
+  const NamedAddress named = symbolizer.name(pid, address, kernel);
   Frame frame;
   frame.kernel = named.kernel;
-  frame.dso = intern(named.place.file);
-  if (named.function != nullptr) {
-    frame.symbol = frame.label = intern(*named.function);
-  } else {
-    frame.symbol = intern(hex_address(named.place.offset));
-    const std::string file = dso_short_name(named.place.file);
-    frame.label = intern(file.starts_with('[') ? file : "[" + file + "]");
+  // Most addresses resolved one after another lie in the file of the one before.
+  if (named.place.file != last_file.text) {
+    last_file.text = named.place.file;
+    last_file.id = names.intern(named.place.file);
   }
-  if (!options_.inlined_frames && !options_.source_lines) return frame;
-  const bool described = symbolizer_.source(named, source_);
-  if (options_.source_lines) frame.source = intern(source_line_text(named, described ? &source_ : nullptr));
-  if (options_.inlined_frames && described) {
-    frame.inlined_at = static_cast<std::uint32_t>(inlined_labels_.size());
-    frame.inlined_count = static_cast<std::uint32_t>(source_.inlined.size());
-    for (const std::string& inlined : source_.inlined) inlined_labels_.push_back(intern(inlined + " (inlined)"));
+  frame.dso = last_file.id;
+  if (named.function != nullptr) {
+    // A function's name is kept by the symbol tables as long as this profile: known by its place.
+    auto [known, added] = function_names.try_emplace(reinterpret_cast<std::uintptr_t>(named.function), 0);
+    if (added) *known = names.intern(*named.function);
+    frame.symbol = frame.label = *known;
+  } else {
+    frame.symbol = names.intern(hex_address(named.place.offset));
+    const std::string file = dso_short_name(named.place.file);
+    frame.label = names.intern(file.starts_with('[') ? file : "[" + file + "]");
+  }
+  if (!options.inlined_frames && !options.source_lines) return frame;
+  const bool described = symbolizer.source(named, source);
+  if (options.source_lines) frame.source = names.intern(source_line_text(named, described ? &source : nullptr));
+  if (options.inlined_frames && described) {
+    frame.inlined_at = static_cast<std::uint32_t>(inlined_labels.size());
+    frame.inlined_count = static_cast<std::uint32_t>(source.inlined.size());
+    for (const std::string& inlined : source.inlined) {
+      label.assign(inlined).append(" (inlined)");
+      inlined_labels.push_back(names.intern(label));
+    }
   }
   return frame;
 }
 
-const Profile::Frame& Profile::frame(std::uint32_t pid, std::uint64_t address, bool kernel, std::uint64_t generation) {
-  auto [cached, added] = frames_.try_emplace(Place{pid, address, kernel});
-  if (added || cached->second.generation != generation) cached->second = {generation, resolve(pid, address, kernel)};
-  return cached->second.frame;
+const Profile::State::Frame& Profile::State::frame(std::uint32_t pid, std::uint64_t address, bool kernel,
+                                                   std::uint64_t generation) {
+  auto [cached, added] = frame_of.try_emplace(Place{pid, kernel, address}, static_cast<std::uint32_t>(frames.size()));
+  if (added) {
+    frames.push_back({generation, resolve(pid, address, kernel)});
+    return frames.back().frame;
+  }
+  CachedFrame& known = frames[*cached];
+  if (known.generation != generation) known = {generation, resolve(pid, address, kernel)};
+  return known.frame;
 }
 
-std::uint32_t Profile::child(std::size_t event, std::uint32_t parent, NameId name, bool kernel) {
-  std::vector<StackNode>& stacks = events_[event].stacks;
-  auto [found, added] = states_[event].child_of.try_emplace(static_cast<std::uint64_t>(parent) << 32 | name,
-                                                            static_cast<std::uint32_t>(stacks.size()));
+std::uint32_t Profile::State::child(std::size_t event, std::uint32_t parent, NameId name, bool kernel) {
+  std::vector<StackNode>& stacks = events[event].stacks;
+  auto [found, added] =
+      tables[event].child_of.try_emplace(std::uint64_t{parent} << 32 | name, static_cast<std::uint32_t>(stacks.size()));
   if (added) {
     StackNode node;
     node.name = name;
@@ -128,53 +324,61 @@ std::uint32_t Profile::child(std::size_t event, std::uint32_t parent, NameId nam
     node.kernel = kernel;
     stacks.push_back(node);
   }
-  return found->second;
+  return *found;
 }
 
-NameId Profile::command_of(std::uint32_t tid) {
-  auto [cached, added] = command_ids_.try_emplace(tid, 0);
-  if (added) {
-    const std::string& name = symbolizer_.spaces().command(tid);
-    cached->second = intern(name.empty() ? ":" + std::to_string(tid) : name);
+std::uint32_t Profile::State::entry_of(std::size_t event, const EntryKey& key) {
+  std::vector<ProfileEntry>& entries = events[event].entries;
+  auto [found, added] = tables[event].entry_of.try_emplace(key, static_cast<std::uint32_t>(entries.size()));
+  if (added) entries.push_back({key.command, key.dso, key.symbol, key.source, key.kernel, 0, 0});
+  return *found;
+}
+
+NameId Profile::State::command_of(std::uint32_t tid) {
+  auto [thread, added] = thread_of.try_emplace(tid, static_cast<std::uint32_t>(commands.size()));
+  if (added) commands.push_back(kNone);
+  NameId& command = commands[*thread];
+  if (command == kNone) {
+    const std::string& name = symbolizer.spaces().command(tid);
+    command = names.intern(name.empty() ? ":" + std::to_string(tid) : name);
   }
-  return cached->second;
+  return command;
 }
 
-std::pair<std::uint32_t, std::uint32_t> Profile::place_stack(std::size_t event, const Sample& sample,
-                                                             std::span<const std::uint64_t> callchain, NameId command,
-                                                             bool kernel_leaf, std::uint64_t generation) {
+std::uint32_t Profile::State::place_stack(std::size_t event, const Sample& sample,
+                                          std::span<const std::uint64_t> callchain, NameId command, bool kernel_leaf,
+                                          std::uint64_t generation) {
   // The frames, leaf first: the callchain where there is one (its PERF_CONTEXT_* words say whose
   // addresses follow), else the sampled address alone. A caller's address is a return address:
   // one byte back lies inside the call, so a call that ends its function is not charged to the next.
-  stack_.clear();
+  stack.clear();
   Symbolizer::for_each_frame(callchain, kernel_leaf, [&](std::uint64_t address, bool kernel) {
-    stack_.push_back(frame(sample.pid, stack_.empty() ? address : address - 1, kernel, generation));
+    stack.push_back(frame(sample.pid, stack.empty() ? address : address - 1, kernel, generation));
   });
-  if (stack_.empty()) stack_.push_back(frame(sample.pid, sample.ip, kernel_leaf, generation));
+  if (stack.empty()) stack.push_back(frame(sample.pid, sample.ip, kernel_leaf, generation));
 
-  EventProfile& profile = events_[event];
-  const std::uint32_t entry = entry_of(event, command, stack_.front());
+  const Frame& leaf = stack.front();
+  const std::uint32_t entry = entry_of(event, {command, leaf.dso, leaf.symbol, leaf.source, leaf.kernel});
   // Root first: each function, then what is inlined in it from the outermost in.
   std::uint32_t node = child(event, 0, command, false);
-  for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) {
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
     node = child(event, node, it->label, it->kernel);
     for (std::uint32_t k = it->inlined_count; k-- > 0;)
-      node = child(event, node, inlined_labels_[it->inlined_at + k], it->kernel);
+      node = child(event, node, inlined_labels[it->inlined_at + k], it->kernel);
   }
-  profile.stacks[node].entry = entry;
-  return {node, entry};
+  return end_of(event, node, entry);
 }
 
-std::uint32_t Profile::entry_of(std::size_t event, NameId command, const Frame& leaf) {
-  std::vector<ProfileEntry>& entries = events_[event].entries;
-  const EntryKey key{command, leaf.dso, leaf.symbol, leaf.source, leaf.kernel};
-  auto [found, added] = states_[event].entry_of.try_emplace(key, static_cast<std::uint32_t>(entries.size()));
-  if (added) entries.push_back({command, leaf.dso, leaf.symbol, leaf.source, leaf.kernel, 0, 0});
-  return found->second;
+std::uint32_t Profile::State::end_of(std::size_t event, std::uint32_t node, std::uint32_t entry) {
+  std::vector<StackEnd>& ends = events[event].ends;
+  auto [found, added] =
+      tables[event].end_of.try_emplace(std::uint64_t{node} << 32 | entry, static_cast<std::uint32_t>(ends.size()));
+  if (added) ends.push_back({node, entry, 0, 0});
+  return *found;
 }
 
-std::uint32_t Profile::leaf_entry(std::size_t event, const Sample& sample, NameId command, bool kernel_leaf,
-                                  std::uint64_t generation) {
+std::uint32_t Profile::State::leaf_entry(std::size_t event, const Sample& sample, NameId command, bool kernel_leaf,
+                                         std::uint64_t generation) {
   // The leaf as a stack's first frame: the recorded callchain's first address (nothing needs
   // unwinding: the user part of one starts at the sampled address), else the sampled address.
   std::uint64_t address = sample.ip;
@@ -184,67 +388,106 @@ std::uint32_t Profile::leaf_entry(std::size_t event, const Sample& sample, NameI
     kernel = in_kernel;
     return false;  // the first frame is all
   });
-  return entry_of(event, command, frame(sample.pid, address, kernel, generation));
+  const Frame& leaf = frame(sample.pid, address, kernel, generation);
+  return entry_of(event, {command, leaf.dso, leaf.symbol, leaf.source, leaf.kernel});
 }
 
-void Profile::sample(std::size_t event, const Sample& sample) {
-  if (event >= events_.size()) return;
-  const std::uint64_t period = sample.period != 0 ? sample.period : 1;
-  const bool kernel_leaf =
-      sample.record != nullptr && (sample.record->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-  const NameId command = command_of(sample.tid);
-  const std::uint64_t generation = generation_[sample.pid] + kernel_generation_;  // both only grow
-  EventProfile& profile = events_[event];
-  if (!options_.stacks) {
-    ProfileEntry& entry = profile.entries[leaf_entry(event, sample, command, kernel_leaf, generation)];
-    entry.samples += 1;
-    entry.period += period;
-    profile.samples += 1;
-    profile.period += period;
-    return;
-  }
-
+std::uint32_t Profile::State::seen_stack(std::size_t event, const Sample& sample, NameId command, bool kernel_leaf,
+                                         std::uint64_t generation) {
   // A stack seen before (the same words, process, command and event) ends at the same node: most
   // samples are found here, with one hash of their words and no frame resolved again.
-  const std::span<const std::uint64_t> callchain = symbolizer_.callchain(event, sample);
+  const std::span<const std::uint64_t> callchain = symbolizer.callchain(event, sample);
   const std::span<const std::uint64_t> words =
       callchain.empty() ? std::span<const std::uint64_t>(&sample.ip, 1) : callchain;
-  std::uint64_t hash =
-      mix(event, static_cast<std::uint64_t>(sample.pid) << 33 | std::uint64_t{command} << 1 | kernel_leaf);
-  for (std::uint64_t word : words) hash = mix(hash, word);
-  auto [first, added] = first_seen_.try_emplace(hash, kNone);
-  std::uint32_t at = first->second;
-  for (; at != kNone; at = seen_[at].next) {
-    const SeenStack& seen = seen_[at];
-    if (seen.event == event && seen.pid == sample.pid && seen.command == command && seen.kernel_leaf == kernel_leaf &&
-        seen.words_count == words.size() && std::equal(words.begin(), words.end(), seen_words_.begin() + seen.words_at))
+  std::uint64_t hash = mix_words(event, std::uint64_t{sample.pid} << 33 | std::uint64_t{command} << 1 | kernel_leaf);
+  for (std::uint64_t word : words) hash = mix_words(hash, word);
+  auto [first, added] = first_seen.try_emplace(hash, kNone);
+  std::uint32_t at = *first;
+  for (; at != kNone; at = seen[at].next) {
+    const SeenStack& known = seen[at];
+    if (known.event == event && known.pid == sample.pid && known.command == command &&
+        known.kernel_leaf == kernel_leaf && known.words_count == words.size() &&
+        std::equal(words.begin(), words.end(), seen_words.begin() + static_cast<std::ptrdiff_t>(known.words_at)))
       break;
   }
   if (at == kNone) {
-    at = static_cast<std::uint32_t>(seen_.size());
-    seen_.push_back({event, sample.pid, command, kernel_leaf, seen_words_.size(), words.size(), generation - 1, 0, 0,
-                     first->second});
-    seen_words_.insert(seen_words_.end(), words.begin(), words.end());
-    first->second = at;
+    at = static_cast<std::uint32_t>(seen.size());
+    seen.push_back(
+        {event, sample.pid, command, kernel_leaf, seen_words.size(), words.size(), generation - 1, 0, *first});
+    seen_words.insert(seen_words.end(), words.begin(), words.end());
+    *first = at;
   }
-  if (seen_[at].generation != generation) {
-    std::tie(seen_[at].leaf, seen_[at].entry) = place_stack(event, sample, callchain, command, kernel_leaf, generation);
-    seen_[at].generation = generation;
+  SeenStack& known = seen[at];
+  if (known.generation != generation) {
+    known.end = place_stack(event, sample, callchain, command, kernel_leaf, generation);
+    known.generation = generation;
   }
+  return known.end;
+}
 
+void Profile::sample(std::size_t event, const Sample& sample) {
+  State& s = *state_;
+  if (event >= s.events.size()) return;
+  const std::uint64_t period = sample.period != 0 ? sample.period : 1;
+  const bool kernel_leaf =
+      sample.record != nullptr && (sample.record->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+  const NameId command = s.command_of(sample.tid);
+  const std::uint64_t generation = s.generation_of(sample.pid);
+  EventProfile& profile = s.events[event];
   profile.samples += 1;
   profile.period += period;
-  ProfileEntry& entry = profile.entries[seen_[at].entry];
-  entry.samples += 1;
-  entry.period += period;
-  const std::uint32_t leaf = seen_[at].leaf;
-  profile.stacks[leaf].self_samples += 1;
-  profile.stacks[leaf].self_period += period;
-  for (std::uint32_t node = leaf;; node = profile.stacks[node].parent) {
-    profile.stacks[node].samples += 1;
-    profile.stacks[node].period += period;
-    if (node == 0) break;
+  if (!s.options.stacks) {
+    ProfileEntry& entry = profile.entries[s.leaf_entry(event, sample, command, kernel_leaf, generation)];
+    entry.samples += 1;
+    entry.period += period;
+    return;
   }
+  StackEnd& end = profile.ends[s.seen_stack(event, sample, command, kernel_leaf, generation)];
+  end.samples += 1;
+  end.period += period;
+  profile.entries[end.entry].samples += 1;
+  profile.entries[end.entry].period += period;
+  profile.stacks[end.node].self_samples += 1;
+  profile.stacks[end.node].self_period += period;
+  s.totals_due = true;
+}
+
+void Profile::merge(const Profile& later) {
+  State& s = *state_;
+  const State& other = *later.state_;
+  // Its names as this profile's: those new here follow in the order it met them, as they would
+  // have had this profile read on.
+  std::vector<NameId> names(other.names.size());
+  for (NameId id = 0; id < names.size(); ++id) names[id] = s.names.intern(other.names[id]);
+  for (std::size_t e = 0; e < s.events.size() && e < other.events.size(); ++e) {
+    EventProfile& to = s.events[e];
+    const EventProfile& from = other.events[e];
+    to.samples += from.samples;
+    to.period += from.period;
+    std::vector<std::uint32_t> entries(from.entries.size());
+    for (std::size_t i = 0; i < from.entries.size(); ++i) {
+      const ProfileEntry& entry = from.entries[i];
+      entries[i] = s.entry_of(
+          e, {names[entry.command], names[entry.dso], names[entry.symbol], names[entry.source], entry.kernel});
+      to.entries[entries[i]].samples += entry.samples;
+      to.entries[entries[i]].period += entry.period;
+    }
+    // Parents come before children there as here: each node's parent is placed before it.
+    std::vector<std::uint32_t> nodes(from.stacks.size(), 0);
+    for (std::size_t n = 1; n < from.stacks.size(); ++n) {
+      const StackNode& node = from.stacks[n];
+      nodes[n] = s.child(e, nodes[node.parent], names[node.name], node.kernel);
+      to.stacks[nodes[n]].self_samples += node.self_samples;
+      to.stacks[nodes[n]].self_period += node.self_period;
+    }
+    for (const StackEnd& end : from.ends) {
+      StackEnd& into = to.ends[s.end_of(e, nodes[end.node], entries[end.entry])];
+      into.samples += end.samples;
+      into.period += end.period;
+    }
+    s.totals_due = true;
+  }
+  s.lost += other.lost;
 }
 
 }  // namespace perfmon

@@ -17,7 +17,7 @@ constexpr double kCharWidth = 7.2;  // of 12px monospace, as the script assumes 
 constexpr double kMinWidth = 0.1;   // narrower frames are not drawn
 
 // Text for XML: valid UTF-8 without control characters (printable()), markup escaped.
-std::string xml_text(const std::string& raw) {
+std::string xml_text(std::string_view raw) {
   const std::string text = printable(raw);
   std::string out;
   out.reserve(text.size());
@@ -43,17 +43,17 @@ std::string xml_text(const std::string& raw) {
 }
 
 // The label that fits a frame's width: whole, cut with "..", or none.
-std::string fitted(const std::string& name, double width) {
+std::string fitted(std::string_view name, double width) {
   const auto chars = static_cast<std::size_t>(std::max(0.0, (width - 6) / kCharWidth));
   if (chars < 3) return "";
-  if (name.size() <= chars) return name;
+  if (name.size() <= chars) return std::string(name);
   std::size_t cut = chars - 2;
   while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xc0) == 0x80) --cut;  // not inside a character
-  return name.substr(0, cut) + "..";
+  return std::string(name.substr(0, cut)) + "..";
 }
 
 // Warm colours for user code, blue-green for the kernel, each name always the same colour.
-std::string colour(const std::string& name, bool kernel) {
+std::string colour(std::string_view name, bool kernel) {
   std::uint32_t hash = 2166136261u;
   for (unsigned char c : name) hash = (hash ^ c) * 16777619u;
   const double v1 = (hash & 0xff) / 255.0, v2 = (hash >> 8 & 0xff) / 255.0, v3 = (hash >> 16 & 0xff) / 255.0;
@@ -217,7 +217,7 @@ std::string format_flame_graph(const Profile& profile, std::size_t event_index, 
       "<g id=\"frames\">\n";
   for (const Placed& at : placed) {
     const StackNode& node = event.stacks[at.node];
-    const std::string name = at.node == 0 ? "all" : profile.name(node.name);
+    const std::string_view name = at.node == 0 ? "all" : profile.name(node.name);
     const double width = static_cast<double>(node.period) * scale;
     const double y = kTop + (max_depth - at.depth) * kFrameHeight;
     std::snprintf(number, sizeof number, "%.2f", present::percent(node.period, event.period));

@@ -42,14 +42,14 @@ std::vector<ReportRow> report_rows(const Profile& profile, const EventProfile& e
   }
 
   if (options.callchains) {
-    // Each node where stacks end is one chain of its entry's row; chains of several commands that
-    // pass the same functions are one when rows are not split by command.
+    // Where stacks end is a chain of the row of the entry they were charged to; chains of several
+    // commands that pass the same functions are one when rows are not split by command.
     std::vector<std::map<std::vector<NameId>, std::uint64_t>> chains(rows.size());
-    for (const StackNode& node : event.stacks) {
-      if (node.self_period == 0) continue;
+    for (const StackEnd& end : event.ends) {
       std::vector<NameId> frames;
-      for (const StackNode* at = &node; at->parent != 0; at = &event.stacks[at->parent]) frames.push_back(at->name);
-      chains[row_of_entry[node.entry]][frames] += node.self_period;
+      for (const StackNode* at = &event.stacks[end.node]; at->parent != 0; at = &event.stacks[at->parent])
+        frames.push_back(at->name);
+      chains[row_of_entry[end.entry]][frames] += end.period;
     }
     for (std::size_t r = 0; r < rows.size(); ++r) {
       for (auto& [frames, period] : chains[r])
@@ -59,9 +59,9 @@ std::vector<ReportRow> report_rows(const Profile& profile, const EventProfile& e
     }
   }
 
-  auto names = [&](const ReportRow& row) {  // references: no copy per comparison
-    return std::tie(profile.name(row.key.command), profile.name(row.key.dso), profile.name(row.key.symbol),
-                    profile.name(row.key.source));
+  auto names = [&](const ReportRow& row) {  // views: no copy per comparison
+    return std::make_tuple(profile.name(row.key.command), profile.name(row.key.dso), profile.name(row.key.symbol),
+                           profile.name(row.key.source));
   };
   std::sort(rows.begin(), rows.end(), [&](const ReportRow& a, const ReportRow& b) {
     if (a.period != b.period) return a.period > b.period;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "perfmon/address_space.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/printable.hpp"
 #include "present/report_rows.hpp"

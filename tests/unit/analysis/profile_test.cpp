@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kernel/records.hpp"
@@ -55,8 +56,8 @@ void sample(Profile& profile, std::uint32_t tid, std::uint64_t ip, std::vector<s
 }
 
 std::string place(const Profile& profile, const ProfileEntry& entry) {
-  return profile.name(entry.command) + " " + profile.name(entry.dso) + " " + profile.name(entry.symbol) + " " +
-         std::to_string(entry.samples);
+  return std::string(profile.name(entry.command)) + " " + std::string(profile.name(entry.dso)) + " " +
+         std::string(profile.name(entry.symbol)) + " " + std::to_string(entry.samples);
 }
 
 TEST(Profile, SamplesAreChargedToTheMappingAndNameOfTheirMoment) {
@@ -143,6 +144,139 @@ TEST(Profile, LostSamplesAreCounted) {
   dropped.lost = 2;
   profile.record(dropped.header);
   EXPECT_EQ(profile.lost_samples(), 7u);
+}
+
+// A recording to read whole or in shares: its records, each a sample or another record.
+struct Step {
+  std::vector<std::uint64_t> record;  // empty for a sample
+  std::uint32_t tid = 0;
+  std::uint64_t ip = 0;
+  std::vector<std::uint64_t> chain;
+};
+
+std::vector<Step> varied_recording() {
+  std::vector<Step> steps;
+  auto add_record = [&](auto fixed, std::uint32_t type, const std::string& text) {
+    steps.push_back({with_text(fixed, type, text), 0, 0, {}});
+  };
+  std::uint64_t state = 12345;
+  auto next = [&] { return (state = state * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
+  for (std::uint32_t pid : {7u, 8u, 9u}) {
+    CommRecord named{};
+    named.pid = named.tid = pid;
+    add_record(named, PERF_RECORD_COMM, "app" + std::to_string(pid));
+    Mmap2Record mapped{};
+    mapped.pid = mapped.tid = pid;
+    mapped.addr = 0x400000;
+    mapped.len = 0x1000;
+    add_record(mapped, PERF_RECORD_MMAP2, "/nonexistent/app");
+  }
+  for (int i = 0; i < 400; ++i) {
+    if (i == 150 || i == 290) {  // a command renamed, a file mapped over another: later samples change place
+      CommRecord named{};
+      named.pid = named.tid = 8;
+      add_record(named, PERF_RECORD_COMM, "renamed" + std::to_string(i));
+      Mmap2Record mapped{};
+      mapped.pid = mapped.tid = 9;
+      mapped.addr = 0x400800;
+      mapped.len = 0x800;
+      add_record(mapped, PERF_RECORD_MMAP2, "/nonexistent/lib" + std::to_string(i) + ".so");
+    }
+    if (i == 200) {
+      kernel::LostRecord lost{};
+      lost.header = {PERF_RECORD_LOST, 0, sizeof lost};
+      lost.lost = 3;
+      std::vector<std::uint64_t> words(sizeof lost / 8);
+      std::memcpy(words.data(), &lost, sizeof lost);
+      steps.push_back({words, 0, 0, {}});
+    }
+    // Unnamed addresses: the frames of one file share a label, so one node ends stacks charged
+    // to several entries.
+    Step step;
+    step.tid = 7 + static_cast<std::uint32_t>(next() % 3);
+    step.chain.push_back(PERF_CONTEXT_USER);
+    const std::uint64_t depth = 1 + next() % 4;
+    for (std::uint64_t d = 0; d < depth; ++d) step.chain.push_back(0x400000 + (next() % 16) * 0x100);
+    step.ip = step.chain[1];
+    steps.push_back(step);
+  }
+  return steps;
+}
+
+// Reads steps [begin, end) into `profile`, the records before `begin` as context.
+void read_share(Profile& profile, const std::vector<Step>& steps, std::size_t begin, std::size_t end) {
+  for (std::size_t i = 0; i < end && i < steps.size(); ++i) {
+    const Step& step = steps[i];
+    if (step.record.empty()) {
+      if (i >= begin) sample(profile, step.tid, step.ip, step.chain);
+      continue;
+    }
+    const auto& header = *reinterpret_cast<const perf_event_header*>(step.record.data());
+    if (i >= begin)
+      profile.record(header);
+    else
+      profile.context(header);
+  }
+}
+
+void expect_same(const Profile& a, const Profile& b) {
+  ASSERT_EQ(a.events().size(), b.events().size());
+  EXPECT_EQ(a.lost_samples(), b.lost_samples());
+  for (std::size_t e = 0; e < a.events().size(); ++e) {
+    const EventProfile& x = a.events()[e];
+    const EventProfile& y = b.events()[e];
+    EXPECT_EQ(x.samples, y.samples);
+    EXPECT_EQ(x.period, y.period);
+    ASSERT_EQ(x.entries.size(), y.entries.size());
+    for (std::size_t i = 0; i < x.entries.size(); ++i) {
+      EXPECT_EQ(std::tie(x.entries[i].command, x.entries[i].dso, x.entries[i].symbol, x.entries[i].kernel,
+                         x.entries[i].samples, x.entries[i].period),
+                std::tie(y.entries[i].command, y.entries[i].dso, y.entries[i].symbol, y.entries[i].kernel,
+                         y.entries[i].samples, y.entries[i].period));
+      EXPECT_EQ(a.name(x.entries[i].symbol), b.name(y.entries[i].symbol));
+    }
+    ASSERT_EQ(x.stacks.size(), y.stacks.size());
+    for (std::size_t n = 0; n < x.stacks.size(); ++n)
+      EXPECT_EQ(std::tie(x.stacks[n].name, x.stacks[n].parent, x.stacks[n].samples, x.stacks[n].period,
+                         x.stacks[n].self_samples, x.stacks[n].self_period),
+                std::tie(y.stacks[n].name, y.stacks[n].parent, y.stacks[n].samples, y.stacks[n].period,
+                         y.stacks[n].self_samples, y.stacks[n].self_period));
+    ASSERT_EQ(x.ends.size(), y.ends.size());
+    for (std::size_t i = 0; i < x.ends.size(); ++i)
+      EXPECT_EQ(std::tie(x.ends[i].node, x.ends[i].entry, x.ends[i].samples, x.ends[i].period),
+                std::tie(y.ends[i].node, y.ends[i].entry, y.ends[i].samples, y.ends[i].period));
+  }
+}
+
+// A file read in shares, each share's profile merged into the one before, is the profile of the
+// whole file: the same names, entries, nodes and ends, each at the same index, wherever it is cut.
+TEST(Profile, SharesMergedAreTheProfileOfTheWhole) {
+  const std::vector<Step> steps = varied_recording();
+  for (bool stacks : {true, false}) {
+    ProfileOptions options;
+    options.stacks = stacks;
+    Profile whole({"cpu-clock"}, options);
+    read_share(whole, steps, 0, steps.size());
+    ASSERT_EQ(whole.lost_samples(), 3u);
+    if (stacks) {
+      ASSERT_GT(whole.events()[0].ends.size(), whole.events()[0].stacks.size() / 2);
+      std::size_t shared_nodes = 0;  // nodes where stacks of several entries end
+      std::vector<int> ends_at(whole.events()[0].stacks.size());
+      for (const StackEnd& end : whole.events()[0].ends) shared_nodes += ++ends_at[end.node] == 2;
+      ASSERT_GT(shared_nodes, 0u);
+    }
+    for (std::size_t cut = 1; cut < steps.size(); cut += 37) {
+      SCOPED_TRACE("cut at " + std::to_string(cut));
+      Profile first({"cpu-clock"}, options), second({"cpu-clock"}, options), third({"cpu-clock"}, options);
+      const std::size_t later = cut + (steps.size() - cut) / 2;
+      read_share(first, steps, 0, cut);
+      read_share(second, steps, cut, later);
+      read_share(third, steps, later, steps.size());
+      first.merge(second);
+      first.merge(third);
+      expect_same(whole, first);
+    }
+  }
 }
 
 }  // namespace
