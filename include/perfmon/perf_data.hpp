@@ -113,13 +113,28 @@ class PerfDataReader {
   const std::vector<PerfDataEvent>& events() const noexcept { return events_; }
   const std::string& hostname() const noexcept { return hostname_; }
 
-  // Hands every record of the data section to the handler in file order: samples decoded by their
-  // event's sample_type (with the attr's fixed period where they carry none), the others as they are.
-  // Memory stays bounded: the pages of a mapped file are given back once read. Throws
-  // perfmon::Error at the first record that cannot be read (its offset named); what came before it has been handed out.
+  // The size of the data section: what reading costs grows with it.
+  std::uint64_t data_bytes() const noexcept { return data_size_; }
+
+  // Hands every record of the data section to the handler in the order they happened, as perf
+  // report orders them: samples decoded by their event's sample_type (with the attr's fixed period
+  // where they carry none), the others as they are. Memory stays bounded: the pages of a mapped
+  // file are given back once read. Throws perfmon::Error at the first record that cannot be read
+  // (its offset named); what came before it has been handed out.
   void read(SampleHandler& handler) const;
+  // The same in consecutive shares of about as many records, read by `threads` threads at once
+  // (the calling thread one of them), each taking the next share left: handlers[k] gets share k's
+  // records as read() hands them on, and before them, through context(), the records other than
+  // samples of the shares before it. Where a record cannot be read, throws the error of the
+  // earliest share that met one, once every thread has ended.
+  void read_in_shares(const std::vector<SampleHandler*>& handlers, std::size_t threads) const;
 
  private:
+  // Hands on records [begin, end) of the order read() hands them in; context() the other records
+  // before `begin`.
+  void read_share(SampleHandler& handler, std::uint64_t begin, std::uint64_t end) const;
+  // About how many records the data section holds (counted from its first few thousand).
+  std::uint64_t estimated_records() const;
   void parse();
   std::string read_stream(const std::string& path) const;
   [[noreturn]] void corrupt(std::uint64_t offset, const std::string& what) const;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "perfmon/sampler.hpp"
+#include "perfmon/symbols.hpp"
 
 namespace perfmon {
 
@@ -67,6 +68,9 @@ struct ProfileOptions {
 class Profile : public SampleHandler {
  public:
   explicit Profile(const std::vector<std::string>& event_names, ProfileOptions options = {});
+  // Looks up names through `symbols` (options.debug_root aside), which other profiles may share:
+  // the profiles of the shares of one file read at once read each file's symbols once.
+  Profile(const std::vector<std::string>& event_names, ProfileOptions options, std::shared_ptr<SymbolTables> symbols);
   ~Profile() override;
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;

@@ -34,6 +34,8 @@ struct NamedAddress {
 class Symbolizer {
  public:
   explicit Symbolizer(std::string debug_root = "/usr/lib/debug");
+  // Names through `symbols`, which other symbolizers may share (each file's symbols read once).
+  explicit Symbolizer(std::shared_ptr<SymbolTables> symbols);
   ~Symbolizer();
   Symbolizer(const Symbolizer&) = delete;
   Symbolizer& operator=(const Symbolizer&) = delete;
@@ -75,7 +77,7 @@ class Symbolizer {
 
  private:
   AddressSpaces spaces_;
-  SymbolTables symbols_;
+  std::shared_ptr<SymbolTables> symbols_;
   std::unique_ptr<analysis::DwarfUnwinder> unwinder_;
   std::vector<std::uint64_t> unwind_masks_;  // by event: sample_regs_user, 0 for none
   std::vector<std::uint64_t> unwound_;       // the sample at hand's callchain, unwound

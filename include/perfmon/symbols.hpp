@@ -8,7 +8,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 namespace perfmon {
@@ -24,6 +28,7 @@ struct SourcePlace {
   unsigned line = 0;                 // its line (0 unknown)
 };
 
+// Thread-safe: the profiles of the shares of one file, read at once, look up through one.
 class SymbolTables {
  public:
   // Separate debug files are looked for under `debug_root` (by build id, then by .gnu_debuglink
@@ -46,12 +51,23 @@ class SymbolTables {
   struct Table;  // defined in the library only
 
  private:
-  Table& table_of(const std::string& path);
+  // Through the calling thread's last answer where it was for the same file, else the maps.
+  const Table& table_of(const std::string& path);
+  analysis::DebugInfo* dwarf_of(const std::string& path);
+  const Table& read_table(const std::string& path);
+  analysis::DebugInfo* open_dwarf(const std::string& path);
 
   std::string debug_root_;
-  std::map<std::string, std::unique_ptr<Table>> files_;
-  std::map<std::string, std::unique_ptr<analysis::DebugInfo>> dwarf_;  // null: the file has none
-  std::shared_ptr<const Table> kernel_;                                // the process's one reading of /proc/kallsyms
+  std::uint64_t id_;  // this one's number, among the SymbolTables of the process
+  // Guards the maps; a file's tables, once read, change no more. Looked up far more often than
+  // added to: lookups share it.
+  std::shared_mutex mutex_;
+  std::once_flag kernel_read_;
+  std::map<std::string, std::unique_ptr<const Table>> files_;
+  // By thread and file (null: the file has none): a libdw session answers one thread at a time,
+  // and a thread of its own asks without waiting on another's.
+  std::map<std::pair<std::thread::id, std::string>, std::unique_ptr<analysis::DebugInfo>> dwarf_;
+  std::shared_ptr<const Table> kernel_;  // the process's one reading of /proc/kallsyms
 };
 
 }  // namespace perfmon

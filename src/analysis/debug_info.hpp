@@ -25,7 +25,7 @@ class DebugInfo {
 
   // Fills `place` for the code at `address` (the file's own, as its symbol table gives them).
   // False where its DWARF does not cover the address. Each address is looked up once and kept:
-  // a recording passes the same few thousand addresses millions of times.
+  // a recording passes the same few thousand addresses millions of times. One thread at a time.
   bool describe(std::uint64_t address, SourcePlace& place);
 
   struct Session;  // libdwfl's

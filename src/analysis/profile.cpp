@@ -118,8 +118,11 @@ struct Profile::State {
     std::uint32_t next;  // the next stack of the same hash, or kNone
   };
 
-  State(const std::vector<std::string>& event_names, const ProfileOptions& profile_options)
-      : options(profile_options), tables(event_names.size()), symbolizer(options.debug_root) {
+  State(const std::vector<std::string>& event_names, const ProfileOptions& profile_options,
+        std::shared_ptr<SymbolTables> symbols)
+      : options(profile_options),
+        tables(event_names.size()),
+        symbolizer(symbols ? std::move(symbols) : std::make_shared<SymbolTables>(options.debug_root)) {
     names.intern("");  // NameId 0: the root, and nothing
     for (const std::string& name : event_names) {
       EventProfile event;
@@ -181,7 +184,11 @@ struct Profile::State {
 };
 
 Profile::Profile(const std::vector<std::string>& event_names, ProfileOptions options)
-    : state_(std::make_unique<State>(event_names, options)) {}
+    : Profile(event_names, std::move(options), nullptr) {}
+
+Profile::Profile(const std::vector<std::string>& event_names, ProfileOptions options,
+                 std::shared_ptr<SymbolTables> symbols)
+    : state_(std::make_unique<State>(event_names, options, std::move(symbols))) {}
 
 Profile::~Profile() = default;
 

@@ -10,7 +10,8 @@
 
 namespace perfmon {
 
-Symbolizer::Symbolizer(std::string debug_root) : symbols_(std::move(debug_root)) {}
+Symbolizer::Symbolizer(std::string debug_root) : symbols_(std::make_shared<SymbolTables>(std::move(debug_root))) {}
+Symbolizer::Symbolizer(std::shared_ptr<SymbolTables> symbols) : symbols_(std::move(symbols)) {}
 Symbolizer::~Symbolizer() = default;
 
 void Symbolizer::record(const perf_event_header& header) {
@@ -61,15 +62,15 @@ NamedAddress Symbolizer::name(std::uint32_t pid, std::uint64_t address, bool ker
   const bool in_kernel = named.place.file == "[kernel.kallsyms]";
   named.kernel = kernel || in_kernel;
   if (in_kernel)
-    named.function = symbols_.function_in_kernel(address, named.into);
+    named.function = symbols_->function_in_kernel(address, named.into);
   else if (!named.place.file.empty() && named.place.file.front() == '/')
-    named.function = symbols_.function_in_file(named.place.file, named.place.offset, named.into);
+    named.function = symbols_->function_in_file(named.place.file, named.place.offset, named.into);
   return named;
 }
 
 bool Symbolizer::source(const NamedAddress& named, SourcePlace& place) {
   return !named.place.file.empty() && named.place.file.front() == '/' &&
-         symbols_.source_in_file(named.place.file, named.place.offset, place);
+         symbols_->source_in_file(named.place.file, named.place.offset, place);
 }
 
 std::string source_line_text(const NamedAddress& named, const SourcePlace* place) {

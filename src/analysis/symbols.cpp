@@ -11,6 +11,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -367,21 +368,74 @@ void read_elf_symbols(std::string_view bytes, SymbolTables::Table& table) {
             [](const auto& a, const auto& b) { return a.start < b.start; });
 }
 
-SymbolTables::SymbolTables(std::string debug_root) : debug_root_(std::move(debug_root)) {}
+namespace {
+
+// What a thread asked a SymbolTables last: most addresses it looks up lie in the file of the one
+// before, and then it takes no lock (two threads taking one lock by turns for every address cost
+// more than the reading of the file's symbols itself). Tables are known by a number of their own,
+// not by their address, which a later SymbolTables may have.
+std::atomic<std::uint64_t> tables_made{0};
+
+template <class Value>
+struct LastAsked {
+  std::uint64_t tables = 0;  // 0: nothing asked yet
+  std::string path;
+  Value* value = nullptr;
+};
+
+}  // namespace
+
+SymbolTables::SymbolTables(std::string debug_root)
+    : debug_root_(std::move(debug_root)), id_(tables_made.fetch_add(1) + 1) {}
 SymbolTables::~SymbolTables() = default;
 
-SymbolTables::Table& SymbolTables::table_of(const std::string& path) {
-  std::unique_ptr<Table>& table = files_[path];
-  if (!table) {
-    table = std::make_unique<Table>();
+const SymbolTables::Table& SymbolTables::table_of(const std::string& path) {
+  thread_local LastAsked<const Table> last;
+  if (last.tables == id_ && last.path == path) return *last.value;
+  const Table& table = read_table(path);
+  last = {id_, path, &table};
+  return table;
+}
+
+const SymbolTables::Table& SymbolTables::read_table(const std::string& path) {
+  {
+    const std::shared_lock<std::shared_mutex> lock(mutex_);
+    if (auto found = files_.find(path); found != files_.end()) return *found->second;
+  }
+  // Read under the lock: another thread that wants the same file waits for it, not reads it too.
+  const std::lock_guard<std::shared_mutex> lock(mutex_);
+  std::unique_ptr<const Table>& known = files_[path];
+  if (!known) {
+    auto table = std::make_unique<Table>();
     // Regular files only, mapped rather than copied: a recording may name /dev/zero or a FIFO.
     if (const std::optional<kernel::FileMapping> file = kernel::FileMapping::map(path)) {
       read_elf_symbols(file->bytes(), *table);
       // Stripped of .symtab, its local functions are named by a separate debug file, if installed.
       if (!table->names_from_symtab) read_debug_file(path, file->bytes(), debug_root_, *table);
     }
+    known = std::move(table);
   }
-  return *table;
+  return *known;
+}
+
+analysis::DebugInfo* SymbolTables::dwarf_of(const std::string& path) {
+  thread_local LastAsked<analysis::DebugInfo> last;
+  if (last.tables == id_ && last.path == path) return last.value;
+  analysis::DebugInfo* session = open_dwarf(path);
+  last = {id_, path, session};
+  return session;
+}
+
+analysis::DebugInfo* SymbolTables::open_dwarf(const std::string& path) {
+  auto key = std::make_pair(std::this_thread::get_id(), path);
+  {
+    const std::shared_lock<std::shared_mutex> lock(mutex_);
+    if (auto found = dwarf_.find(key); found != dwarf_.end()) return found->second.get();
+  }
+  // Opened outside the lock: a thread opens its own session, and no other waits for that.
+  std::unique_ptr<analysis::DebugInfo> opened = analysis::DebugInfo::open(path, debug_root_);
+  const std::lock_guard<std::shared_mutex> lock(mutex_);
+  return dwarf_.try_emplace(std::move(key), std::move(opened)).first->second.get();
 }
 
 const std::string* SymbolTables::function_in_file(const std::string& path, std::uint64_t file_offset,
@@ -397,9 +451,8 @@ const std::string* SymbolTables::function_in_file(const std::string& path, std::
 bool SymbolTables::source_in_file(const std::string& path, std::uint64_t file_offset, SourcePlace& place) {
   const std::optional<std::uint64_t> address = table_of(path).address_of(file_offset);
   if (!address) return false;
-  auto [session, added] = dwarf_.try_emplace(path);
-  if (added) session->second = analysis::DebugInfo::open(path, debug_root_);
-  return session->second && session->second->describe(*address, place);
+  analysis::DebugInfo* dwarf = dwarf_of(path);
+  return dwarf != nullptr && dwarf->describe(*address, place);
 }
 
 namespace {
@@ -435,13 +488,13 @@ std::shared_ptr<const SymbolTables::Table> read_kallsyms() {
 }  // namespace
 
 const std::string* SymbolTables::function_in_kernel(std::uint64_t address, std::uint64_t& into) {
-  if (!kernel_) {
+  std::call_once(kernel_read_, [this] {
     static std::mutex reading;
     static std::weak_ptr<const Table> shared;
     const std::lock_guard<std::mutex> lock(reading);
     kernel_ = shared.lock();
     if (!kernel_) shared = kernel_ = read_kallsyms();
-  }
+  });
   const Table::Function* function = kernel_->at(address);
   if (function == nullptr) return nullptr;
   into = address - function->start;

@@ -3,12 +3,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <sstream>
+#include <thread>
 #include <tuple>
 
 #include "kernel/fd.hpp"
@@ -212,6 +215,51 @@ void PerfDataReader::parse() {
 }
 
 void PerfDataReader::read(SampleHandler& handler) const {
+  read_share(handler, 0, ~std::uint64_t{0});
+}
+
+std::uint64_t PerfDataReader::estimated_records() const {
+  constexpr std::uint64_t kCounted = 4096;
+  std::uint64_t records = 0, at = data_offset_;
+  while (records < kCounted && data_offset_ + data_size_ - at >= sizeof(perf_event_header)) {
+    perf_event_header header;
+    std::memcpy(&header, bytes_.data() + at, sizeof header);
+    if (header.size < sizeof header) break;  // read_share() will say what is wrong
+    records += header.type != kFinishedRound;
+    at += header.size;
+  }
+  if (at >= data_offset_ + data_size_ || at == data_offset_) return records;
+  return records * data_size_ / (at - data_offset_);
+}
+
+void PerfDataReader::read_in_shares(const std::vector<SampleHandler*>& handlers, std::size_t threads) const {
+  if (handlers.empty()) return;
+  const std::uint64_t records = estimated_records();
+  auto boundary = [&](std::size_t k) {
+    return k == handlers.size() ? ~std::uint64_t{0} : records * k / handlers.size();
+  };
+  std::vector<std::exception_ptr> failures(handlers.size());
+  // Each thread takes the next share not yet taken: shares of unequal work even out.
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t k; (k = next.fetch_add(1)) < handlers.size();) {
+      try {
+        read_share(*handlers[k], boundary(k), boundary(k + 1));
+      } catch (...) {
+        failures[k] = std::current_exception();
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (std::size_t t = 1; t < std::min(threads, handlers.size()); ++t) helpers.emplace_back(work);
+    work();
+  }  // every thread has ended
+  for (const std::exception_ptr& failure : failures)
+    if (failure) std::rethrow_exception(failure);
+}
+
+void PerfDataReader::read_share(SampleHandler& handler, std::uint64_t begin, std::uint64_t end) const {
   std::vector<kernel::SampleLayout> layouts;
   for (const PerfDataEvent& event : events_) layouts.emplace_back(event.attr);
   const bool identified = (events_.front().attr.sample_type & PERF_SAMPLE_IDENTIFIER) != 0;
@@ -229,14 +277,24 @@ void PerfDataReader::read(SampleHandler& handler) const {
   };
   // Records are copied out one at a time: the file's bytes need not be 8-byte aligned for the decoder.
   std::vector<std::uint64_t> aligned(65536 / 8);
-  auto copy_out = [&](std::uint64_t at) -> const perf_event_header& {
+  // At most `limit` bytes of it: what is looked at (the header keeps the whole record's size).
+  auto copy_out = [&](std::uint64_t at, std::size_t limit = 65536) -> const perf_event_header& {
     perf_event_header header;
     std::memcpy(&header, bytes_.data() + at, sizeof header);
-    std::memcpy(aligned.data(), bytes_.data() + at, header.size);
+    std::memcpy(aligned.data(), bytes_.data() + at, std::min<std::size_t>(header.size, limit));
     return *reinterpret_cast<const perf_event_header*>(aligned.data());
   };
   Sample sample;
+  std::uint64_t handed = 0;  // records handed on (or passed over, before `begin`)
   auto deliver = [&](std::uint64_t at) {
+    const std::uint64_t index = handed++;
+    if (index >= end) return;
+    if (index < begin) {
+      std::uint32_t type;
+      std::memcpy(&type, bytes_.data() + at, sizeof type);
+      if (type != PERF_RECORD_SAMPLE) handler.context(copy_out(at));
+      return;
+    }
     const perf_event_header& record = copy_out(at);
     if (record.type != PERF_RECORD_SAMPLE) {
       handler.record(record);
@@ -288,7 +346,7 @@ void PerfDataReader::read(SampleHandler& handler) const {
   };
   std::vector<Queued> queue;  // a heap, earliest first
   auto hand_on = [&](std::uint64_t limit) {
-    while (!queue.empty() && queue.front().time <= limit) {
+    while (!queue.empty() && queue.front().time <= limit && handed < end) {
       std::pop_heap(queue.begin(), queue.end(), std::greater<>());
       const std::uint64_t at = queue.back().at;
       queue.pop_back();
@@ -296,7 +354,7 @@ void PerfDataReader::read(SampleHandler& handler) const {
     }
   };
   std::uint64_t sequence = 0, last_time = 0, round_latest = 0, previous_round_latest = 0, released = 0;
-  for (std::uint64_t at = data_offset_; at < data_offset_ + data_size_;) {
+  for (std::uint64_t at = data_offset_; at < data_offset_ + data_size_ && handed < end;) {
     perf_event_header header;
     if (data_offset_ + data_size_ - at < sizeof header) corrupt(at, "the data section ends inside a record's header");
     std::memcpy(&header, bytes_.data() + at, sizeof header);
@@ -306,14 +364,16 @@ void PerfDataReader::read(SampleHandler& handler) const {
       hand_on(previous_round_latest);
       previous_round_latest = round_latest;
     } else {
-      last_time = time_of(copy_out(at), last_time);
+      // A sample's time lies in its first 40 bytes (after its header, identifier, ip and tid).
+      last_time = time_of(copy_out(at, header.type == PERF_RECORD_SAMPLE ? 40 : header.size), last_time);
       round_latest = std::max(round_latest, last_time);
       queue.push_back({last_time, sequence++, at});
       std::push_heap(queue.begin(), queue.end(), std::greater<>());
     }
     at += header.size;
     // What is read is given back in windows of 32 MiB, up to the first record still waiting: a
-    // file of any size costs a window and a round or two.
+    // file of any size costs a window and a round or two. A share gives back what it passed over
+    // too: a share before it still reading there finds those pages again in the page cache.
     constexpr std::uint64_t kWindow = 32 << 20;
     if (storage_->mapping && at - released >= kWindow) {
       std::uint64_t waiting = at;

@@ -376,6 +376,81 @@ TEST_F(Report, SpinningFunctionHasNearlyAllSamples) {
   EXPECT_GE(shares.at("perfmon_spin"), 90.0);
 }
 
+// A profile with many distinct, varied stacks, made here: the C++ compiler sampled with call chains
+// while it instantiates templates (thousands of distinct stacks through cc1plus, libc and the
+// kernel; several processes: g++, cc1plus, as).
+constexpr const char* kTemplates = R"(#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+template <int N>
+struct Level {
+  static int value(std::map<int, std::string>& names) {
+    names[N] = std::to_string(N);
+    return Level<N - 1>::value(names) + static_cast<int>(names.size() % 7);
+  }
+};
+template <>
+struct Level<0> {
+  static int value(std::map<int, std::string>&) { return 0; }
+};
+int varied(std::vector<std::string> words) {
+  std::map<int, std::string> names;
+  std::sort(words.begin(), words.end());
+  return Level<80>::value(names) + static_cast<int>(words.size());
+}
+)";
+
+// Read with one thread or several (in shares, each merged into the one before), the report is the
+// same to the byte, in every shape; and its table is perf report's.
+TEST_F(Report, ThreadsGiveTheSameReportOfVariedStacks) {
+  const std::string source = (dir_ / "templates.cpp").string();
+  std::ofstream(source) << kTemplates;
+  Result recorded = run({PERFMON, "record", "-q", "-g", "-e", "cpu-clock", "-c", "100000", "-o", file_, "--",
+                         "/usr/bin/g++", "-std=c++20", "-O1", "-c", source, "-o", (dir_ / "templates.o").string()});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  const std::string folded = report({"--folded"});
+  const auto stacks = std::count(folded.begin(), folded.end(), '\n');
+  ASSERT_GT(stacks, 1000) << "too few distinct stacks to tell anything";
+  for (const std::vector<std::string>& shape :
+       std::vector<std::vector<std::string>>{{"--sort", "comm,dso,sym"},
+                                             {"-g"},
+                                             {"--folded"},
+                                             {"--json", "-g"},
+                                             {"--sort", "dso,sym", "-g", "--no-inline"}}) {
+    std::vector<std::string> one = shape, two = shape, five = shape;
+    one.insert(one.end(), {"--threads", "1"});
+    two.insert(two.end(), {"--threads", "2"});
+    five.insert(five.end(), {"--threads", "5"});
+    const std::string whole = report(one);
+    EXPECT_EQ(report(two), whole) << shape.front();
+    EXPECT_EQ(report(five), whole) << shape.front();
+  }
+  if (!have_perf()) GTEST_SKIP() << "Debian's linux-perf is not installed (/usr/bin/perf): not compared with it";
+  Result perf =
+      run({"/usr/bin/perf", "report", "-i", file_, "--stdio", "--no-children", "--sort", "comm,dso,sym", "-g", "none"});
+  ASSERT_EQ(perf.exit_code, 0) << perf.err;
+  // Each row of 0.3% or more, as printed ("cc1plus cc1plus [.] push_to_top_level" -> "2.50%"):
+  // rows of equal weight may come in another order.
+  auto rows = [](const std::string& table) {
+    std::map<std::string, std::string> shares;
+    std::istringstream lines(table);
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream words(line);
+      std::string share, command, dso, mark, symbol;
+      if (line.empty() || line[0] == '#' || !(words >> share >> command >> dso >> mark) || !std::getline(words, symbol))
+        continue;
+      if (std::stod(share) >= 0.3) shares[command + " " + dso + " " + mark + symbol] = share;
+    }
+    return shares;
+  };
+  const std::map<std::string, std::string> theirs = rows(perf.out);
+  ASSERT_GT(theirs.size(), 10u) << perf.out;
+  const std::map<std::string, std::string> ours = rows(report({"--sort", "comm,dso,sym", "--threads", "2"}));
+  for (const auto& [row, share] : theirs) EXPECT_EQ(ours.contains(row) ? ours.at(row) : "none", share) << row;
+  for (const auto& [row, share] : ours) EXPECT_TRUE(theirs.contains(row)) << row << " " << share;
+}
+
 // A file perf recorded: perfmon report finds the same functions above 1% as perf report, each
 // within a point of perf's share.
 TEST_F(Report, AgreesWithPerfReportOnAFilePerfRecorded) {

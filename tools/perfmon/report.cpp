@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "commands.hpp"
@@ -51,7 +53,21 @@ struct ReportCommand {
   std::string picture_path;  // a picture's file
   std::string event;         // a shape that draws one event draws this one, or the first with samples
   bool inlined_frames = true;
+  long threads = 0;  // 0: chosen by the file's size and the machine's CPUs
 };
+
+// Threads that pay for themselves: a share of a file costs a pass over the records before it and
+// the look-up of the addresses its samples touch (each share knows only its own), worth it from
+// tens of megabytes (docs/benchmarks.md, "Both cores"). Two shares a thread: a thread that ends
+// its share early takes another, as the work of equal numbers of records differs.
+constexpr std::size_t kSharesPerThread = 2;
+std::size_t threads_for(const PerfDataReader& file, long asked) {
+  if (asked > 0) return static_cast<std::size_t>(asked);
+  constexpr std::uint64_t kBytesPerThread = 16 << 20;
+  const std::uint64_t cpus = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<std::size_t>(
+      std::clamp<std::uint64_t>(file.data_bytes() / kBytesPerThread, 1, std::min<std::uint64_t>(cpus, 8)));
+}
 
 double parse_percent(std::string_view text) {
   double value = 0;
@@ -103,6 +119,10 @@ int run_report(std::span<char* const> args) {
        [&](std::string_view v) { o.report.percent_limit = parse_percent(v); }},
       {'e', "event", "name", "the event --folded and --svg draw (default the first with samples)",
        [&](std::string_view v) { o.event = std::string(v); }},
+      {0, "threads", "n",
+       "read the file with n threads (default: one for each 16 MiB of records, up to one per CPU or 8); the report "
+       "is the same",
+       [&](std::string_view v) { o.threads = parse_long(v, "--threads", 1, 64); }},
   };
   for (const ReportShape& shape : report_shapes()) {
     const bool picture = shape.draws == ReportShape::Draws::OneEventsPicture;
@@ -124,17 +144,31 @@ int run_report(std::span<char* const> args) {
     looked_up.inlined_frames = o.inlined_frames && looked_up.stacks;
     looked_up.source_lines =
         std::find(o.report.sort.begin(), o.report.sort.end(), ReportKey::SourceLine) != o.report.sort.end();
-    Profile profile(names, looked_up);
+    // One profile per share of the file, each later one merged into the first.
+    std::vector<std::unique_ptr<Profile>> shares;
+    std::vector<SampleHandler*> handlers;
+    const std::size_t threads = threads_for(file, o.threads);
+    const auto symbols = std::make_shared<SymbolTables>(looked_up.debug_root);
+    for (std::size_t k = 0; k < (threads == 1 ? 1 : threads * kSharesPerThread); ++k) {
+      shares.push_back(std::make_unique<Profile>(names, looked_up, symbols));
+      handlers.push_back(shares.back().get());
+    }
+    Profile& profile = *shares.front();
     for (std::size_t e = 0; e < file.events().size(); ++e) {
       const perf_event_attr& attr = file.events()[e].attr;
       const std::uint64_t copied = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-      if ((attr.sample_type & copied) == copied && !profile.unwind_user_stacks(e, attr.sample_regs_user))
+      if ((attr.sample_type & copied) != copied) continue;
+      for (const auto& share : shares) {
+        if (share->unwind_user_stacks(e, attr.sample_regs_user)) continue;
         std::fprintf(stderr,
                      "perfmon report: '%s' was recorded with --call-graph dwarf, but this build cannot unwind its "
                      "stacks (it was built without libdw): its user frames show as the sampled address alone.\n",
                      printable(file.events()[e].name).c_str());
+        break;
+      }
     }
-    file.read(profile);
+    file.read_in_shares(handlers, threads);
+    for (std::size_t k = 1; k < shares.size(); ++k) profile.merge(*shares[k]);
     ReportView view;
     if (one_event) {
       view.event = chosen_event(profile, o.event);
