@@ -5,6 +5,7 @@
 // that a report's memory grows with the files it touches, not with its samples.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -62,12 +63,12 @@ class SymbolTables {
   // Guards the maps; a file's tables, once read, change no more. Looked up far more often than
   // added to: lookups share it.
   std::shared_mutex mutex_;
-  std::once_flag kernel_read_;
   std::map<std::string, std::unique_ptr<const Table>> files_;
   // By thread and file (null: the file has none): a libdw session answers one thread at a time,
   // and a thread of its own asks without waiting on another's.
   std::map<std::pair<std::thread::id, std::string>, std::unique_ptr<analysis::DebugInfo>> dwarf_;
-  std::shared_ptr<const Table> kernel_;  // the process's one reading of /proc/kallsyms
+  std::shared_ptr<const Table> kernel_;              // the process's one reading of /proc/kallsyms
+  std::atomic<const Table*> kernel_table_{nullptr};  // kernel_'s, once set (under a lock)
 };
 
 }  // namespace perfmon

@@ -488,14 +488,20 @@ std::shared_ptr<const SymbolTables::Table> read_kallsyms() {
 }  // namespace
 
 const std::string* SymbolTables::function_in_kernel(std::uint64_t address, std::uint64_t& into) {
-  std::call_once(kernel_read_, [this] {
+  // Read once, then looked up without a lock (std::call_once costs a thread-local store a call).
+  const Table* kernel_table = kernel_table_.load(std::memory_order_acquire);
+  if (kernel_table == nullptr) {
     static std::mutex reading;
     static std::weak_ptr<const Table> shared;
     const std::lock_guard<std::mutex> lock(reading);
-    kernel_ = shared.lock();
-    if (!kernel_) shared = kernel_ = read_kallsyms();
-  });
-  const Table::Function* function = kernel_->at(address);
+    if (!kernel_) {
+      kernel_ = shared.lock();
+      if (!kernel_) shared = kernel_ = read_kallsyms();
+    }
+    kernel_table = kernel_.get();
+    kernel_table_.store(kernel_table, std::memory_order_release);
+  }
+  const Table::Function* function = kernel_table->at(address);
   if (function == nullptr) return nullptr;
   into = address - function->start;
   return &function->name;

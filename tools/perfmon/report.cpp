@@ -42,7 +42,7 @@ std::string shape_names() {
 
 std::string synopsis() {
   return "perfmon report [-i FILE] [--sort comm,dso,sym,srcline] [-g] [--no-inline] [--percent-limit PCT]\n"
-         "                      [-e EVENT] [" +
+         "                      [-e EVENT] [--threads N] [" +
          shape_choice() + "]";
 }
 
