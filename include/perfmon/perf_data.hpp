@@ -115,6 +115,14 @@ class PerfDataReader {
 
   // The size of the data section: what reading costs grows with it.
   std::uint64_t data_bytes() const noexcept { return data_size_; }
+  // What the first few thousand records say of the work of reading the file: about how many
+  // records it holds, and how many distinct addresses its samples there hold (a profile of few
+  // distinct places costs little a sample; one of many, their look-ups).
+  struct Outlook {
+    std::uint64_t records = 0;
+    std::uint64_t samples_looked_at = 0, distinct_addresses = 0;
+  };
+  Outlook outlook() const;
 
   // Hands every record of the data section to the handler in the order they happened, as perf
   // report orders them: samples decoded by their event's sample_type (with the attr's fixed period
@@ -133,8 +141,6 @@ class PerfDataReader {
   // Hands on records [begin, end) of the order read() hands them in; context() the other records
   // before `begin`.
   void read_share(SampleHandler& handler, std::uint64_t begin, std::uint64_t end) const;
-  // About how many records the data section holds (counted from its first few thousand).
-  std::uint64_t estimated_records() const;
   void parse();
   std::string read_stream(const std::string& path) const;
   [[noreturn]] void corrupt(std::uint64_t offset, const std::string& what) const;

@@ -218,23 +218,40 @@ void PerfDataReader::read(SampleHandler& handler) const {
   read_share(handler, 0, ~std::uint64_t{0});
 }
 
-std::uint64_t PerfDataReader::estimated_records() const {
+PerfDataReader::Outlook PerfDataReader::outlook() const {
   constexpr std::uint64_t kCounted = 4096;
+  // A sample's address follows its header (and its identifier, where the events carry one).
+  bool addressed = true;
+  for (const PerfDataEvent& event : events_) addressed = addressed && (event.attr.sample_type & PERF_SAMPLE_IP);
+  const std::size_t address_at =
+      sizeof(perf_event_header) + ((events_.front().attr.sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0);
+  std::vector<std::uint64_t> addresses;
+  Outlook outlook;
   std::uint64_t records = 0, at = data_offset_;
   while (records < kCounted && data_offset_ + data_size_ - at >= sizeof(perf_event_header)) {
     perf_event_header header;
     std::memcpy(&header, bytes_.data() + at, sizeof header);
-    if (header.size < sizeof header) break;  // read_share() will say what is wrong
+    if (header.size < sizeof header || header.size > data_offset_ + data_size_ - at) break;  // read() will say
     records += header.type != kFinishedRound;
+    if (header.type == PERF_RECORD_SAMPLE && addressed && header.size >= address_at + 8) {
+      std::uint64_t address;
+      std::memcpy(&address, bytes_.data() + at + address_at, sizeof address);
+      addresses.push_back(address);
+    }
     at += header.size;
   }
-  if (at >= data_offset_ + data_size_ || at == data_offset_) return records;
-  return records * data_size_ / (at - data_offset_);
+  std::sort(addresses.begin(), addresses.end());
+  outlook.samples_looked_at = addresses.size();
+  outlook.distinct_addresses =
+      static_cast<std::uint64_t>(std::unique(addresses.begin(), addresses.end()) - addresses.begin());
+  outlook.records =
+      at >= data_offset_ + data_size_ || at == data_offset_ ? records : records * data_size_ / (at - data_offset_);
+  return outlook;
 }
 
 void PerfDataReader::read_in_shares(const std::vector<SampleHandler*>& handlers, std::size_t threads) const {
   if (handlers.empty()) return;
-  const std::uint64_t records = estimated_records();
+  const std::uint64_t records = outlook().records;
   auto boundary = [&](std::size_t k) {
     return k == handlers.size() ? ~std::uint64_t{0} : records * k / handlers.size();
   };
@@ -371,10 +388,10 @@ void PerfDataReader::read_share(SampleHandler& handler, std::uint64_t begin, std
       std::push_heap(queue.begin(), queue.end(), std::greater<>());
     }
     at += header.size;
-    // What is read is given back in windows of 32 MiB, up to the first record still waiting: a
+    // What is read is given back in windows of 8 MiB, up to the first record still waiting: a
     // file of any size costs a window and a round or two. A share gives back what it passed over
     // too: a share before it still reading there finds those pages again in the page cache.
-    constexpr std::uint64_t kWindow = 32 << 20;
+    constexpr std::uint64_t kWindow = 8 << 20;
     if (storage_->mapping && at - released >= kWindow) {
       std::uint64_t waiting = at;
       for (const Queued& q : queue) waiting = std::min(waiting, q.at);

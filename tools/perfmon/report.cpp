@@ -57,13 +57,16 @@ struct ReportCommand {
 };
 
 // Threads that pay for themselves: a share of a file costs a pass over the records before it and
-// the look-up of the addresses its samples touch (each share knows only its own), worth it from
-// tens of megabytes (docs/benchmarks.md, "Both cores"). Two shares a thread: a thread that ends
-// its share early takes another, as the work of equal numbers of records differs.
+// the look-up of the addresses its samples touch (each share knows only its own), worth it for a
+// file of tens of megabytes whose samples land in many places (docs/benchmarks.md, "Both cores");
+// one of few places is read faster by one thread. Two shares a thread: a thread that ends its
+// share early takes another, as the work of equal numbers of records differs.
 constexpr std::size_t kSharesPerThread = 2;
 std::size_t threads_for(const PerfDataReader& file, long asked) {
   if (asked > 0) return static_cast<std::size_t>(asked);
   constexpr std::uint64_t kBytesPerThread = 16 << 20;
+  const PerfDataReader::Outlook outlook = file.outlook();
+  if (outlook.distinct_addresses * 4 < outlook.samples_looked_at) return 1;  // most samples land where others did
   const std::uint64_t cpus = std::max(1u, std::thread::hardware_concurrency());
   return static_cast<std::size_t>(
       std::clamp<std::uint64_t>(file.data_bytes() / kBytesPerThread, 1, std::min<std::uint64_t>(cpus, 8)));
@@ -120,8 +123,8 @@ int run_report(std::span<char* const> args) {
       {'e', "event", "name", "the event --folded and --svg draw (default the first with samples)",
        [&](std::string_view v) { o.event = std::string(v); }},
       {0, "threads", "n",
-       "read the file with n threads (default: one for each 16 MiB of records, up to one per CPU or 8); the report "
-       "is the same",
+       "read the file with n threads (default: for a file whose samples land in many places, one for each 16 MiB of "
+       "records, up to one per CPU or 8); the report is the same",
        [&](std::string_view v) { o.threads = parse_long(v, "--threads", 1, 64); }},
   };
   for (const ReportShape& shape : report_shapes()) {
