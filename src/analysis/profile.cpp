@@ -158,6 +158,7 @@ struct Profile::State {
   Symbolizer symbolizer;
   std::vector<NameId> inlined_labels;                  // of the frames resolved so far
   FlatIndex<std::uintptr_t, WordHash> function_names;  // the symbol tables' names -> their ids
+  FlatIndex<std::uint64_t, WordHash> file_labels;      // a file's name id -> its "[file]"
   struct {
     std::string text;  // "" is NameId 0
     NameId id = 0;
@@ -291,8 +292,13 @@ Profile::State::Frame Profile::State::resolve(std::uint32_t pid, std::uint64_t a
     frame.symbol = frame.label = *known;
   } else {
     frame.symbol = names.intern(hex_address(named.place.offset));
-    const std::string file = dso_short_name(named.place.file);
-    frame.label = names.intern(file.starts_with('[') ? file : "[" + file + "]");
+    // "[file]", the label of a file's unnamed frames: made once per file.
+    auto [label_of_file, added] = file_labels.try_emplace(frame.dso, 0);
+    if (added) {
+      const std::string file = dso_short_name(named.place.file);
+      *label_of_file = names.intern(file.starts_with('[') ? file : "[" + file + "]");
+    }
+    frame.label = *label_of_file;
   }
   if (!options.inlined_frames && !options.source_lines) return frame;
   const bool described = symbolizer.source(named, source);
