@@ -72,8 +72,9 @@ class Symbolizer {
 
   // Names an address of a process (`kernel`: known to be the kernel's).
   NamedAddress name(std::uint32_t pid, std::uint64_t address, bool kernel);
-  // What DWARF says of a named address in a file: false where it says nothing.
-  bool source(const NamedAddress& named, SourcePlace& place);
+  // What DWARF says of a named address in a file: nullptr where it says nothing (kept as long as
+  // this symbolizer's tables).
+  const SourcePlace* source(const NamedAddress& named);
 
  private:
   AddressSpaces spaces_;

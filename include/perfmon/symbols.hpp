@@ -41,9 +41,9 @@ class SymbolTables {
   // `into` is then the address's offset into it.
   const std::string* function_in_file(const std::string& path, std::uint64_t file_offset, std::uint64_t& into);
   // What the DWARF of the file (or of its separate debug file) says of the code at `file_offset`:
-  // false where it has none there, or this build has no libdw. The function that the symbol
-  // table names for the address encloses the inlined ones.
-  bool source_in_file(const std::string& path, std::uint64_t file_offset, SourcePlace& place);
+  // nullptr where it has none there, or this build has no libdw; kept as long as these tables.
+  // The function that the symbol table names for the address encloses the inlined ones.
+  const SourcePlace* source_in_file(const std::string& path, std::uint64_t file_offset);
   // The kernel function at a kernel address, or nullptr (kallsyms hidden or no such address).
   // /proc/kallsyms is read once per process (about 200,000 lines), as perf reads it once per run:
   // modules loaded after that are not named.

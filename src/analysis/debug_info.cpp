@@ -99,15 +99,13 @@ bool DebugInfo::look_up(std::uint64_t, SourcePlace&) {
 
 #endif
 
-bool DebugInfo::describe(std::uint64_t address, SourcePlace& place) {
+const SourcePlace* DebugInfo::describe(std::uint64_t address) {
   auto [known, added] = described_.try_emplace(address);
   if (added) {
     SourcePlace found;
     if (look_up(address, found)) known->second = std::move(found);
   }
-  if (!known->second) return false;
-  place = *known->second;
-  return true;
+  return known->second ? &*known->second : nullptr;
 }
 
 DebugInfo::DebugInfo(std::unique_ptr<Session> session) : session_(std::move(session)) {}

@@ -23,10 +23,11 @@ class DebugInfo {
   DebugInfo(const DebugInfo&) = delete;
   DebugInfo& operator=(const DebugInfo&) = delete;
 
-  // Fills `place` for the code at `address` (the file's own, as its symbol table gives them).
-  // False where its DWARF does not cover the address. Each address is looked up once and kept:
-  // a recording passes the same few thousand addresses millions of times. One thread at a time.
-  bool describe(std::uint64_t address, SourcePlace& place);
+  // What DWARF says of the code at `address` (the file's own, as its symbol table gives them), or
+  // nullptr where it does not cover the address; kept as long as this session. Each address is
+  // looked up once: a recording passes the same few thousand addresses millions of times. One
+  // thread at a time.
+  const SourcePlace* describe(std::uint64_t address);
 
   struct Session;  // libdwfl's
   explicit DebugInfo(std::unique_ptr<Session> session);

@@ -156,9 +156,11 @@ struct Profile::State {
   std::vector<EventTables> tables;
   NameTable names;
   Symbolizer symbolizer;
-  std::vector<NameId> inlined_labels;                  // of the frames resolved so far
-  FlatIndex<std::uintptr_t, WordHash> function_names;  // the symbol tables' names -> their ids
-  FlatIndex<std::uint64_t, WordHash> file_labels;      // a file's name id -> its "[file]"
+  std::vector<NameId> inlined_labels;  // of the frames resolved so far
+  // Names the symbol and DWARF tables keep, by their place there: a function's -> its id, an
+  // inlined function's -> its label's ("f (inlined)").
+  FlatIndex<std::uintptr_t, WordHash> kept_names;
+  FlatIndex<std::uint64_t, WordHash> file_labels;  // a file's name id -> its "[file]"
   struct {
     std::string text;  // "" is NameId 0
     NameId id = 0;
@@ -180,7 +182,6 @@ struct Profile::State {
   // once per node, not once per sample and frame.
   bool totals_due = false;
   std::vector<Frame> stack;  // the sample at hand's frames, leaf first
-  SourcePlace source;        // scratch of resolve()
   std::string label;         // scratch of resolve()
 };
 
@@ -287,7 +288,7 @@ Profile::State::Frame Profile::State::resolve(std::uint32_t pid, std::uint64_t a
   frame.dso = last_file.id;
   if (named.function != nullptr) {
     // A function's name is kept by the symbol tables as long as this profile: known by its place.
-    auto [known, added] = function_names.try_emplace(reinterpret_cast<std::uintptr_t>(named.function), 0);
+    auto [known, added] = kept_names.try_emplace(reinterpret_cast<std::uintptr_t>(named.function), 0);
     if (added) *known = names.intern(*named.function);
     frame.symbol = frame.label = *known;
   } else {
@@ -301,14 +302,16 @@ Profile::State::Frame Profile::State::resolve(std::uint32_t pid, std::uint64_t a
     frame.label = *label_of_file;
   }
   if (!options.inlined_frames && !options.source_lines) return frame;
-  const bool described = symbolizer.source(named, source);
-  if (options.source_lines) frame.source = names.intern(source_line_text(named, described ? &source : nullptr));
-  if (options.inlined_frames && described) {
+  const SourcePlace* described = symbolizer.source(named);
+  if (options.source_lines) frame.source = names.intern(source_line_text(named, described));
+  if (options.inlined_frames && described != nullptr) {
     frame.inlined_at = static_cast<std::uint32_t>(inlined_labels.size());
-    frame.inlined_count = static_cast<std::uint32_t>(source.inlined.size());
-    for (const std::string& inlined : source.inlined) {
-      label.assign(inlined).append(" (inlined)");
-      inlined_labels.push_back(names.intern(label));
+    frame.inlined_count = static_cast<std::uint32_t>(described->inlined.size());
+    // The tables keep what DWARF said: each inlined function's label is made once per name kept.
+    for (const std::string& inlined : described->inlined) {
+      auto [known, added] = kept_names.try_emplace(reinterpret_cast<std::uintptr_t>(&inlined), 0);
+      if (added) *known = names.intern(label.assign(inlined).append(" (inlined)"));
+      inlined_labels.push_back(*known);
     }
   }
   return frame;

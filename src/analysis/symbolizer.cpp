@@ -68,9 +68,9 @@ NamedAddress Symbolizer::name(std::uint32_t pid, std::uint64_t address, bool ker
   return named;
 }
 
-bool Symbolizer::source(const NamedAddress& named, SourcePlace& place) {
-  return !named.place.file.empty() && named.place.file.front() == '/' &&
-         symbols_->source_in_file(named.place.file, named.place.offset, place);
+const SourcePlace* Symbolizer::source(const NamedAddress& named) {
+  if (named.place.file.empty() || named.place.file.front() != '/') return nullptr;
+  return symbols_->source_in_file(named.place.file, named.place.offset);
 }
 
 std::string source_line_text(const NamedAddress& named, const SourcePlace* place) {

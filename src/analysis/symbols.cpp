@@ -448,11 +448,11 @@ const std::string* SymbolTables::function_in_file(const std::string& path, std::
   return &function->name;
 }
 
-bool SymbolTables::source_in_file(const std::string& path, std::uint64_t file_offset, SourcePlace& place) {
+const SourcePlace* SymbolTables::source_in_file(const std::string& path, std::uint64_t file_offset) {
   const std::optional<std::uint64_t> address = table_of(path).address_of(file_offset);
-  if (!address) return false;
+  if (!address) return nullptr;
   analysis::DebugInfo* dwarf = dwarf_of(path);
-  return dwarf != nullptr && dwarf->describe(*address, place);
+  return dwarf != nullptr ? dwarf->describe(*address) : nullptr;
 }
 
 namespace {

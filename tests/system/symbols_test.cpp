@@ -178,9 +178,13 @@ TEST_F(StrippedFiles, SourceLinesComeFromTheDebugFile) {
   SymbolTables symbols(root.string());
   SourcePlace place;
   bool in_loop = false;
-  for (std::uint64_t offset = leaf_; offset < leaf_ + 256 && !in_loop; ++offset)
-    if (symbols.source_in_file(program_, offset, place) && place.line != 0)
+  for (std::uint64_t offset = leaf_; offset < leaf_ + 256 && !in_loop; ++offset) {
+    const SourcePlace* found = symbols.source_in_file(program_, offset);
+    if (found != nullptr && found->line != 0) {
+      place = *found;
       in_loop = source_line(place).find("sink = sink + i") != std::string::npos;
+    }
+  }
   EXPECT_TRUE(in_loop) << place.file << ":" << place.line;
   EXPECT_TRUE(place.file.ends_with("tests/helpers/worker.cpp")) << place.file;
 }
@@ -192,27 +196,28 @@ TEST(Dwarf, NamesTheFunctionInlinedAtAnAddressAndItsLine) {
   const std::uint64_t caller = file_offset_of(WORKER, "perfmon_inline_caller");
   ASSERT_NE(caller, 0u);
   SymbolTables symbols;
-  SourcePlace place;
   unsigned inlined = 0, outside = 0;
   for (std::uint64_t offset = caller; offset < caller + 512; ++offset) {
     std::uint64_t into = 0;
     const std::string* function = symbols.function_in_file(WORKER, offset, into);
     if (function == nullptr || *function != "perfmon_inline_caller") break;  // past its end
-    ASSERT_TRUE(symbols.source_in_file(WORKER, offset, place)) << "the worker is built with -g";
-    if (place.inlined.empty()) {
+    const SourcePlace* place = symbols.source_in_file(WORKER, offset);
+    ASSERT_NE(place, nullptr) << "the worker is built with -g";
+    if (place->inlined.empty()) {
       ++outside;
       continue;
     }
     ++inlined;
-    EXPECT_EQ(place.inlined, std::vector<std::string>{"perfmon_inlined_getppid"});
-    if (place.line != 0 && source_line(place).find("syscall(SYS_getppid)") != std::string::npos) inlined += 100;
+    EXPECT_EQ(place->inlined, std::vector<std::string>{"perfmon_inlined_getppid"});
+    if (place->line != 0 && source_line(*place).find("syscall(SYS_getppid)") != std::string::npos) inlined += 100;
   }
   EXPECT_GT(inlined, 100u) << "some instruction is the inlined function's system call";
   EXPECT_GT(outside, 0u) << "the caller's own instructions are no inlined function's";
 
   // perfmon_leaf inlines nothing.
-  ASSERT_TRUE(symbols.source_in_file(WORKER, file_offset_of(WORKER, "perfmon_leaf"), place));
-  EXPECT_TRUE(place.inlined.empty());
+  const SourcePlace* leaf = symbols.source_in_file(WORKER, file_offset_of(WORKER, "perfmon_leaf"));
+  ASSERT_NE(leaf, nullptr);
+  EXPECT_TRUE(leaf->inlined.empty());
 }
 
 // An address inside a compilation unit that no line describes is ":0", as perf (through addr2line)
@@ -236,11 +241,11 @@ TEST(Dwarf, AnAddressThatNoLineDescribesIsColonZero) {
   named.place.file = loader;
   named.place.offset = entry;
   named.function = symbols.function_in_file(loader, entry, named.into);
-  SourcePlace place;
-  if (named.function == nullptr || *named.function != "_start" || !symbols.source_in_file(loader, entry, place))
-    GTEST_SKIP() << "the dynamic loader's debug file is not installed (Debian's libc6-dbg)";
-  EXPECT_EQ(place.line, 0u);
-  EXPECT_EQ(source_line_text(named, &place), ":0");
+  const SourcePlace* place =
+      named.function != nullptr && *named.function == "_start" ? symbols.source_in_file(loader, entry) : nullptr;
+  if (place == nullptr) GTEST_SKIP() << "the dynamic loader's debug file is not installed (Debian's libc6-dbg)";
+  EXPECT_EQ(place->line, 0u);
+  EXPECT_EQ(source_line_text(named, place), ":0");
   EXPECT_EQ(source_line_text(named, nullptr), "_start+0") << "without DWARF, the function and offset";
 }
 

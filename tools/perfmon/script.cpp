@@ -75,9 +75,12 @@ class Printer : public SampleHandler {
     const bool in_file = !named.place.file.empty() && named.place.file.front() == '/';
     const std::uint64_t shown = in_file ? named.place.offset : address;
     // A caller's address is a return address: one byte back is the call, inside what inlined it.
-    if (inlined && in_file &&
-        symbolizer_.source(shown_.frames.empty() ? named : symbolizer_.name(pid, address - 1, kernel), place_))
-      for (const std::string& function : place_.inlined) shown_.frames.push_back({shown, function, 0, ""});
+    const SourcePlace* place =
+        inlined && in_file
+            ? symbolizer_.source(shown_.frames.empty() ? named : symbolizer_.name(pid, address - 1, kernel))
+            : nullptr;
+    if (place != nullptr)
+      for (const std::string& function : place->inlined) shown_.frames.push_back({shown, function, 0, ""});
     shown_.frames.push_back({shown, named.function != nullptr ? *named.function : "", named.into, named.place.file});
   }
 
@@ -85,7 +88,6 @@ class Printer : public SampleHandler {
   const ScriptOptions& options_;
   Symbolizer symbolizer_;
   ScriptSample shown_;  // the sample at hand (its frames leaf first), as the shapes take it
-  SourcePlace place_;
 };
 
 }  // namespace
