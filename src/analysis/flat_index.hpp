@@ -42,8 +42,6 @@ class FlatIndex {
     }
   }
 
-  std::size_t size() const noexcept { return used_; }
-
  private:
   struct Slot {
     Key key{};

@@ -4,7 +4,6 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <tuple>
 
 #include "analysis/flat_index.hpp"
 #include "kernel/records.hpp"

@@ -376,12 +376,18 @@ namespace {
 // not by their address, which a later SymbolTables may have.
 std::atomic<std::uint64_t> tables_made{0};
 
-template <class Value>
-struct LastAsked {
-  std::uint64_t tables = 0;  // 0: nothing asked yet
-  std::string path;
-  Value* value = nullptr;
-};
+// The calling thread's last answer of `look_up` for these tables (their `id`) and `path`, else a
+// new one, kept as the last.
+template <class Value, class LookUp>
+Value* last_asked(std::uint64_t id, const std::string& path, LookUp look_up) {
+  thread_local struct {
+    std::uint64_t tables = 0;  // 0: nothing asked yet
+    std::string path;
+    Value* value = nullptr;
+  } last;
+  if (last.tables != id || last.path != path) last = {id, path, look_up()};
+  return last.value;
+}
 
 }  // namespace
 
@@ -390,11 +396,7 @@ SymbolTables::SymbolTables(std::string debug_root)
 SymbolTables::~SymbolTables() = default;
 
 const SymbolTables::Table& SymbolTables::table_of(const std::string& path) {
-  thread_local LastAsked<const Table> last;
-  if (last.tables == id_ && last.path == path) return *last.value;
-  const Table& table = read_table(path);
-  last = {id_, path, &table};
-  return table;
+  return *last_asked<const Table>(id_, path, [&] { return &read_table(path); });
 }
 
 const SymbolTables::Table& SymbolTables::read_table(const std::string& path) {
@@ -419,11 +421,7 @@ const SymbolTables::Table& SymbolTables::read_table(const std::string& path) {
 }
 
 analysis::DebugInfo* SymbolTables::dwarf_of(const std::string& path) {
-  thread_local LastAsked<analysis::DebugInfo> last;
-  if (last.tables == id_ && last.path == path) return last.value;
-  analysis::DebugInfo* session = open_dwarf(path);
-  last = {id_, path, session};
-  return session;
+  return last_asked<analysis::DebugInfo>(id_, path, [&] { return open_dwarf(path); });
 }
 
 analysis::DebugInfo* SymbolTables::open_dwarf(const std::string& path) {

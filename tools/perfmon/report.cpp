@@ -53,7 +53,7 @@ struct ReportCommand {
   std::string picture_path;  // a picture's file
   std::string event;         // a shape that draws one event draws this one, or the first with samples
   bool inlined_frames = true;
-  long threads = 0;  // 0: chosen by the file's size and the machine's CPUs
+  long threads = 0;  // 0: chosen by the file's size and places and the machine's CPUs
 };
 
 // Threads that pay for themselves: a share of a file costs a pass over the records before it and
