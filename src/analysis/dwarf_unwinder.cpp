@@ -4,7 +4,9 @@
 
 #include <bit>
 #include <cstring>
+#include <set>
 #include <string>
+#include <utility>
 
 #if PERFMON_HAVE_LIBDW
 #include <elfutils/libdwfl.h>
@@ -48,6 +50,7 @@ struct DwarfUnwinder::Process {
   std::span<const std::byte> stack;  // the copied bytes that hold stack, from the stack pointer up
   std::vector<std::uint64_t>* frames = nullptr;
   std::size_t room = 0;
+  std::set<std::pair<std::string, std::uint64_t>> reported;  // files and where, as reported to libdwfl
 
   ~Process() {
     if (dwfl != nullptr) dwfl_end(dwfl);
@@ -60,8 +63,13 @@ struct DwarfUnwinder::Process {
     std::string path;
     std::uint64_t base = 0;
     if (!(*locate)(pid, address, path, base) || path.empty() || path.front() != '/') return false;
+    // Reported already, and the address lies in a gap between its segments: libdwfl, given the
+    // same file at the same place again, marks the module it has for removal and frees it at
+    // dwfl_report_end, under the frames being unwound (and the machine description they use).
+    const auto [file, added_now] = reported.emplace(std::move(path), base);
+    if (!added_now) return false;
     dwfl_report_begin_add(dwfl);
-    const bool added = report_regular_elf(dwfl, path, base, false) != nullptr;
+    const bool added = report_regular_elf(dwfl, file->first, base, false) != nullptr;
     dwfl_report_end(dwfl, nullptr, nullptr);
     return added;
   }
