@@ -57,6 +57,10 @@ std::unique_ptr<DebugInfo> DebugInfo::open(const std::string& path, const std::s
   session->module = report_regular_elf(session->dwfl, path, 0, true);
   dwfl_report_end(session->dwfl, nullptr, nullptr);
   if (session->module == nullptr) return nullptr;
+  // A stripped program without its debug file (a distribution's compiler) has none: no address of
+  // it is then looked up, nor kept.
+  Dwarf_Addr bias = 0;
+  if (dwfl_module_getdwarf(session->module, &bias) == nullptr) return nullptr;
   return std::make_unique<DebugInfo>(std::move(session));
 }
 
@@ -100,12 +104,16 @@ bool DebugInfo::look_up(std::uint64_t, SourcePlace&) {
 #endif
 
 const SourcePlace* DebugInfo::describe(std::uint64_t address) {
-  auto [known, added] = described_.try_emplace(address);
+  auto [known, added] = described_.try_emplace(address, static_cast<std::uint32_t>(places_.size()));
   if (added) {
     SourcePlace found;
-    if (look_up(address, found)) known->second = std::move(found);
+    if (look_up(address, found)) {
+      places_.push_back(std::move(found));
+    } else {
+      *known = kNothing;
+    }
   }
-  return known->second ? &*known->second : nullptr;
+  return *known != kNothing ? &places_[*known] : nullptr;
 }
 
 DebugInfo::DebugInfo(std::unique_ptr<Session> session) : session_(std::move(session)) {}

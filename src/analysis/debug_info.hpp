@@ -4,18 +4,19 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
-#include <optional>
 #include <string>
-#include <unordered_map>
 
+#include "analysis/flat_index.hpp"
 #include "perfmon/symbols.hpp"
 
 namespace perfmon::analysis {
 
 class DebugInfo {
  public:
-  // The file's session, or nullptr where this build has no libdw or the file is no ELF file.
+  // The file's session, or nullptr where this build has no libdw, the file is no ELF file or
+  // neither it nor a separate debug file has DWARF.
   // Separate debug files are looked for beside the file, in .debug/ beside it and under
   // `debug_root` (by build id, then by .gnu_debuglink name).
   static std::unique_ptr<DebugInfo> open(const std::string& path, const std::string& debug_root);
@@ -36,7 +37,9 @@ class DebugInfo {
   bool look_up(std::uint64_t address, SourcePlace& place);
 
   std::unique_ptr<Session> session_;
-  std::unordered_map<std::uint64_t, std::optional<SourcePlace>> described_;  // nullopt: nothing there
+  static constexpr std::uint32_t kNothing = 0xfffffffe;  // DWARF says nothing of the address
+  FlatIndex<std::uint64_t, WordHash> described_;         // address -> in places_, or kNothing
+  std::deque<SourcePlace> places_;                       // where they stay while the session lasts
 };
 
 }  // namespace perfmon::analysis

@@ -74,4 +74,8 @@ inline std::size_t mix_words(std::uint64_t a, std::uint64_t b) noexcept {
   return static_cast<std::size_t>(h ^ (h >> 32));
 }
 
+struct WordHash {
+  std::size_t operator()(std::uint64_t word) const noexcept { return mix_words(word, 0); }
+};
+
 }  // namespace perfmon::analysis

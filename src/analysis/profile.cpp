@@ -15,6 +15,7 @@ namespace {
 
 using analysis::FlatIndex;
 using analysis::mix_words;
+using analysis::WordHash;
 
 constexpr std::uint32_t kNone = 0xffffffff;
 
@@ -23,10 +24,6 @@ std::string hex_address(std::uint64_t address) {
   std::snprintf(text, sizeof text, "0x%016" PRIx64, address);
   return text;
 }
-
-struct WordHash {
-  std::size_t operator()(std::uint64_t word) const noexcept { return mix_words(word, 0); }
-};
 
 // Names kept once, in blocks of text: an allocation per 64 KiB of names rather than one per name,
 // and none to free one by one.
@@ -71,7 +68,11 @@ struct Profile::State {
     NameId dso = 0, symbol = 0, label = 0, source = 0;
     bool kernel = false;
     std::uint32_t inlined_at = 0, inlined_count = 0;  // labels in inlined_labels, innermost first
+    // An unnamed address's symbol ("0x…", its offset in the file) is made when the frame first
+    // ends a stack: most unnamed addresses of a stripped program are only ever callers.
+    std::uint64_t offset = 0;
   };
+  static constexpr NameId kSymbolDue = 0xffffffff;
   // A process's address: resolved once while its process's mappings (and the kernel's) stay as
   // they were, which `generation` tells.
   struct Place {
@@ -100,29 +101,34 @@ struct Profile::State {
                        (std::uint64_t{key.symbol} << 32 | key.source) << 1 | key.kernel);
     }
   };
+  // A frame as a callchain gives it: where, and whether in the kernel.
+  struct RawFrame {
+    std::uint64_t address;
+    bool kernel;
+    bool operator==(const RawFrame&) const = default;
+  };
+  // The last stack placed, by event: the next one of its process and command that shares its root
+  // side (a thread sampled again is mostly where it was) takes those nodes, resolving only the
+  // frames that differ.
+  struct LastStack {
+    std::uint32_t pid = 0;
+    NameId command = kNone;
+    std::uint64_t generation = 0;
+    std::vector<RawFrame> frames;      // leaf first
+    std::vector<std::uint32_t> nodes;  // root first: [d] is the node after the outermost d frames
+  };
   struct EventTables {
     FlatIndex<EntryKey, EntryKeyHash> entry_of;
     FlatIndex<std::uint64_t, WordHash> child_of;  // (parent << 32 | name) -> node
     FlatIndex<std::uint64_t, WordHash> end_of;    // (node << 32 | entry) -> its StackEnd
   };
-  // A stack seen before: where it ends (valid while `generation` is its process's).
-  struct SeenStack {
-    std::size_t event;
-    std::uint32_t pid;
-    NameId command;
-    bool kernel_leaf;
-    std::size_t words_at, words_count;  // in seen_words
-    std::uint64_t generation;
-    std::uint32_t end;   // in the event's ends
-    std::uint32_t next;  // the next stack of the same hash, or kNone
-  };
-
   State(const std::vector<std::string>& event_names, const ProfileOptions& profile_options,
         std::shared_ptr<SymbolTables> symbols)
       : options(profile_options),
         tables(event_names.size()),
         symbolizer(symbols ? std::move(symbols) : std::make_shared<SymbolTables>(options.debug_root)) {
     names.intern("");  // NameId 0: the root, and nothing
+    last_stacks.resize(event_names.size());
     for (const std::string& name : event_names) {
       EventProfile event;
       event.name = name;
@@ -135,7 +141,9 @@ struct Profile::State {
   NameId command_of(std::uint32_t tid);
   std::uint64_t generation_of(std::uint32_t pid) const;
   Frame resolve(std::uint32_t pid, std::uint64_t address, bool kernel);
-  const Frame& frame(std::uint32_t pid, std::uint64_t address, bool kernel, std::uint64_t generation);
+  // The frame's index in `frames`.
+  std::uint32_t frame(std::uint32_t pid, std::uint64_t address, bool kernel, std::uint64_t generation);
+  std::uint32_t entry_at(std::size_t event, NameId command, std::uint32_t leaf_frame);
   std::uint32_t child(std::size_t event, std::uint32_t parent, NameId name, bool kernel);
   std::uint32_t entry_of(std::size_t event, const EntryKey& key);
   std::uint32_t end_of(std::size_t event, std::uint32_t node, std::uint32_t entry);
@@ -144,9 +152,6 @@ struct Profile::State {
                             NameId command, bool kernel_leaf, std::uint64_t generation);
   // Without stacks: the sample's entry, from its leaf alone.
   std::uint32_t leaf_entry(std::size_t event, const Sample& sample, NameId command, bool kernel_leaf,
-                           std::uint64_t generation);
-  // Where a stack seen before ends; placed anew where its process changed.
-  std::uint32_t seen_stack(std::size_t event, const Sample& sample, NameId command, bool kernel_leaf,
                            std::uint64_t generation);
   void add_totals();
 
@@ -173,17 +178,12 @@ struct Profile::State {
   // By tid: its command's name, kNone until a sample asks (again, after a COMM or FORK).
   FlatIndex<std::uint32_t, WordHash> thread_of;
   std::vector<NameId> commands;
-  std::vector<SeenStack> seen;
-  std::vector<std::uint64_t> seen_words;
-  FlatIndex<std::uint64_t, WordHash> first_seen;      // a hash of a stack's words -> seen
-  static constexpr std::uint64_t kSeenTrial = 65536;  // stacks asked for before the cache is judged
-  std::uint64_t seen_asked = 0, seen_found = 0;
-  bool seen_pays = true;
   std::uint64_t lost = 0;
   // Nodes' samples and period through them are summed from their self figures when asked for:
   // once per node, not once per sample and frame.
   bool totals_due = false;
-  std::vector<Frame> stack;  // the sample at hand's frames, leaf first
+  std::vector<LastStack> last_stacks;  // by event
+  std::vector<RawFrame> stack;         // the sample at hand's frames, leaf first
   std::string label;         // scratch of resolve()
 };
 
@@ -294,7 +294,8 @@ Profile::State::Frame Profile::State::resolve(std::uint32_t pid, std::uint64_t a
     if (added) *known = names.intern(*named.function);
     frame.symbol = frame.label = *known;
   } else {
-    frame.symbol = names.intern(hex_address(named.place.offset));
+    frame.symbol = kSymbolDue;
+    frame.offset = named.place.offset;
     // "[file]", the label of a file's unnamed frames: made once per file.
     auto [label_of_file, added] = file_labels.try_emplace(frame.dso, 0);
     if (added) {
@@ -319,16 +320,14 @@ Profile::State::Frame Profile::State::resolve(std::uint32_t pid, std::uint64_t a
   return frame;
 }
 
-const Profile::State::Frame& Profile::State::frame(std::uint32_t pid, std::uint64_t address, bool kernel,
-                                                   std::uint64_t generation) {
+std::uint32_t Profile::State::frame(std::uint32_t pid, std::uint64_t address, bool kernel, std::uint64_t generation) {
   auto [cached, added] = frame_of.try_emplace(Place{pid, kernel, address}, static_cast<std::uint32_t>(frames.size()));
   if (added) {
     frames.push_back({generation, resolve(pid, address, kernel)});
-    return frames.back().frame;
+  } else if (CachedFrame& known = frames[*cached]; known.generation != generation) {
+    known = {generation, resolve(pid, address, kernel)};
   }
-  CachedFrame& known = frames[*cached];
-  if (known.generation != generation) known = {generation, resolve(pid, address, kernel)};
-  return known.frame;
+  return *cached;
 }
 
 std::uint32_t Profile::State::child(std::size_t event, std::uint32_t parent, NameId name, bool kernel) {
@@ -352,6 +351,12 @@ std::uint32_t Profile::State::entry_of(std::size_t event, const EntryKey& key) {
   return *found;
 }
 
+std::uint32_t Profile::State::entry_at(std::size_t event, NameId command, std::uint32_t leaf_frame) {
+  Frame& leaf = frames[leaf_frame].frame;
+  if (leaf.symbol == kSymbolDue) leaf.symbol = names.intern(hex_address(leaf.offset));
+  return entry_of(event, {command, leaf.dso, leaf.symbol, leaf.source, leaf.kernel});
+}
+
 NameId Profile::State::command_of(std::uint32_t tid) {
   auto [thread, added] = thread_of.try_emplace(tid, static_cast<std::uint32_t>(commands.size()));
   if (added) commands.push_back(kNone);
@@ -371,20 +376,42 @@ std::uint32_t Profile::State::place_stack(std::size_t event, const Sample& sampl
   // one byte back lies inside the call, so a call that ends its function is not charged to the next.
   stack.clear();
   Symbolizer::for_each_frame(callchain, kernel_leaf, [&](std::uint64_t address, bool kernel) {
-    stack.push_back(frame(sample.pid, stack.empty() ? address : address - 1, kernel, generation));
+    stack.push_back({stack.empty() ? address : address - 1, kernel});
   });
-  if (stack.empty()) stack.push_back(frame(sample.pid, sample.ip, kernel_leaf, generation));
+  if (stack.empty()) stack.push_back({sample.ip, kernel_leaf});
 
-  const Frame& leaf = stack.front();
-  const std::uint32_t entry = entry_of(event, {command, leaf.dso, leaf.symbol, leaf.source, leaf.kernel});
-  // Root first: each function, then what is inlined in it from the outermost in.
-  std::uint32_t node = child(event, 0, command, false);
-  for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
-    node = child(event, node, it->label, it->kernel);
-    for (std::uint32_t k = it->inlined_count; k-- > 0;)
-      node = child(event, node, inlined_labels[it->inlined_at + k], it->kernel);
+  // The root side this stack shares with the last one placed, if that was of the same process,
+  // command and mappings: its frames lead to the same nodes.
+  LastStack& last = last_stacks[event];
+  std::size_t shared = 0;
+  if (last.pid == sample.pid && last.command == command && last.generation == generation) {
+    const std::size_t most = std::min(stack.size(), last.frames.size());
+    while (shared < most && stack[stack.size() - 1 - shared] == last.frames[last.frames.size() - 1 - shared])
+      ++shared;
   }
-  return end_of(event, node, entry);
+  if (shared == 0) {
+    last.nodes.assign(1, child(event, 0, command, false));
+  } else {
+    last.nodes.resize(shared + 1);
+  }
+  // Root first: each function, then what is inlined in it from the outermost in.
+  std::uint32_t node = last.nodes.back();
+  std::uint32_t leaf = kNone;
+  for (std::size_t depth = shared; depth < stack.size(); ++depth) {
+    const RawFrame& raw = stack[stack.size() - 1 - depth];
+    leaf = frame(sample.pid, raw.address, raw.kernel, generation);
+    const Frame& resolved = frames[leaf].frame;
+    node = child(event, node, resolved.label, resolved.kernel);
+    for (std::uint32_t k = resolved.inlined_count; k-- > 0;)
+      node = child(event, node, inlined_labels[resolved.inlined_at + k], resolved.kernel);
+    last.nodes.push_back(node);
+  }
+  if (leaf == kNone) leaf = frame(sample.pid, stack.front().address, stack.front().kernel, generation);
+  last.pid = sample.pid;
+  last.command = command;
+  last.generation = generation;
+  last.frames.swap(stack);
+  return end_of(event, node, entry_at(event, command, leaf));
 }
 
 std::uint32_t Profile::State::end_of(std::size_t event, std::uint32_t node, std::uint32_t entry) {
@@ -406,53 +433,7 @@ std::uint32_t Profile::State::leaf_entry(std::size_t event, const Sample& sample
     kernel = in_kernel;
     return false;  // the first frame is all
   });
-  const Frame& leaf = frame(sample.pid, address, kernel, generation);
-  return entry_of(event, {command, leaf.dso, leaf.symbol, leaf.source, leaf.kernel});
-}
-
-std::uint32_t Profile::State::seen_stack(std::size_t event, const Sample& sample, NameId command, bool kernel_leaf,
-                                         std::uint64_t generation) {
-  // A stack seen before (the same words, process, command and event) ends at the same node: most
-  // samples are found here, with one hash of their words and no frame resolved again.
-  const std::span<const std::uint64_t> callchain = symbolizer.callchain(event, sample);
-  // A profile whose stacks seldom repeat (a compiler's: half of them) pays more to keep and hash
-  // them than placing each anew costs (10 % of the time and 17 % of the memory of its -g): the
-  // stacks seen are let go where fewer than three in four of the first ones were found there.
-  if (seen_pays && seen_asked == kSeenTrial && seen_found * 4 < seen_asked * 3) {
-    seen_pays = false;
-    seen = {};
-    seen_words = {};
-    first_seen = {};
-  }
-  if (!seen_pays) return place_stack(event, sample, callchain, command, kernel_leaf, generation);
-  const std::span<const std::uint64_t> words =
-      callchain.empty() ? std::span<const std::uint64_t>(&sample.ip, 1) : callchain;
-  std::uint64_t hash = mix_words(event, std::uint64_t{sample.pid} << 33 | std::uint64_t{command} << 1 | kernel_leaf);
-  for (std::uint64_t word : words) hash = mix_words(hash, word);
-  auto [first, added] = first_seen.try_emplace(hash, kNone);
-  std::uint32_t at = *first;
-  for (; at != kNone; at = seen[at].next) {
-    const SeenStack& known = seen[at];
-    if (known.event == event && known.pid == sample.pid && known.command == command &&
-        known.kernel_leaf == kernel_leaf && known.words_count == words.size() &&
-        std::equal(words.begin(), words.end(), seen_words.begin() + static_cast<std::ptrdiff_t>(known.words_at)))
-      break;
-  }
-  ++seen_asked;
-  if (at != kNone) ++seen_found;
-  if (at == kNone) {
-    at = static_cast<std::uint32_t>(seen.size());
-    seen.push_back(
-        {event, sample.pid, command, kernel_leaf, seen_words.size(), words.size(), generation - 1, 0, *first});
-    seen_words.insert(seen_words.end(), words.begin(), words.end());
-    *first = at;
-  }
-  SeenStack& known = seen[at];
-  if (known.generation != generation) {
-    known.end = place_stack(event, sample, callchain, command, kernel_leaf, generation);
-    known.generation = generation;
-  }
-  return known.end;
+  return entry_at(event, command, frame(sample.pid, address, kernel, generation));
 }
 
 void Profile::sample(std::size_t event, const Sample& sample) {
@@ -472,7 +453,8 @@ void Profile::sample(std::size_t event, const Sample& sample) {
     entry.period += period;
     return;
   }
-  StackEnd& end = profile.ends[s.seen_stack(event, sample, command, kernel_leaf, generation)];
+  StackEnd& end =
+      profile.ends[s.place_stack(event, sample, s.symbolizer.callchain(event, sample), command, kernel_leaf, generation)];
   end.samples += 1;
   end.period += period;
   profile.entries[end.entry].samples += 1;

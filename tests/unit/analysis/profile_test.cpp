@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
-#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -45,11 +45,13 @@ void mmap2(Profile& profile, std::uint32_t pid, std::uint64_t start, const std::
   profile.record(*reinterpret_cast<const perf_event_header*>(words.data()));
 }
 
-void sample(Profile& profile, std::uint32_t tid, std::uint64_t ip, std::vector<std::uint64_t> chain = {}) {
+void sample(Profile& profile, std::uint32_t tid, std::uint64_t ip, std::vector<std::uint64_t> chain = {},
+            std::uint32_t pid = 0) {
   perf_event_header header{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 8};
   Sample s;
   s.record = &header;
-  s.pid = s.tid = tid;
+  s.tid = tid;
+  s.pid = pid != 0 ? pid : tid;
   s.ip = ip;
   s.period = 10;
   s.callchain = chain;
@@ -150,16 +152,17 @@ TEST(Profile, LostSamplesAreCounted) {
 // A recording to read whole or in shares: its records, each a sample or another record.
 struct Step {
   std::vector<std::uint64_t> record;  // empty for a sample
-  std::uint32_t tid = 0;
+  std::uint32_t tid = 0, pid = 0;  // pid 0: the tid's
   std::uint64_t ip = 0;
   std::vector<std::uint64_t> chain;
 };
 
-// `samples` samples of 1 to 4 frames, each an address among `addresses` unnamed ones of a file.
-std::vector<Step> varied_recording(int samples = 400, std::uint64_t addresses = 16) {
+// `samples` samples of 1 to 4 frames, each an address among `addresses` unnamed ones of a file;
+// with `shared_roots`, of 1 to 8 frames, each stack keeping some of the root side of the one before.
+std::vector<Step> varied_recording(int samples = 400, std::uint64_t addresses = 16, bool shared_roots = false) {
   std::vector<Step> steps;
   auto add_record = [&](auto fixed, std::uint32_t type, const std::string& text) {
-    steps.push_back({with_text(fixed, type, text), 0, 0, {}});
+    steps.push_back({with_text(fixed, type, text), 0, 0, 0, {}});
   };
   std::uint64_t state = 12345;
   auto next = [&] { return (state = state * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
@@ -173,16 +176,27 @@ std::vector<Step> varied_recording(int samples = 400, std::uint64_t addresses = 
     mapped.len = 0x1000;
     add_record(mapped, PERF_RECORD_MMAP2, "/nonexistent/app");
   }
+  if (shared_roots) {  // a thread of process 9 with a name of its own
+    CommRecord named{};
+    named.pid = 9;
+    named.tid = 10;
+    add_record(named, PERF_RECORD_COMM, "helper");
+  }
+  std::vector<std::uint64_t> last_chain;  // the last sample's frames, leaf first
+  std::uint32_t last_tid = 0;
   for (int i = 0; i < samples; ++i) {
-    if (i == 150 || i == 290) {  // a command renamed, a file mapped over another: later samples change place
+    // A command renamed, a file mapped over another: later samples change place. With shared roots,
+    // more often, and the last sample's process (whose next sample is most likely its own).
+    if (shared_roots ? i % 20 == 19 : i == 150 || i == 290) {
       CommRecord named{};
-      named.pid = named.tid = 8;
-      add_record(named, PERF_RECORD_COMM, "renamed" + std::to_string(i));
+      named.pid = named.tid = shared_roots ? std::min(last_tid, 9u) : 8;
+      if (!shared_roots || i % 40 == 19) add_record(named, PERF_RECORD_COMM, "renamed" + std::to_string(i));
       Mmap2Record mapped{};
-      mapped.pid = mapped.tid = 9;
+      mapped.pid = mapped.tid = shared_roots ? std::min(last_tid, 9u) : 9;
       mapped.addr = 0x400800;
       mapped.len = 0x800;
-      add_record(mapped, PERF_RECORD_MMAP2, "/nonexistent/lib" + std::to_string(i) + ".so");
+      if (!shared_roots || i % 40 == 39)
+        add_record(mapped, PERF_RECORD_MMAP2, "/nonexistent/lib" + std::to_string(i) + ".so");
     }
     if (i == 200) {
       kernel::LostRecord lost{};
@@ -190,15 +204,27 @@ std::vector<Step> varied_recording(int samples = 400, std::uint64_t addresses = 
       lost.lost = 3;
       std::vector<std::uint64_t> words(sizeof lost / 8);
       std::memcpy(words.data(), &lost, sizeof lost);
-      steps.push_back({words, 0, 0, {}});
+      steps.push_back({words, 0, 0, 0, {}});
     }
     // Unnamed addresses: the frames of one file share a label, so one node ends stacks charged
     // to several entries.
     Step step;
-    step.tid = 7 + static_cast<std::uint32_t>(next() % 3);
+    step.tid = shared_roots && last_tid != 0 && next() % 4 != 0
+                   ? last_tid
+                   : 7 + static_cast<std::uint32_t>(next() % (shared_roots ? 4 : 3));
+    if (step.tid == 10) step.pid = 9;
+    last_tid = step.tid;
     step.chain.push_back(PERF_CONTEXT_USER);
-    const std::uint64_t depth = 1 + next() % 4;
+    const std::uint64_t depth = 1 + next() % (shared_roots ? 8 : 4);
     for (std::uint64_t d = 0; d < depth; ++d) step.chain.push_back(0x400000 + (next() % addresses) * 0x10);
+    if (shared_roots && !last_chain.empty()) {
+      // The outermost frames of the stack before, as many as chosen (all of them: the same stack,
+      // or a longer one that continues it).
+      const std::size_t kept = std::min<std::size_t>(next() % (last_chain.size() + 1), depth);
+      std::copy(last_chain.end() - static_cast<std::ptrdiff_t>(kept), last_chain.end(),
+                step.chain.end() - static_cast<std::ptrdiff_t>(kept));
+    }
+    last_chain.assign(step.chain.begin() + 1, step.chain.end());
     step.ip = step.chain[1];
     steps.push_back(step);
   }
@@ -210,7 +236,7 @@ void read_share(Profile& profile, const std::vector<Step>& steps, std::size_t be
   for (std::size_t i = 0; i < end && i < steps.size(); ++i) {
     const Step& step = steps[i];
     if (step.record.empty()) {
-      if (i >= begin) sample(profile, step.tid, step.ip, step.chain);
+      if (i >= begin) sample(profile, step.tid, step.ip, step.chain, step.pid);
       continue;
     }
     const auto& header = *reinterpret_cast<const perf_event_header*>(step.record.data());
@@ -281,24 +307,34 @@ TEST(Profile, SharesMergedAreTheProfileOfTheWhole) {
   }
 }
 
-// Stacks that seldom repeat: a profile lets go of the stacks it has seen once most of the first
-// 65,536 were new, and places each anew; the profile is the same as one that kept them (the
-// shares here are each too small to be judged, the whole is not).
-TEST(Profile, StacksThatSeldomRepeatGiveTheSameProfileUncached) {
-  const std::vector<Step> steps = varied_recording(120000, 4096);
+// A stack is placed from the root side it shares with the last one of its process (the frames
+// there lead to the nodes they led to): the profile is that of stacks each placed anew, read here
+// one sample a share. The stacks keep part of the ones before, all of them, or none, in
+// processes renamed and remapped between, and in two threads of one process with two names.
+TEST(Profile, StacksPlacedFromTheLastOnesRootSideAreThoseOfStacksPlacedAnew) {
+  const std::vector<Step> steps = varied_recording(400, 256, true);  // half of the addresses remapped
   Profile whole({"cpu-clock"});
   read_share(whole, steps, 0, steps.size());
-  Profile first({"cpu-clock"}), second({"cpu-clock"}), third({"cpu-clock"});
-  read_share(first, steps, 0, 40000);
-  read_share(second, steps, 40000, 80000);
-  read_share(third, steps, 80000, steps.size());
-  first.merge(second);
-  first.merge(third);
-  std::set<std::pair<std::uint32_t, std::vector<std::uint64_t>>> distinct;
-  for (std::size_t i = 0, samples = 0; i < steps.size() && samples < 65536; ++i)
-    if (steps[i].record.empty()) distinct.insert({steps[i].tid, steps[i].chain}), ++samples;
-  ASSERT_GT(distinct.size(), 65536u / 2) << "the first stacks seldom repeat";
-  expect_same(whole, first);
+  Profile pieces({"cpu-clock"});
+  read_share(pieces, steps, 0, 1);
+  for (std::size_t i = 1; i < steps.size(); ++i) {
+    Profile piece({"cpu-clock"});
+    read_share(piece, steps, i, i + 1);
+    pieces.merge(piece);
+  }
+  std::size_t sharing = 0;  // samples whose outermost frame is that of the sample before, same thread
+  std::size_t helper_after_main = 0;  // the same, of process 9's other thread after its first
+  const Step* before = nullptr;
+  for (const Step& step : steps) {
+    if (!step.record.empty()) continue;
+    sharing += before != nullptr && before->tid == step.tid && before->chain.back() == step.chain.back();
+    helper_after_main += before != nullptr && before->tid == 9 && step.tid == 10 &&
+                         before->chain.back() == step.chain.back();
+    before = &step;
+  }
+  ASSERT_GT(sharing, 60u);
+  ASSERT_GT(helper_after_main, 0u);
+  expect_same(whole, pieces);
 }
 
 }  // namespace
