@@ -12,6 +12,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -39,7 +40,7 @@ class SymbolTables {
 
   // The function at `file_offset` of an ELF file (as a mapping's offset gives it), or nullptr;
   // `into` is then the address's offset into it.
-  const std::string* function_in_file(const std::string& path, std::uint64_t file_offset, std::uint64_t& into);
+  const std::string_view* function_in_file(const std::string& path, std::uint64_t file_offset, std::uint64_t& into);
   // What the DWARF of the file (or of its separate debug file) says of the code at `file_offset`:
   // nullptr where it has none there, or this build has no libdw; kept as long as these tables.
   // The function that the symbol table names for the address encloses the inlined ones.
@@ -47,7 +48,7 @@ class SymbolTables {
   // The kernel function at a kernel address, or nullptr (kallsyms hidden or no such address).
   // /proc/kallsyms is read once per process (about 200,000 lines), as perf reads it once per run:
   // modules loaded after that are not named.
-  const std::string* function_in_kernel(std::uint64_t address, std::uint64_t& into);
+  const std::string_view* function_in_kernel(std::uint64_t address, std::uint64_t& into);
 
   struct Table;  // defined in the library only
 

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "analysis/entry_key.hpp"
 #include "analysis/flat_index.hpp"
+#include "analysis/kept_text.hpp"
 #include "kernel/records.hpp"
 #include "perfmon/symbolizer.hpp"
 
@@ -15,6 +17,8 @@ namespace {
 
 using analysis::FlatIndex;
 using analysis::mix_words;
+using analysis::EntryKey;
+using analysis::EntryKeyHash;
 using analysis::WordHash;
 
 constexpr std::uint32_t kNone = 0xffffffff;
@@ -25,40 +29,45 @@ std::string hex_address(std::uint64_t address) {
   return text;
 }
 
-// Names kept once, in blocks of text: an allocation per 64 KiB of names rather than one per name,
-// and none to free one by one.
+// Names kept once (analysis::KeptText). The index of them holds ids and hashes only (8 bytes a
+// slot, where a view of the name as the key took 24): the name is found by its id.
 class NameTable {
  public:
   NameId intern(std::string_view text) {
-    if (const std::uint32_t* id = ids_.find(text)) return *id;
-    if (text.size() > left_) {
-      const std::size_t size = std::max(kBlock, text.size());
-      blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
-      next_ = blocks_.back().get();
-      left_ = size;
+    if ((views_.size() + 1) * 4 > slots_.size() * 3) grow();
+    const auto hash = static_cast<std::uint32_t>(std::hash<std::string_view>{}(text));
+    std::size_t at = hash & mask_;
+    for (; slots_[at] != kFree; at = (at + 1) & mask_) {
+      const auto id = static_cast<NameId>(slots_[at]);
+      if (slots_[at] >> 32 == hash && views_[id] == text) return id;
     }
-    if (!text.empty()) std::memcpy(next_, text.data(), text.size());
-    const std::string_view kept(next_, text.size());
-    next_ += text.size();
-    left_ -= text.size();
     const auto id = static_cast<NameId>(views_.size());
-    views_.push_back(kept);
-    ids_.try_emplace(kept, id);
+    views_.push_back(text_.keep(text));
+    slots_[at] = std::uint64_t{hash} << 32 | id;
     return id;
   }
   std::string_view operator[](NameId id) const noexcept { return views_[id]; }
   std::size_t size() const noexcept { return views_.size(); }
 
  private:
-  static constexpr std::size_t kBlock = 64 << 10;
-  struct ViewHash {
-    std::size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>{}(text); }
-  };
-  std::vector<std::unique_ptr<char[]>> blocks_;
-  char* next_ = nullptr;
-  std::size_t left_ = 0;
+  static constexpr std::uint64_t kFree = ~std::uint64_t{0};
+
+  void grow() {
+    std::vector<std::uint64_t> old(slots_.empty() ? 64 : slots_.size() * 2, kFree);
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (const std::uint64_t slot : old) {
+      if (slot == kFree) continue;
+      std::size_t at = (slot >> 32) & mask_;
+      while (slots_[at] != kFree) at = (at + 1) & mask_;
+      slots_[at] = slot;
+    }
+  }
+
+  analysis::KeptText text_;
   std::vector<std::string_view> views_;
-  FlatIndex<std::string_view, ViewHash> ids_;
+  std::vector<std::uint64_t> slots_;  // (hash << 32 | id), or kFree
+  std::size_t mask_ = 0;
 };
 
 }  // namespace
@@ -89,17 +98,6 @@ struct Profile::State {
   struct CachedFrame {
     std::uint64_t generation;
     Frame frame;
-  };
-  struct EntryKey {
-    NameId command = 0, dso = 0, symbol = 0, source = 0;
-    bool kernel = false;
-    bool operator==(const EntryKey&) const = default;
-  };
-  struct EntryKeyHash {
-    std::size_t operator()(const EntryKey& key) const noexcept {
-      return mix_words(std::uint64_t{key.command} << 32 | key.dso,
-                       (std::uint64_t{key.symbol} << 32 | key.source) << 1 | key.kernel);
-    }
   };
   // A frame as a callchain gives it: where, and whether in the kernel.
   struct RawFrame {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/kept_text.hpp"
 #include "perfmon/symbols.hpp"
 
 namespace perfmon {
@@ -17,7 +18,7 @@ namespace perfmon {
 struct SymbolTables::Table {
   struct Function {
     std::uint64_t start, size;
-    std::string name;
+    std::string_view name;  // in `names`
   };
   struct Segment {
     std::uint64_t file_offset, file_size, address;
@@ -26,6 +27,7 @@ struct SymbolTables::Table {
   std::vector<Function> plt_stubs;  // "f@plt", synthesized from the relocations as perf names them
   std::vector<Segment> segments;
   bool names_from_symtab = false;  // else from .dynsym, or none: a separate debug file may name more
+  analysis::KeptText names;        // the functions' and stubs' names (a kernel has 100,000 of them)
 
   const Function* at(std::uint64_t address) const {
     // A stub is looked for first: a symbol before the PLT without a size (_init) would reach over it.

@@ -77,7 +77,7 @@ std::string source_line_text(const NamedAddress& named, const SourcePlace* place
   // An address inside a compilation unit that no line describes (an assembly label such as ld.so's
   // _start) is ":0" to perf: addr2line answers it with an empty file name and line 0.
   if (place != nullptr) return place->file.substr(place->file.rfind('/') + 1) + ":" + std::to_string(place->line);
-  if (named.function != nullptr) return *named.function + "+" + std::to_string(named.into);
+  if (named.function != nullptr) return std::string(*named.function) + "+" + std::to_string(named.into);
   char offset[24];
   std::snprintf(offset, sizeof offset, "[%" PRIx64 "]", named.place.offset);
   return dso_short_name(named.place.file) + offset;

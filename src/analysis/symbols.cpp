@@ -63,7 +63,8 @@ namespace {
 constexpr Elf64_Half kVersionHidden = 0x8000, kVersionIndex = 0x7fff;
 
 struct Found {
-  SymbolTables::Table::Function function;
+  std::uint64_t start, size;
+  std::string name;
   unsigned binding;
   std::size_t version_at = std::string::npos;  // where "@VERSION" begins in the name, if appended
 };
@@ -181,9 +182,9 @@ void read_functions(const ElfView& elf, SymbolTables::Table& table) {
         }
         // Where the version begins, taken before the name moves into the record.
         const std::size_t version_at = plain_size < name.size() ? plain_size : std::string::npos;
-        found.push_back({{symbol.st_value, symbol.st_size, std::move(name)},
-                         static_cast<unsigned>(ELF64_ST_BIND(symbol.st_info)),
-                         version_at});
+        found.push_back(
+            {symbol.st_value, symbol.st_size, std::move(name), static_cast<unsigned>(ELF64_ST_BIND(symbol.st_info)),
+             version_at});
       }
     }
     if (!found.empty()) {  // .symtab holds all of .dynsym's
@@ -192,31 +193,31 @@ void read_functions(const ElfView& elf, SymbolTables::Table& table) {
     }
   }
   std::unordered_map<std::string_view, unsigned> versions_of;  // by plain name
-  for (const Found& f : found) ++versions_of[std::string_view(f.function.name).substr(0, f.version_at)];
+  for (const Found& f : found) ++versions_of[std::string_view(f.name).substr(0, f.version_at)];
   for (Found& f : found)
     if (f.version_at != std::string::npos &&
-        versions_of[std::string_view(f.function.name).substr(0, f.version_at)] == 1)
-      f.function.name.resize(f.version_at);
+        versions_of[std::string_view(f.name).substr(0, f.version_at)] == 1)
+      f.name.resize(f.version_at);
   // Of the names of one address (aliases such as btowc and __btowc), the one perf shows (its
   // choose_best_symbol): one with a size, then global before local before weak (a weak name is
   // the one to avoid: readdir64 loses to __GI___readdir64), then the fewest leading underscores,
   // then the longest.
   auto rank = [](const Found& f) {
-    const std::size_t underscores = f.function.name.find_first_not_of('_');
-    return std::make_tuple(f.function.size != 0,
+    const std::size_t underscores = f.name.find_first_not_of('_');
+    return std::make_tuple(f.size != 0,
                            f.binding == STB_GLOBAL ? 2
                            : f.binding == STB_WEAK ? 0
                                                    : 1,
                            -static_cast<long>(underscores == std::string::npos ? 0 : underscores),
-                           f.function.name.size());
+                           f.name.size());
   };
   std::sort(found.begin(), found.end(), [&](const Found& a, const Found& b) {
-    return a.function.start != b.function.start ? a.function.start < b.function.start : rank(a) > rank(b);
+    return a.start != b.start ? a.start < b.start : rank(a) > rank(b);
   });
   table.functions.clear();
-  for (Found& f : found)
-    if (table.functions.empty() || table.functions.back().start != f.function.start)
-      table.functions.push_back(std::move(f.function));
+  for (const Found& f : found)
+    if (table.functions.empty() || table.functions.back().start != f.start)
+      table.functions.push_back({f.start, f.size, table.names.keep(f.name)});
 }
 
 // The symbol `index` of a symbol table section, named (demangled), or empty.
@@ -254,8 +255,8 @@ void read_plt_stubs(const ElfView& elf, SymbolTables::Table& table) {
   const bool x86 = elf.header.e_machine == EM_X86_64;
   if (!x86 && elf.header.e_machine != EM_AARCH64) return;
   const std::uint64_t header_size = x86 ? 16 : 32, entry_size = 16;
-  auto add = [&](std::uint64_t start, std::uint64_t size, std::string name) {
-    table.plt_stubs.push_back({start, size, std::move(name)});
+  auto add = [&](std::uint64_t start, std::uint64_t size, const std::string& name) {
+    table.plt_stubs.push_back({start, size, table.names.keep(name)});
   };
   if (plt_relocations != nullptr && plt_relocations->sh_link < elf.sections.size()) {
     const Elf64_Shdr& symbols = elf.sections[plt_relocations->sh_link];
@@ -347,7 +348,10 @@ void read_debug_file(const std::string& path, std::string_view file, const std::
     if (file_id && debug_id && file_id != debug_id) return;  // another build's: its addresses would lie
     SymbolTables::Table named;
     read_functions(ElfView(debug->bytes()), named);
-    if (named.names_from_symtab) table.functions = std::move(named.functions);
+    if (named.names_from_symtab) {
+      table.functions = std::move(named.functions);
+      table.names.take(std::move(named.names));
+    }
     return;
   }
 }
@@ -436,7 +440,7 @@ analysis::DebugInfo* SymbolTables::open_dwarf(const std::string& path) {
   return dwarf_.try_emplace(std::move(key), std::move(opened)).first->second.get();
 }
 
-const std::string* SymbolTables::function_in_file(const std::string& path, std::uint64_t file_offset,
+const std::string_view* SymbolTables::function_in_file(const std::string& path, std::uint64_t file_offset,
                                                   std::uint64_t& into) {
   const Table& table = table_of(path);
   const std::optional<std::uint64_t> address = table.address_of(file_offset);
@@ -473,7 +477,7 @@ std::shared_ptr<const SymbolTables::Table> read_kallsyms() {
     const std::string_view name = line.substr(at + 3);
     std::size_t length = 0;
     while (length < name.size() && name[length] != '\t' && name[length] != ' ') ++length;
-    table->functions.push_back({start, 0, std::string(name.substr(0, length))});
+    table->functions.push_back({start, 0, table->names.keep(name.substr(0, length))});
   }
   // Of the names of one address (__pi___x86_indirect_thunk_r8 and __x86_indirect_thunk_r8), the
   // lookup takes the last; in the file's order that is the one perf takes (the others get no size).
@@ -485,7 +489,7 @@ std::shared_ptr<const SymbolTables::Table> read_kallsyms() {
 
 }  // namespace
 
-const std::string* SymbolTables::function_in_kernel(std::uint64_t address, std::uint64_t& into) {
+const std::string_view* SymbolTables::function_in_kernel(std::uint64_t address, std::uint64_t& into) {
   // Read once, then looked up without a lock (std::call_once costs a thread-local store a call).
   const Table* kernel_table = kernel_table_.load(std::memory_order_acquire);
   if (kernel_table == nullptr) {

@@ -391,7 +391,7 @@ void PerfDataReader::read_share(SampleHandler& handler, std::uint64_t begin, std
     // What is read is given back in windows of 8 MiB, up to the first record still waiting: a
     // file of any size costs a window and a round or two. A share gives back what it passed over
     // too: a share before it still reading there finds those pages again in the page cache.
-    constexpr std::uint64_t kWindow = 8 << 20;
+    constexpr std::uint64_t kWindow = 2 << 20;
     if (storage_->mapping && at - released >= kWindow) {
       std::uint64_t waiting = at;
       for (const Queued& q : queue) waiting = std::min(waiting, q.at);

@@ -4,6 +4,8 @@
 #include <map>
 #include <tuple>
 
+#include "analysis/entry_key.hpp"
+
 namespace perfmon::present {
 
 std::vector<ReportRow> report_rows(const Profile& profile, const EventProfile& event, const ReportOptions& options) {
@@ -13,7 +15,7 @@ std::vector<ReportRow> report_rows(const Profile& profile, const EventProfile& e
   const bool by_command = wanted(ReportKey::Command), by_dso = wanted(ReportKey::Dso),
              by_symbol = wanted(ReportKey::Symbol), by_source = wanted(ReportKey::SourceLine);
   auto row_key = [&](const ProfileEntry& entry) {
-    ProfileEntry key;
+    analysis::EntryKey key;
     if (by_command) key.command = entry.command;
     if (by_dso) key.dso = entry.dso;
     if (by_symbol) {
@@ -21,24 +23,28 @@ std::vector<ReportRow> report_rows(const Profile& profile, const EventProfile& e
       key.kernel = entry.kernel;
     }
     if (by_source) key.source = entry.source;
-    return std::make_tuple(key.command, key.dso, key.symbol, key.source, key.kernel);
+    return key;
   };
 
-  std::map<std::tuple<NameId, NameId, NameId, NameId, bool>, std::size_t> row_of;
+  analysis::FlatIndex<analysis::EntryKey, analysis::EntryKeyHash> row_of;
   std::vector<ReportRow> rows;
-  std::vector<std::size_t> row_of_entry(event.entries.size());
+  std::vector<std::uint32_t> row_of_entry(event.entries.size());
   for (std::size_t e = 0; e < event.entries.size(); ++e) {
     const ProfileEntry& entry = event.entries[e];
-    const auto key = row_key(entry);
-    auto [found, added] = row_of.try_emplace(key, rows.size());
+    const analysis::EntryKey key = row_key(entry);
+    auto [found, added] = row_of.try_emplace(key, static_cast<std::uint32_t>(rows.size()));
     if (added) {
       ReportRow row;
-      std::tie(row.key.command, row.key.dso, row.key.symbol, row.key.source, row.key.kernel) = key;
+      row.key.command = key.command;
+      row.key.dso = key.dso;
+      row.key.symbol = key.symbol;
+      row.key.source = key.source;
+      row.key.kernel = key.kernel;
       rows.push_back(row);
     }
-    rows[found->second].samples += entry.samples;
-    rows[found->second].period += entry.period;
-    row_of_entry[e] = found->second;
+    rows[*found].samples += entry.samples;
+    rows[*found].period += entry.period;
+    row_of_entry[e] = *found;
   }
 
   if (options.callchains) {

@@ -25,17 +25,33 @@ std::string short_count(std::uint64_t count) {
 
 struct Column {
   const char* title;
-  std::vector<std::string> cells;
+  ReportKey key;
   std::size_t width = 0;
 };
 
-void pad(std::string& out, const std::string& text, std::size_t width) {
+void pad(std::string& out, std::string_view text, std::size_t width) {
   out += text;
   out.append(width > text.size() ? width - text.size() : 0, ' ');
 }
 
-std::string symbol_cell(const Profile& profile, const ProfileEntry& key) {
-  return std::string(key.kernel ? "[k] " : "[.] ") + printable(profile.name(key.symbol));
+// A row's cell in a column, made in `cell` (made twice, to measure and to write: a profile of a
+// stripped program has a row per address, and its cells kept would be a tenth of the report's memory).
+std::string_view cell_text(const Profile& profile, const ProfileEntry& key, ReportKey column, std::string& cell) {
+  switch (column) {
+    case ReportKey::Command:
+      cell = printable(profile.name(key.command));
+      break;
+    case ReportKey::Dso:
+      cell = printable(dso_short_name(profile.name(key.dso)));
+      break;
+    case ReportKey::Symbol:
+      cell.assign(key.kernel ? "[k] " : "[.] ").append(printable(profile.name(key.symbol)));
+      break;
+    case ReportKey::SourceLine:
+      cell = printable(profile.name(key.source));
+      break;
+  }
+  return cell;
 }
 
 void print_chains(std::string& out, const Profile& profile, const present::ReportRow& row, std::uint64_t total) {
@@ -96,20 +112,22 @@ std::string format_report_table(const Profile& profile, const ReportOptions& opt
     const std::vector<present::ReportRow> rows = present::report_rows(profile, event, options);
 
     std::vector<Column> columns;
+    std::string cell;
+    std::size_t row_bytes = 0;  // of the rows' lines, chains aside: the text is made in one piece
     for (ReportKey key : options.sort) {
       Column column{key == ReportKey::Command  ? "Command"
                     : key == ReportKey::Dso    ? "Shared Object"
                     : key == ReportKey::Symbol ? "Symbol"
                                                : "Source:Line",
-                    {}};
-      for (const present::ReportRow& row : rows)
-        column.cells.push_back(key == ReportKey::Command  ? printable(profile.name(row.key.command))
-                               : key == ReportKey::Dso    ? printable(dso_short_name(profile.name(row.key.dso)))
-                               : key == ReportKey::Symbol ? symbol_cell(profile, row.key)
-                                                          : printable(profile.name(row.key.source)));
+                    key};
       column.width = std::string_view(column.title).size();
-      for (const std::string& cell : column.cells) column.width = std::max(column.width, cell.size());
-      columns.push_back(std::move(column));
+      const bool last = columns.size() + 1 == options.sort.size();
+      for (const present::ReportRow& row : rows) {
+        const std::size_t size = cell_text(profile, row.key, key, cell).size();
+        column.width = std::max(column.width, size);
+        if (last) row_bytes += size;
+      }
+      columns.push_back(column);
     }
     std::string titles = "# Overhead", dots = "# ........";
     for (std::size_t c = 0; c < columns.size(); ++c) {
@@ -118,18 +136,20 @@ std::string format_report_table(const Profile& profile, const ReportOptions& opt
       dots += "  ";
       pad(titles, columns[c].title, last ? 0 : columns[c].width);
       dots.append(columns[c].width, '.');
+      row_bytes += (2 + (last ? 0 : columns[c].width)) * rows.size();
     }
     out += titles + "\n" + dots + "\n#\n";
+    out.reserve(out.size() + row_bytes + 11 * rows.size() + 2);
     char share[32];
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      std::snprintf(share, sizeof share, "%9.2f%%", present::percent(rows[r].period, event.period));
+    for (const present::ReportRow& row : rows) {
+      std::snprintf(share, sizeof share, "%9.2f%%", present::percent(row.period, event.period));
       out += share;
       for (std::size_t c = 0; c < columns.size(); ++c) {
         out += "  ";
-        pad(out, columns[c].cells[r], c + 1 == columns.size() ? 0 : columns[c].width);
+        pad(out, cell_text(profile, row.key, columns[c].key, cell), c + 1 == columns.size() ? 0 : columns[c].width);
       }
       out += "\n";
-      print_chains(out, profile, rows[r], event.period);
+      print_chains(out, profile, row, event.period);
     }
     out += "\n\n";
   }

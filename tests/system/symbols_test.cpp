@@ -98,8 +98,8 @@ class StrippedFiles : public ::testing::Test {
   std::string leaf_name(const std::string& root) {
     SymbolTables symbols(root);
     std::uint64_t into = 0;
-    const std::string* name = symbols.function_in_file(program_, leaf_, into);
-    return name == nullptr ? "(none)" : *name;
+    const std::string_view* name = symbols.function_in_file(program_, leaf_, into);
+    return std::string(name == nullptr ? "(none)" : *name);
   }
 
   fs::path dir_;
@@ -155,14 +155,14 @@ TEST_F(StrippedFiles, HiddenSymbolVersionsAreNamedWithTheirVersion) {
   run("strip --strip-all '" + library + "'");  // .dynsym alone names them now
   SymbolTables symbols((dir_ / "no-root").string());
   std::uint64_t into = 1;
-  const std::string* old_version = symbols.function_in_file(library, v1, into);
+  const std::string_view* old_version = symbols.function_in_file(library, v1, into);
   ASSERT_NE(old_version, nullptr);
   EXPECT_EQ(*old_version, "versioned_function@PERFMON_1");
   EXPECT_EQ(into, 0u);
-  const std::string* default_version = symbols.function_in_file(library, v2, into);
+  const std::string_view* default_version = symbols.function_in_file(library, v2, into);
   ASSERT_NE(default_version, nullptr);
   EXPECT_EQ(*default_version, "versioned_function");
-  const std::string* alone = symbols.function_in_file(library, only, into);
+  const std::string_view* alone = symbols.function_in_file(library, only, into);
   ASSERT_NE(alone, nullptr);
   EXPECT_EQ(*alone, "only_hidden_function");
 }
@@ -199,7 +199,7 @@ TEST(Dwarf, NamesTheFunctionInlinedAtAnAddressAndItsLine) {
   unsigned inlined = 0, outside = 0;
   for (std::uint64_t offset = caller; offset < caller + 512; ++offset) {
     std::uint64_t into = 0;
-    const std::string* function = symbols.function_in_file(WORKER, offset, into);
+    const std::string_view* function = symbols.function_in_file(WORKER, offset, into);
     if (function == nullptr || *function != "perfmon_inline_caller") break;  // past its end
     const SourcePlace* place = symbols.source_in_file(WORKER, offset);
     ASSERT_NE(place, nullptr) << "the worker is built with -g";
@@ -269,7 +269,7 @@ TEST(KernelSymbols, AnAddressWithSeveralNamesIsNamedAsPerfNamesIt) {
   if (alias == 0) GTEST_SKIP() << "/proc/kallsyms hides its addresses, or no text address has two names";
   SymbolTables symbols;
   std::uint64_t into = 1;
-  const std::string* name = symbols.function_in_kernel(alias, into);
+  const std::string_view* name = symbols.function_in_kernel(alias, into);
   ASSERT_NE(name, nullptr);
   EXPECT_EQ(*name, last);
   EXPECT_EQ(into, 0u);
@@ -303,7 +303,7 @@ TEST(PltStubs, AreNamedAsObjdumpNamesThem) {
       const std::string label = line.substr(open + 2, close - open - 2);
       if (!label.ends_with("@plt") || label.find('+') != std::string::npos || label.starts_with("_Z")) continue;
       std::uint64_t into = 1;
-      const std::string* name = symbols.function_in_file(file, std::stoull(line.substr(at + 16), nullptr, 16), into);
+      const std::string_view* name = symbols.function_in_file(file, std::stoull(line.substr(at + 16), nullptr, 16), into);
       ASSERT_NE(name, nullptr) << line;
       EXPECT_EQ(*name, label) << line;
       EXPECT_EQ(into, 0u) << line;

@@ -81,7 +81,8 @@ class Printer : public SampleHandler {
             : nullptr;
     if (place != nullptr)
       for (const std::string& function : place->inlined) shown_.frames.push_back({shown, function, 0, ""});
-    shown_.frames.push_back({shown, named.function != nullptr ? *named.function : "", named.into, named.place.file});
+    shown_.frames.push_back(
+        {shown, std::string(named.function != nullptr ? *named.function : ""), named.into, named.place.file});
   }
 
   const PerfDataReader& file_;
