@@ -354,21 +354,24 @@ void PerfDataReader::read_share(SampleHandler& handler, std::uint64_t begin, std
   // rings of several CPUs are drained one after another, so a round of the file interleaves them.
   // Records wait in a queue by time; at each PERF_RECORD_FINISHED_ROUND those no later than the
   // latest of the round before are handed on (a ring drained late in a round still adds older
-  // records to the next), the rest at the end.
+  // records to the next), the rest at the end. A round's records are sorted at once and merged
+  // with those left from the round before (a heap, pushed and popped a record at a time, took a
+  // twentieth of a report's time).
   struct Queued {
     std::uint64_t time, sequence, at;
-    bool operator>(const Queued& other) const {
-      return std::tie(time, sequence) > std::tie(other.time, other.sequence);
+    bool operator<(const Queued& other) const {
+      return std::tie(time, sequence) < std::tie(other.time, other.sequence);
     }
   };
-  std::vector<Queued> queue;  // a heap, earliest first
+  std::vector<Queued> queue;  // [0, sorted): in order, left from the rounds before; then this round's
+  std::size_t sorted = 0;
   auto hand_on = [&](std::uint64_t limit) {
-    while (!queue.empty() && queue.front().time <= limit && handed < end) {
-      std::pop_heap(queue.begin(), queue.end(), std::greater<>());
-      const std::uint64_t at = queue.back().at;
-      queue.pop_back();
-      deliver(at);
-    }
+    std::sort(queue.begin() + static_cast<std::ptrdiff_t>(sorted), queue.end());
+    std::inplace_merge(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(sorted), queue.end());
+    std::size_t next = 0;
+    while (next < queue.size() && queue[next].time <= limit && handed < end) deliver(queue[next++].at);
+    queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(next));
+    sorted = queue.size();
   };
   std::uint64_t sequence = 0, last_time = 0, round_latest = 0, previous_round_latest = 0, released = 0;
   for (std::uint64_t at = data_offset_; at < data_offset_ + data_size_ && handed < end;) {
@@ -385,7 +388,6 @@ void PerfDataReader::read_share(SampleHandler& handler, std::uint64_t begin, std
       last_time = time_of(copy_out(at, header.type == PERF_RECORD_SAMPLE ? 40 : header.size), last_time);
       round_latest = std::max(round_latest, last_time);
       queue.push_back({last_time, sequence++, at});
-      std::push_heap(queue.begin(), queue.end(), std::greater<>());
     }
     at += header.size;
     // What is read is given back in windows of 8 MiB, up to the first record still waiting: a

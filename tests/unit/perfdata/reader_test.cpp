@@ -3,8 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstring>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "perfdata/file_layout.hpp"
 #include "perfmon/error.hpp"
@@ -44,6 +50,68 @@ TEST(PerfDataReader, AttrsSharingOneIdSectionAreRefused) {
               std::string::npos)
         << error.what();
   }
+}
+
+// The times of the samples a reader hands on, in the order it hands them.
+struct TimesSeen : SampleHandler {
+  std::vector<std::uint64_t> times;
+  void sample(std::size_t, const Sample& sample) override { times.push_back(sample.time); }
+};
+
+// Rings drained one after another interleave their records out of time order within a round, and
+// a ring drained late adds records older than the round's latest to the next one (never older
+// than the latest of the round before that: perf's rule, and the reader's). Records are handed on
+// in time order, however the file is cut into shares.
+TEST(PerfDataReader, RecordsAreHandedOnInTimeOrderAcrossRounds) {
+  PerfDataEvent event;
+  event.name = "cpu-clock";
+  event.attr.size = sizeof event.attr;
+  event.attr.type = PERF_TYPE_SOFTWARE;
+  event.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+  const int fd = memfd_create("rounds", 0);
+  ASSERT_GE(fd, 0);
+  std::vector<std::uint64_t> written;
+  {
+    PerfDataWriter writer(fd, {event});
+    std::mt19937_64 random(7);
+    for (std::uint64_t round = 1; round <= 60; ++round) {
+      // Three rings' records of times in [100 r - 50, 100 r + 100): each ring's in order, the
+      // rings one after another.
+      for (int ring = 0; ring < 3; ++ring) {
+        std::vector<std::uint64_t> times(1 + random() % 20);
+        for (std::uint64_t& time : times) time = 100 * round - 50 + random() % 150;
+        std::sort(times.begin(), times.end());
+        for (std::uint64_t time : times) {
+          struct {
+            perf_event_header header;
+            std::uint64_t ip;
+            std::uint32_t pid, tid;
+            std::uint64_t time, period;
+          } sample{{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof sample}, 0x400000, 1, 1, time, 1};
+          writer.write(sample.header);
+          written.push_back(time);
+        }
+      }
+      writer.finish_round();
+    }
+    writer.finish(PerfDataHost{});
+  }
+  std::string bytes(static_cast<std::size_t>(lseek(fd, 0, SEEK_END)), '\0');
+  ASSERT_EQ(pread(fd, bytes.data(), bytes.size(), 0), static_cast<ssize_t>(bytes.size()));
+  close(fd);
+  std::sort(written.begin(), written.end());
+
+  const PerfDataReader reader(bytes, "rounds");
+  TimesSeen whole;
+  reader.read(whole);
+  EXPECT_EQ(whole.times, written);
+  std::vector<TimesSeen> shares(5);
+  std::vector<SampleHandler*> handlers;
+  for (TimesSeen& share : shares) handlers.push_back(&share);
+  reader.read_in_shares(handlers, 2);
+  std::vector<std::uint64_t> joined;
+  for (const TimesSeen& share : shares) joined.insert(joined.end(), share.times.begin(), share.times.end());
+  EXPECT_EQ(joined, written);
 }
 
 }  // namespace
