@@ -26,10 +26,10 @@ class DwarfUnwinder;
 
 // An address named: its file, the function there, and (where asked) what DWARF says of it.
 struct NamedAddress {
-  PlacedAddress place;                    // file and offset in it
+  PlacedAddress place;                         // file and offset in it
   const std::string_view* function = nullptr;  // nullptr where no symbol covers it; kept by the Symbolizer
-  std::uint64_t into = 0;                 // the address's offset into the function
-  bool kernel = false;                    // a kernel address (perf's [k])
+  std::uint64_t into = 0;                      // the address's offset into the function
+  bool kernel = false;                         // a kernel address (perf's [k])
 };
 
 class Symbolizer {

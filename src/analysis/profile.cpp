@@ -7,7 +7,8 @@
 
 #include "analysis/entry_key.hpp"
 #include "analysis/flat_index.hpp"
-#include "analysis/kept_text.hpp"
+#include "analysis/name_table.hpp"
+#include "analysis/recorded_processes.hpp"
 #include "kernel/records.hpp"
 #include "perfmon/symbolizer.hpp"
 
@@ -15,10 +16,11 @@ namespace perfmon {
 
 namespace {
 
-using analysis::FlatIndex;
-using analysis::mix_words;
 using analysis::EntryKey;
 using analysis::EntryKeyHash;
+using analysis::FlatIndex;
+using analysis::mix_words;
+using analysis::NameTable;
 using analysis::WordHash;
 
 constexpr std::uint32_t kNone = 0xffffffff;
@@ -28,47 +30,6 @@ std::string hex_address(std::uint64_t address) {
   std::snprintf(text, sizeof text, "0x%016" PRIx64, address);
   return text;
 }
-
-// Names kept once (analysis::KeptText). The index of them holds ids and hashes only (8 bytes a
-// slot, where a view of the name as the key took 24): the name is found by its id.
-class NameTable {
- public:
-  NameId intern(std::string_view text) {
-    if ((views_.size() + 1) * 4 > slots_.size() * 3) grow();
-    const auto hash = static_cast<std::uint32_t>(std::hash<std::string_view>{}(text));
-    std::size_t at = hash & mask_;
-    for (; slots_[at] != kFree; at = (at + 1) & mask_) {
-      const auto id = static_cast<NameId>(slots_[at]);
-      if (slots_[at] >> 32 == hash && views_[id] == text) return id;
-    }
-    const auto id = static_cast<NameId>(views_.size());
-    views_.push_back(text_.keep(text));
-    slots_[at] = std::uint64_t{hash} << 32 | id;
-    return id;
-  }
-  std::string_view operator[](NameId id) const noexcept { return views_[id]; }
-  std::size_t size() const noexcept { return views_.size(); }
-
- private:
-  static constexpr std::uint64_t kFree = ~std::uint64_t{0};
-
-  void grow() {
-    std::vector<std::uint64_t> old(slots_.empty() ? 64 : slots_.size() * 2, kFree);
-    old.swap(slots_);
-    mask_ = slots_.size() - 1;
-    for (const std::uint64_t slot : old) {
-      if (slot == kFree) continue;
-      std::size_t at = (slot >> 32) & mask_;
-      while (slots_[at] != kFree) at = (at + 1) & mask_;
-      slots_[at] = slot;
-    }
-  }
-
-  analysis::KeptText text_;
-  std::vector<std::string_view> views_;
-  std::vector<std::uint64_t> slots_;  // (hash << 32 | id), or kFree
-  std::size_t mask_ = 0;
-};
 
 }  // namespace
 
@@ -136,8 +97,6 @@ struct Profile::State {
   }
 
   void place(const perf_event_header& record);
-  NameId command_of(std::uint32_t tid);
-  std::uint64_t generation_of(std::uint32_t pid) const;
   Frame resolve(std::uint32_t pid, std::uint64_t address, bool kernel);
   // The frame's index in `frames`.
   std::uint32_t frame(std::uint32_t pid, std::uint64_t address, bool kernel, std::uint64_t generation);
@@ -169,20 +128,14 @@ struct Profile::State {
   } last_file;  // of resolve()
   FlatIndex<Place, PlaceHash> frame_of;
   std::vector<CachedFrame> frames;
-  // By pid: bumped by its MMAP, exec, FORK; the kernel's by its MMAP. Both only grow.
-  FlatIndex<std::uint32_t, WordHash> process_of;
-  std::vector<std::uint64_t> generations;
-  std::uint64_t kernel_generation = 0;
-  // By tid: its command's name, kNone until a sample asks (again, after a COMM or FORK).
-  FlatIndex<std::uint32_t, WordHash> thread_of;
-  std::vector<NameId> commands;
+  analysis::RecordedProcesses processes;
   std::uint64_t lost = 0;
   // Nodes' samples and period through them are summed from their self figures when asked for:
   // once per node, not once per sample and frame.
   bool totals_due = false;
   std::vector<LastStack> last_stacks;  // by event
   std::vector<RawFrame> stack;         // the sample at hand's frames, leaf first
-  std::string label;         // scratch of resolve()
+  std::string label;                   // scratch of resolve()
 };
 
 Profile::Profile(const std::vector<std::string>& event_names, ProfileOptions options)
@@ -229,31 +182,7 @@ void Profile::State::add_totals() {
 }
 
 void Profile::State::place(const perf_event_header& header) {
-  using namespace kernel;
-  switch (header.type) {
-    case PERF_RECORD_MMAP:
-    case PERF_RECORD_MMAP2:
-    case PERF_RECORD_COMM:
-    case PERF_RECORD_FORK:
-      // Each of these begins with the pid whose addresses it changes.
-      if (const auto* task = record_as<CommRecord>(&header)) {
-        auto [process, added] = process_of.try_emplace(task->pid, static_cast<std::uint32_t>(generations.size()));
-        if (added) generations.push_back(0);
-        ++generations[*process];
-        // COMM's and FORK's thread may be named anew (FORK's tid field follows where COMM's does not).
-        auto forget = [&](std::uint32_t tid) {
-          if (const std::uint32_t* thread = thread_of.find(tid)) commands[*thread] = kNone;
-        };
-        forget(task->tid);
-        if (const auto* fork = record_as<TaskRecord>(&header); fork && header.type == PERF_RECORD_FORK)
-          forget(fork->tid);
-        if (header.type == PERF_RECORD_MMAP && (header.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
-          ++kernel_generation;
-      }
-      break;
-    default:
-      break;
-  }
+  processes.record(header);
   symbolizer.record(header);
 }
 
@@ -269,11 +198,6 @@ void Profile::record(const perf_event_header& header) {
 
 void Profile::context(const perf_event_header& header) {
   state_->place(header);
-}
-
-std::uint64_t Profile::State::generation_of(std::uint32_t pid) const {
-  const std::uint32_t* process = process_of.find(pid);
-  return (process != nullptr ? generations[*process] : 0) + kernel_generation;
 }
 
 Profile::State::Frame Profile::State::resolve(std::uint32_t pid, std::uint64_t address, bool kernel) {
@@ -355,17 +279,6 @@ std::uint32_t Profile::State::entry_at(std::size_t event, NameId command, std::u
   return entry_of(event, {command, leaf.dso, leaf.symbol, leaf.source, leaf.kernel});
 }
 
-NameId Profile::State::command_of(std::uint32_t tid) {
-  auto [thread, added] = thread_of.try_emplace(tid, static_cast<std::uint32_t>(commands.size()));
-  if (added) commands.push_back(kNone);
-  NameId& command = commands[*thread];
-  if (command == kNone) {
-    const std::string& name = symbolizer.spaces().command(tid);
-    command = names.intern(name.empty() ? ":" + std::to_string(tid) : name);
-  }
-  return command;
-}
-
 std::uint32_t Profile::State::place_stack(std::size_t event, const Sample& sample,
                                           std::span<const std::uint64_t> callchain, NameId command, bool kernel_leaf,
                                           std::uint64_t generation) {
@@ -384,8 +297,7 @@ std::uint32_t Profile::State::place_stack(std::size_t event, const Sample& sampl
   std::size_t shared = 0;
   if (last.pid == sample.pid && last.command == command && last.generation == generation) {
     const std::size_t most = std::min(stack.size(), last.frames.size());
-    while (shared < most && stack[stack.size() - 1 - shared] == last.frames[last.frames.size() - 1 - shared])
-      ++shared;
+    while (shared < most && stack[stack.size() - 1 - shared] == last.frames[last.frames.size() - 1 - shared]) ++shared;
   }
   if (shared == 0) {
     last.nodes.assign(1, child(event, 0, command, false));
@@ -440,8 +352,8 @@ void Profile::sample(std::size_t event, const Sample& sample) {
   const std::uint64_t period = sample.period != 0 ? sample.period : 1;
   const bool kernel_leaf =
       sample.record != nullptr && (sample.record->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-  const NameId command = s.command_of(sample.tid);
-  const std::uint64_t generation = s.generation_of(sample.pid);
+  const NameId command = s.processes.command_of(sample.tid, s.symbolizer.spaces(), s.names);
+  const std::uint64_t generation = s.processes.generation_of(sample.pid);
   EventProfile& profile = s.events[event];
   profile.samples += 1;
   profile.period += period;
@@ -452,7 +364,8 @@ void Profile::sample(std::size_t event, const Sample& sample) {
     return;
   }
   StackEnd& end =
-      profile.ends[s.place_stack(event, sample, s.symbolizer.callchain(event, sample), command, kernel_leaf, generation)];
+      profile
+          .ends[s.place_stack(event, sample, s.symbolizer.callchain(event, sample), command, kernel_leaf, generation)];
   end.samples += 1;
   end.period += period;
   profile.entries[end.entry].samples += 1;
