@@ -365,6 +365,9 @@ void PerfDataReader::read_share(SampleHandler& handler, std::uint64_t begin, std
   };
   std::vector<Queued> queue;  // [0, sorted): in order, left from the rounds before; then this round's
   std::size_t sorted = 0;
+  // Where the first record still waiting lies (the file's end where none does): records join the
+  // queue in the file's order, so it moves only when records are handed on.
+  std::uint64_t first_waiting = data_offset_ + data_size_;
   auto hand_on = [&](std::uint64_t limit) {
     std::sort(queue.begin() + static_cast<std::ptrdiff_t>(sorted), queue.end());
     std::inplace_merge(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(sorted), queue.end());
@@ -372,6 +375,8 @@ void PerfDataReader::read_share(SampleHandler& handler, std::uint64_t begin, std
     while (next < queue.size() && queue[next].time <= limit && handed < end) deliver(queue[next++].at);
     queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(next));
     sorted = queue.size();
+    first_waiting = data_offset_ + data_size_;
+    for (const Queued& q : queue) first_waiting = std::min(first_waiting, q.at);
   };
   std::uint64_t sequence = 0, last_time = 0, round_latest = 0, previous_round_latest = 0, released = 0;
   for (std::uint64_t at = data_offset_; at < data_offset_ + data_size_ && handed < end;) {
@@ -388,15 +393,15 @@ void PerfDataReader::read_share(SampleHandler& handler, std::uint64_t begin, std
       last_time = time_of(copy_out(at, header.type == PERF_RECORD_SAMPLE ? 40 : header.size), last_time);
       round_latest = std::max(round_latest, last_time);
       queue.push_back({last_time, sequence++, at});
+      first_waiting = std::min(first_waiting, at);
     }
     at += header.size;
-    // What is read is given back in windows of 8 MiB, up to the first record still waiting: a
+    // What is read is given back in windows of 2 MiB, up to the first record still waiting: a
     // file of any size costs a window and a round or two. A share gives back what it passed over
     // too: a share before it still reading there finds those pages again in the page cache.
     constexpr std::uint64_t kWindow = 2 << 20;
     if (storage_->mapping && at - released >= kWindow) {
-      std::uint64_t waiting = at;
-      for (const Queued& q : queue) waiting = std::min(waiting, q.at);
+      const std::uint64_t waiting = std::min(at, first_waiting);
       if (waiting > released) {
         storage_->mapping->release(released, waiting - released);
         released = waiting;
