@@ -18,6 +18,9 @@ namespace perfmon {
 struct PlacedAddress {
   std::string file;          // "/usr/lib/x86_64-linux-gnu/libc.so.6", "[kernel.kallsyms]", "[vdso]", or "[unknown]"
   std::uint64_t offset = 0;  // from the start of the file's mapping, plus its file offset
+  // The mapping that holds it: its addresses [start, end) and the file offset at start (all 0 for
+  // an address of no mapping).
+  std::uint64_t mapping_start = 0, mapping_end = 0, mapping_offset = 0;
 };
 
 // The name perf shows for a mapped file: its last component ("[kernel.kallsyms]" and "[vdso]" whole).

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -112,6 +113,8 @@ class PerfDataReader {
   // The events, named from EVENT_DESC where the file has it ("type T config 0x..." where not).
   const std::vector<PerfDataEvent>& events() const noexcept { return events_; }
   const std::string& hostname() const noexcept { return hostname_; }
+  // The build ids its HEADER_BUILD_ID section names (hex), by file path ("[kernel.kallsyms]" too).
+  const std::map<std::string, std::string>& build_ids() const noexcept { return build_ids_; }
 
   // The size of the data section: what reading costs grows with it.
   std::uint64_t data_bytes() const noexcept { return data_size_; }
@@ -151,6 +154,7 @@ class PerfDataReader {
   std::string name_;
   std::vector<PerfDataEvent> events_;
   std::string hostname_;
+  std::map<std::string, std::string> build_ids_;
   std::uint64_t data_offset_ = 0, data_size_ = 0;
 };
 

@@ -66,7 +66,8 @@ PlacedAddress AddressSpaces::place(std::uint32_t pid, std::uint64_t address) con
       if (address >= it->start && address - it->start < it->length) return &*it;
     return nullptr;
   };
-  if (in(kernel_) != nullptr) return {"[kernel.kallsyms]", address};  // perf shows kernel addresses whole
+  if (const Mapping* kernel = in(kernel_))  // perf shows kernel addresses whole
+    return {"[kernel.kallsyms]", address, kernel->start, kernel->start + kernel->length, kernel->file_offset};
   auto process = processes_.find(pid);
   if (process != processes_.end()) {
     const Space* space = process->second.get();
@@ -75,7 +76,8 @@ PlacedAddress AddressSpaces::place(std::uint32_t pid, std::uint64_t address) con
       for (std::size_t i = visible; i-- > 0;) {  // the newest mapping wins
         const Mapping& mapping = space->own[i];
         if (address >= mapping.start && address - mapping.start < mapping.length)
-          return {mapping.file, address - mapping.start + mapping.file_offset};
+          return {mapping.file, address - mapping.start + mapping.file_offset, mapping.start,
+                  mapping.start + mapping.length, mapping.file_offset};
       }
       visible = space->inherited;
       space = space->parent.get();

@@ -43,19 +43,6 @@ struct Profile::State {
     std::uint64_t offset = 0;
   };
   static constexpr NameId kSymbolDue = 0xffffffff;
-  // A process's address: resolved once while its process's mappings (and the kernel's) stay as
-  // they were, which `generation` tells.
-  struct Place {
-    std::uint32_t pid = 0;
-    bool kernel = false;
-    std::uint64_t address = 0;
-    bool operator==(const Place&) const = default;
-  };
-  struct PlaceHash {
-    std::size_t operator()(const Place& place) const noexcept {
-      return mix_words(place.address, std::uint64_t{place.pid} << 1 | place.kernel);
-    }
-  };
   struct CachedFrame {
     std::uint64_t generation;
     Frame frame;
@@ -126,7 +113,7 @@ struct Profile::State {
     std::string text;  // "" is NameId 0
     NameId id = 0;
   } last_file;  // of resolve()
-  FlatIndex<Place, PlaceHash> frame_of;
+  FlatIndex<analysis::ProcessAddress, analysis::ProcessAddressHash> frame_of;
   std::vector<CachedFrame> frames;
   analysis::RecordedProcesses processes;
   std::uint64_t lost = 0;
@@ -243,7 +230,8 @@ Profile::State::Frame Profile::State::resolve(std::uint32_t pid, std::uint64_t a
 }
 
 std::uint32_t Profile::State::frame(std::uint32_t pid, std::uint64_t address, bool kernel, std::uint64_t generation) {
-  auto [cached, added] = frame_of.try_emplace(Place{pid, kernel, address}, static_cast<std::uint32_t>(frames.size()));
+  auto [cached, added] =
+      frame_of.try_emplace(analysis::ProcessAddress{pid, kernel, address}, static_cast<std::uint32_t>(frames.size()));
   if (added) {
     frames.push_back({generation, resolve(pid, address, kernel)});
   } else if (CachedFrame& known = frames[*cached]; known.generation != generation) {

@@ -14,6 +14,20 @@
 
 namespace perfmon::analysis {
 
+// A process's address: named once while its process's mappings (and the kernel's) stay as they
+// were, which RecordedProcesses::generation_of tells.
+struct ProcessAddress {
+  std::uint32_t pid = 0;
+  bool kernel = false;
+  std::uint64_t address = 0;
+  bool operator==(const ProcessAddress&) const = default;
+};
+struct ProcessAddressHash {
+  std::size_t operator()(const ProcessAddress& place) const noexcept {
+    return mix_words(place.address, std::uint64_t{place.pid} << 1 | place.kernel);
+  }
+};
+
 class RecordedProcesses {
  public:
   // MMAP, MMAP2, COMM and FORK change the process they begin with (a mapping, an exec, a child); a

@@ -182,9 +182,8 @@ void read_functions(const ElfView& elf, SymbolTables::Table& table) {
         }
         // Where the version begins, taken before the name moves into the record.
         const std::size_t version_at = plain_size < name.size() ? plain_size : std::string::npos;
-        found.push_back(
-            {symbol.st_value, symbol.st_size, std::move(name), static_cast<unsigned>(ELF64_ST_BIND(symbol.st_info)),
-             version_at});
+        found.push_back({symbol.st_value, symbol.st_size, std::move(name),
+                         static_cast<unsigned>(ELF64_ST_BIND(symbol.st_info)), version_at});
       }
     }
     if (!found.empty()) {  // .symtab holds all of .dynsym's
@@ -195,8 +194,7 @@ void read_functions(const ElfView& elf, SymbolTables::Table& table) {
   std::unordered_map<std::string_view, unsigned> versions_of;  // by plain name
   for (const Found& f : found) ++versions_of[std::string_view(f.name).substr(0, f.version_at)];
   for (Found& f : found)
-    if (f.version_at != std::string::npos &&
-        versions_of[std::string_view(f.name).substr(0, f.version_at)] == 1)
+    if (f.version_at != std::string::npos && versions_of[std::string_view(f.name).substr(0, f.version_at)] == 1)
       f.name.resize(f.version_at);
   // Of the names of one address (aliases such as btowc and __btowc), the one perf shows (its
   // choose_best_symbol): one with a size, then global before local before weak (a weak name is
@@ -208,12 +206,10 @@ void read_functions(const ElfView& elf, SymbolTables::Table& table) {
                            f.binding == STB_GLOBAL ? 2
                            : f.binding == STB_WEAK ? 0
                                                    : 1,
-                           -static_cast<long>(underscores == std::string::npos ? 0 : underscores),
-                           f.name.size());
+                           -static_cast<long>(underscores == std::string::npos ? 0 : underscores), f.name.size());
   };
-  std::sort(found.begin(), found.end(), [&](const Found& a, const Found& b) {
-    return a.start != b.start ? a.start < b.start : rank(a) > rank(b);
-  });
+  std::sort(found.begin(), found.end(),
+            [&](const Found& a, const Found& b) { return a.start != b.start ? a.start < b.start : rank(a) > rank(b); });
   table.functions.clear();
   for (const Found& f : found)
     if (table.functions.empty() || table.functions.back().start != f.start)
@@ -441,7 +437,7 @@ analysis::DebugInfo* SymbolTables::open_dwarf(const std::string& path) {
 }
 
 const std::string_view* SymbolTables::function_in_file(const std::string& path, std::uint64_t file_offset,
-                                                  std::uint64_t& into) {
+                                                       std::uint64_t& into) {
   const Table& table = table_of(path);
   const std::optional<std::uint64_t> address = table.address_of(file_offset);
   const Table::Function* function = address ? table.at(*address) : nullptr;

@@ -35,6 +35,10 @@ enum Feature : unsigned {
   kEventDescription = 12,
 };
 
+// PERF_RECORD_MISC_BUILD_ID_SIZE (perf's tools/perf/util/event.h): a HEADER_BUILD_ID entry says its
+// id's size (else it is 20 bytes).
+inline constexpr std::uint16_t kMiscBuildIdSize = 1 << 15;
+
 // perf's PERF_RECORD_FINISHED_ROUND, a record of the tool's own (no kernel writes type 68).
 inline constexpr std::uint32_t kFinishedRound = 68;
 

@@ -14,6 +14,7 @@
 #include <thread>
 #include <tuple>
 
+#include "kernel/build_id.hpp"
 #include "kernel/fd.hpp"
 #include "kernel/file_mapping.hpp"
 #include "kernel/sample_layout.hpp"
@@ -190,6 +191,22 @@ void PerfDataReader::parse() {
       return std::string(text.substr(0, text.find('\0')));
     };
     if (feature == kHostname) hostname_ = take_string();
+    if (feature == kBuildId) {
+      // Entries of perf's struct perf_record_header_build_id: a header whose size is the entry's,
+      // the pid, 24 bytes of id (its size in byte 20 where misc says so), the file's name.
+      while (!content.empty()) {
+        perf_event_header entry;
+        std::memcpy(&entry, take(sizeof entry).data(), sizeof entry);
+        if (entry.size < sizeof entry + 4 + 24) corrupt(section.offset, "a build id entry is shorter than its fields");
+        const std::string_view rest = take(entry.size - sizeof entry);
+        const std::string_view id = rest.substr(4, 24);
+        const std::size_t id_size =
+            (entry.misc & kMiscBuildIdSize) ? std::min<std::size_t>(static_cast<unsigned char>(id[20]), 20) : 20;
+        const std::string_view name = rest.substr(28);
+        if (const std::string path(name.substr(0, name.find('\0'))); !path.empty())
+          build_ids_[path] = kernel::build_id_hex(id.substr(0, id_size));
+      }
+    }
     if (feature == kEventDescription) {
       const std::uint32_t count = take_u32(), desc_attr_size = take_u32();
       for (std::uint32_t e = 0; e < count; ++e) {

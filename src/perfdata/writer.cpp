@@ -26,8 +26,6 @@ using namespace perfdata;
 
 namespace {
 
-// PERF_RECORD_MISC_BUILD_ID_SIZE (perf's tools/perf/util/event.h): the entry says its id's size.
-constexpr std::uint16_t kMiscBuildIdSize = 1 << 15;
 
 // perf 6.1 refuses a larger attr; 128 bytes (PERF_ATTR_SIZE_VER7) hold every field it knows.
 constexpr std::size_t kFileAttrSize = PERF_ATTR_SIZE_VER7;

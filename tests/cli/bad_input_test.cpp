@@ -307,8 +307,10 @@ std::vector<BadInput> command_cases() {
       {{"report", "--sort", "sym,"}, 129, "unknown sort key ''"},
       {{"report", "--percent-limit", "x"}, 129, "--percent-limit takes a share from 0 to 100"},
       {{"report", "--percent-limit", "101"}, 129, "--percent-limit takes a share from 0 to 100"},
-      {{"report", "--json", "--folded"}, 129, "choose one of --stdio, --json, --folded and --svg"},
+      {{"report", "--json", "--folded"}, 129, "choose one of --stdio, --json, --folded, --svg and --pprof"},
       {{"report", "--svg"}, 129, "'--svg' needs a value"},
+      {{"report", "--pprof", "p.pb.gz", "--json"}, 129, "choose one of --stdio, --json, --folded, --svg and --pprof"},
+      {{"report", "--pprof"}, 129, "'--pprof' needs a value"},
       // list
       {{"list", "--bogus"}, 129, "unknown option '--bogus'"},
       {{"list", "a", "b"}, 129, "list takes at most one pattern"},

@@ -714,5 +714,77 @@ window.addEventListener("load", () => {
   EXPECT_NEAR(seen["unzoomed_width"].get<double>(), 1180.0 * 0.75, 0.01) << seen;
 }
 
+// The rows of go tool pprof's -top ("flat flat% sum% cum cum% name"), by function name.
+struct PprofRow {
+  double flat = 0, flat_share = 0, cum = 0;
+};
+std::map<std::string, PprofRow> pprof_top(const std::string& text) {
+  std::map<std::string, PprofRow> rows;
+  std::istringstream lines(text);
+  bool table = false;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string flat, flat_share, sum, cum, cum_share, name;
+    if (!(words >> flat >> flat_share >> sum >> cum >> cum_share)) continue;
+    if (flat == "flat") {
+      table = true;
+      continue;
+    }
+    std::getline(words >> std::ws, name);
+    if (table) rows[name] = {std::stod(flat), std::stod(flat_share), std::stod(cum)};
+  }
+  return rows;
+}
+
+// report --pprof writes pprof's format, which Debian's go tool pprof reads: the same functions at
+// the same shares as perfmon report's rows (the samples' leaves), the call tree's 300/100 split in
+// the cumulative counts, and the comm label. The encoding itself is unit-tested field by field.
+TEST_F(Report, PprofFileIsReadByGoToolPprofWithTheReportsShares) {
+  record_call_tree();
+  const std::string profile = (dir_ / "profile.pb.gz").string();
+  Result written = run({PERFMON, "report", "-i", file_, "--pprof", profile});
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  const std::string bytes = read_file(profile);
+  ASSERT_GE(bytes.size(), 2u);
+  EXPECT_EQ(bytes.substr(0, 2), "\x1f\x8b") << "gzipped";
+
+  if (access("/usr/bin/go", X_OK) != 0) GTEST_SKIP() << "Debian's golang-go is not installed (/usr/bin/go)";
+  const std::string index = "-sample_index=syscalls:sys_enter_getppid_sample";
+  Result top = run({"/usr/bin/go", "tool", "pprof", "-symbolize=none", "-top", "-nodecount=1000", index, profile});
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  const std::map<std::string, PprofRow> rows = pprof_top(top.out);
+  // perfmon report --sort sym: "    75.00%  [.] perfmon_leaf"
+  std::istringstream table(report({"--sort", "sym"}));
+  std::size_t compared = 0;
+  for (std::string line; std::getline(table, line);) {
+    if (line.empty() || line[0] == '#' || line.find('%') == std::string::npos) continue;
+    const double share = std::stod(line);
+    const std::string name = line.substr(line.find("] ") + 2);
+    ASSERT_TRUE(rows.count(name)) << name << " is not in pprof's top:\n" << top.out;
+    EXPECT_NEAR(rows.at(name).flat_share, share, 0.01) << name << "\n" << top.out;
+    ++compared;
+  }
+  EXPECT_GT(compared, 0u);
+  ASSERT_TRUE(rows.count("perfmon_branch_a") && rows.count("perfmon_branch_b") && rows.count("main")) << top.out;
+  EXPECT_EQ(rows.at("main").cum, 400);
+  EXPECT_EQ(rows.at("perfmon_branch_a").cum, 300);
+  EXPECT_EQ(rows.at("perfmon_branch_b").cum, 100);
+
+  Result tags = run({"/usr/bin/go", "tool", "pprof", "-symbolize=none", "-tags", index, profile});
+  ASSERT_EQ(tags.exit_code, 0) << tags.err;
+  EXPECT_NE(tags.out.find("comm: Total 400"), std::string::npos) << tags.out;
+  EXPECT_NE(tags.out.find("perfmon-test-wo"), std::string::npos) << tags.out;
+  EXPECT_NE(tags.out.find("pid: Total 400"), std::string::npos) << tags.out;
+
+  // The worker's mapping, with the build id the recording kept (readelf reads the file's).
+  Result raw = run({"/usr/bin/go", "tool", "pprof", "-symbolize=none", "-raw", profile});
+  ASSERT_EQ(raw.exit_code, 0) << raw.err;
+  Result notes = run({"/usr/bin/readelf", "-n", WORKER});
+  const std::size_t id_at = notes.out.find("Build ID: ");
+  ASSERT_NE(id_at, std::string::npos) << notes.out;
+  const std::string id = notes.out.substr(id_at + 10, 40);
+  EXPECT_NE(raw.out.find(std::string(WORKER) + " " + id + " [FN]"), std::string::npos) << raw.out;
+}
+
 }  // namespace
 }  // namespace perfmon::testing

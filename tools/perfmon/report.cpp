@@ -1,5 +1,5 @@
 // perfmon report: where a perf.data file's samples landed, per command, file and function, as perf
-// report --stdio shows it; or as JSON, collapsed stacks, or a flame graph picture.
+// report --stdio shows it; or as JSON, collapsed stacks, a flame graph picture, or a pprof profile.
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -14,6 +14,7 @@
 #include "output.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/perf_data.hpp"
+#include "perfmon/pprof.hpp"
 #include "perfmon/printable.hpp"
 #include "perfmon/profile.hpp"
 #include "perfmon/report_output.hpp"
@@ -32,18 +33,18 @@ std::string shape_choice() {
 }
 
 // "--stdio, --json, --folded and --svg".
-std::string shape_names() {
-  const std::vector<ReportShape>& shapes = report_shapes();
+// "--stdio, --json, --folded, --svg and --pprof": the shapes, and the pprof file.
+std::string output_names() {
   std::string text;
-  for (std::size_t k = 0; k < shapes.size(); ++k)
-    text += std::string(k == 0 ? "" : k + 1 == shapes.size() ? " and " : ", ") + "--" + shapes[k].name;
-  return text;
+  for (const ReportShape& shape : report_shapes()) text += "--" + std::string(shape.name) + ", ";
+  text.resize(text.size() - 2);
+  return text + " and --pprof";
 }
 
 std::string synopsis() {
   return "perfmon report [-i FILE] [--sort comm,dso,sym,srcline] [-g] [--no-inline] [--percent-limit PCT]\n"
          "                      [-e EVENT] [--threads N] [" +
-         shape_choice() + "]";
+         shape_choice() + " | --pprof FILE]";
 }
 
 struct ReportCommand {
@@ -51,6 +52,7 @@ struct ReportCommand {
   ReportOptions report;
   const ReportShape* shape = &report_shapes().front();
   std::string picture_path;  // a picture's file
+  std::string pprof_path;    // --pprof's file: the samples in pprof's format, not a shape of the profile
   std::string event;         // a shape that draws one event draws this one, or the first with samples
   bool inlined_frames = true;
   long threads = 0;  // 0: chosen by the file's size and places and the machine's CPUs
@@ -98,7 +100,8 @@ int run_report(std::span<char* const> args) {
   std::vector<std::string> rest;
   const ReportShape* chosen = nullptr;
   auto choose = [&](const ReportShape& shape) {
-    if (chosen != nullptr && chosen != &shape) throw UsageError("choose one of " + shape_names());
+    if ((chosen != nullptr && chosen != &shape) || !o.pprof_path.empty())
+      throw UsageError("choose one of " + output_names());
     chosen = o.shape = &shape;
   };
   std::vector<Option> options = {
@@ -134,10 +137,45 @@ int run_report(std::span<char* const> args) {
                          if (picture) o.picture_path = std::string(v);
                        }});
   }
+  options.push_back({0, "pprof", "file",
+                     "write the samples in pprof's format (gzipped profile.proto: every event's samples and periods, "
+                     "labels pid, tid, comm, cpu; for go tool pprof, Parca, Pyroscope)",
+                     [&](std::string_view v) {
+                       if (chosen != nullptr) throw UsageError("choose one of " + output_names());
+                       o.pprof_path = std::string(v);
+                     }});
   if (auto status = parse_command_line(args, "report", synopsis(), options, rest, reads_a_file_only("report")))
     return *status;
   try {
     const PerfDataReader file(o.input);
+    // Samples recorded with --call-graph dwarf are unwound where this build can.
+    auto unwind_copied_stacks = [&](auto& handler) {
+      for (std::size_t e = 0; e < file.events().size(); ++e) {
+        const perf_event_attr& attr = file.events()[e].attr;
+        const std::uint64_t copied = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+        if ((attr.sample_type & copied) != copied || handler.unwind_user_stacks(e, attr.sample_regs_user)) continue;
+        std::fprintf(stderr,
+                     "perfmon report: '%s' was recorded with --call-graph dwarf, but this build cannot unwind its "
+                     "stacks (it was built without libdw): its user frames show as the sampled address alone.\n",
+                     printable(file.events()[e].name).c_str());
+        return false;
+      }
+      return true;
+    };
+    if (!o.pprof_path.empty()) {
+      std::vector<PprofEvent> events;
+      for (const PerfDataEvent& event : file.events()) events.push_back({event.name, event.attr});
+      PprofOptions pprof_options;
+      pprof_options.inlined_frames = o.inlined_frames;
+      pprof_options.build_ids = file.build_ids();
+      PprofProfile pprof(std::move(events), std::move(pprof_options));
+      unwind_copied_stacks(pprof);
+      file.read(pprof);
+      Output out(o.pprof_path, stdout);
+      out.write(pprof.encode());
+      out.commit();
+      return 0;
+    }
     std::vector<std::string> names;
     for (const PerfDataEvent& event : file.events()) names.push_back(event.name);
     ProfileOptions looked_up;
@@ -157,19 +195,8 @@ int run_report(std::span<char* const> args) {
       handlers.push_back(shares.back().get());
     }
     Profile& profile = *shares.front();
-    for (std::size_t e = 0; e < file.events().size(); ++e) {
-      const perf_event_attr& attr = file.events()[e].attr;
-      const std::uint64_t copied = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-      if ((attr.sample_type & copied) != copied) continue;
-      for (const auto& share : shares) {
-        if (share->unwind_user_stacks(e, attr.sample_regs_user)) continue;
-        std::fprintf(stderr,
-                     "perfmon report: '%s' was recorded with --call-graph dwarf, but this build cannot unwind its "
-                     "stacks (it was built without libdw): its user frames show as the sampled address alone.\n",
-                     printable(file.events()[e].name).c_str());
-        break;
-      }
-    }
+    for (const auto& share : shares)
+      if (!unwind_copied_stacks(*share)) break;
     file.read_in_shares(handlers, threads);
     for (std::size_t k = 1; k < shares.size(); ++k) profile.merge(*shares[k]);
     ReportView view;
