@@ -311,6 +311,17 @@ std::vector<BadInput> command_cases() {
       {{"report", "--svg"}, 129, "'--svg' needs a value"},
       {{"report", "--pprof", "p.pb.gz", "--json"}, 129, "choose one of --stdio, --json, --folded, --svg and --pprof"},
       {{"report", "--pprof"}, 129, "'--pprof' needs a value"},
+      // serve
+      {{"serve", "extra"}, 129, "serve takes no command: it counts the whole machine until stopped"},
+      {{"serve", "--listen", "0.0.0.0:0"}, 129,
+       "0.0.0.0:0 is not a loopback address: every machine that reaches it could read this one's counters; add "
+       "--allow-remote to listen there"},
+      {{"serve", "--listen", "localhost"}, 129, "--listen takes ADDRESS:PORT, such as 127.0.0.1:9465"},
+      {{"serve", "--listen", "example.org:80"}, 129, "--listen takes a numeric address"},
+      {{"serve", "--listen", "127.0.0.1:70000"}, 129, "port"},
+      {{"serve", "--config", "/nonexistent/serve.conf"}, 1, "cannot read the configuration file '/nonexistent/serve.conf'"},
+      {{"serve", "--config", "/etc/hostname"}, 129, "/etc/hostname:1: "},
+      {{"serve", "-e", "nosuchevent"}, 1, "nosuchevent"},
       // list
       {{"list", "--bogus"}, 129, "unknown option '--bogus'"},
       {{"list", "a", "b"}, 129, "list takes at most one pattern"},

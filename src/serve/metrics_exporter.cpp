@@ -1,0 +1,201 @@
+#include "perfmon/metrics.hpp"
+
+#include <charconv>
+#include <cstdint>
+#include <mutex>
+#include <set>
+
+#include "perfmon/session.hpp"
+#include "perfmon/target.hpp"
+
+namespace perfmon {
+
+namespace {
+
+// A label value as both formats escape it: backslash, double quote and newline.
+void append_escaped(std::string& out, std::string_view text) {
+  for (const char c : text) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+}
+
+void append_number(std::string& out, double value) {
+  char text[32];
+  const auto [end, error] = std::to_chars(text, text + sizeof text, value);
+  out.append(text, error == std::errc() ? end : text);
+}
+
+void append_number(std::string& out, std::uint64_t value) {
+  char text[24];
+  const auto [end, error] = std::to_chars(text, text + sizeof text, value);
+  out.append(text, error == std::errc() ? end : text);
+}
+
+// A family of samples: HELP, TYPE (and UNIT in OpenMetrics) once, then its lines.
+struct Family {
+  const char* name;  // the samples' name without "_total" (OpenMetrics' family name)
+  const char* type;  // "counter", "info"
+  const char* unit;  // OpenMetrics' UNIT, or ""
+  const char* help;
+};
+
+constexpr Family kCount{
+    "perfmon_event_count", "counter", "",
+    "Events counted while the event was on the PMU (the raw count), by event, PMU, CPU and cgroup."};
+constexpr Family kScaled{"perfmon_event_scaled_count", "counter", "",
+                         "Events estimated over the whole enabled time where the event was multiplexed: each read's "
+                         "count scaled by its enabled over running time, summed."};
+constexpr Family kEnabled{"perfmon_event_enabled_seconds", "counter", "seconds",
+                          "Time the event was enabled (counting or waiting for a counter)."};
+constexpr Family kRunning{"perfmon_event_running_seconds", "counter", "seconds",
+                          "Time the event was on the PMU, counting: less than enabled when it was multiplexed."};
+constexpr Family kUnsupported{"perfmon_event_unsupported", "info", "",
+                              "An event this machine cannot count, and why; it is left out of the other families."};
+
+void begin_family(std::string& out, const Family& family, ExpositionFormat format) {
+  const bool open_metrics = format == ExpositionFormat::OpenMetrics;
+  // Text 0.0.4 knows no info type and names a counter's family by its samples' name.
+  const bool counter = std::string_view(family.type) == "counter";
+  const std::string name = std::string(family.name) + (open_metrics ? "" : counter ? "_total" : "_info");
+  out += "# HELP " + name + " " + family.help + "\n";
+  out += "# TYPE " + name + " " + (open_metrics || counter ? family.type : "gauge") + "\n";
+  if (open_metrics && *family.unit != '\0') out += "# UNIT " + name + " " + family.unit + "\n";
+}
+
+}  // namespace
+
+ExpositionFormat exposition_for(std::string_view accept) {
+  return accept.find("application/openmetrics-text") != std::string_view::npos ? ExpositionFormat::OpenMetrics
+                                                                               : ExpositionFormat::Prometheus004;
+}
+
+std::string_view content_type(ExpositionFormat format) {
+  return format == ExpositionFormat::OpenMetrics ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+                                                 : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+struct MetricsExporter::State {
+  // One session per counted thing: the CPUs, and each cgroup on them.
+  struct Counted {
+    std::string cgroup;  // "" for the CPUs themselves
+    CounterSession session;
+    // By event and location: the last read, and the scaled count summed so far.
+    struct Sums {
+      CounterValue last;
+      double scaled = 0;
+    };
+    std::vector<Sums> sums;
+  };
+  std::mutex reading;
+  std::vector<Counted> counted;
+};
+
+MetricsExporter::MetricsExporter(MetricsOptions options) : state_(std::make_unique<State>()) {
+  SessionOptions session_options;
+  session_options.inherit = false;
+  session_options.skip_unsupported = true;
+  const Target cpus = options.cpus.empty() ? Target::all_cpus() : Target::cpu_list(options.cpus);
+  state_->counted.push_back({"", CounterSession(options.groups, cpus, session_options), {}});
+  for (const std::string& cgroup : options.cgroups)
+    state_->counted.push_back(
+        {cgroup, CounterSession(options.groups, Target::cgroup_on(cgroup, cpus.cpus), session_options), {}});
+  for (State::Counted& counted : state_->counted) {
+    counted.sums.resize(counted.session.event_count() * counted.session.locations().size());
+    counted.session.start();
+  }
+}
+
+MetricsExporter::~MetricsExporter() = default;
+
+std::vector<std::string> MetricsExporter::unsupported() const {
+  std::vector<std::string> said;
+  const CounterSession& session = state_->counted.front().session;
+  for (std::size_t e = 0; e < session.event_count(); ++e)
+    if (!session.supported(e)) said.push_back(session.event(e).name + ": " + session.unsupported_reason(e));
+  return said;
+}
+
+std::string MetricsExporter::scrape(ExpositionFormat format) {
+  const std::lock_guard<std::mutex> lock(state_->reading);
+  for (State::Counted& counted : state_->counted) {
+    counted.session.read();
+    const std::size_t locations = counted.session.locations().size();
+    for (std::size_t e = 0; e < counted.session.event_count(); ++e) {
+      for (std::size_t l = 0; l < locations; ++l) {
+        State::Counted::Sums& sums = counted.sums[e * locations + l];
+        const CounterValue now = counted.session.value(e, l);
+        // This read's share, scaled by its own enabled over running time: a sum that only grows.
+        const std::uint64_t counted_more = now.raw - sums.last.raw, running = now.running - sums.last.running,
+                            enabled = now.enabled - sums.last.enabled;
+        if (now.raw >= sums.last.raw && running != 0 && now.running >= sums.last.running)
+          sums.scaled +=
+              static_cast<double>(counted_more) * static_cast<double>(enabled) / static_cast<double>(running);
+        sums.last = now;
+      }
+    }
+  }
+
+  std::string out;
+  // Every sample line of a family: for each counted thing, event and CPU with a value.
+  auto lines = [&](const Family& family, const char* suffix, auto value_of) {
+    begin_family(out, family, format);
+    for (State::Counted& counted : state_->counted) {
+      const CounterSession& session = counted.session;
+      const std::size_t locations = session.locations().size();
+      for (std::size_t e = 0; e < session.event_count(); ++e) {
+        if (!session.supported(e)) continue;
+        for (std::size_t l = 0; l < locations; ++l) {
+          out += family.name;
+          out += suffix;
+          out += "{event=\"";
+          append_escaped(out, session.event(e).name);
+          out += "\",pmu=\"";
+          append_escaped(out, session.event(e).pmu);
+          out += "\",cpu=\"";
+          append_number(out, static_cast<std::uint64_t>(session.locations()[l].cpu));
+          if (!counted.cgroup.empty()) {
+            out += "\",cgroup=\"";
+            append_escaped(out, counted.cgroup);
+          }
+          out += "\"} ";
+          value_of(counted.sums[e * locations + l]);
+          out += "\n";
+        }
+      }
+    }
+  };
+  lines(kCount, "_total", [&](const State::Counted::Sums& sums) { append_number(out, sums.last.raw); });
+  lines(kScaled, "_total", [&](const State::Counted::Sums& sums) { append_number(out, sums.scaled); });
+  lines(kEnabled, "_total",
+        [&](const State::Counted::Sums& sums) { append_number(out, static_cast<double>(sums.last.enabled) / 1e9); });
+  lines(kRunning, "_total",
+        [&](const State::Counted::Sums& sums) { append_number(out, static_cast<double>(sums.last.running) / 1e9); });
+
+  begin_family(out, kUnsupported, format);
+  std::set<std::string> said;  // an event once, not once per cgroup
+  for (const State::Counted& counted : state_->counted) {
+    const CounterSession& session = counted.session;
+    for (std::size_t e = 0; e < session.event_count(); ++e) {
+      if (session.supported(e) || !said.insert(session.event(e).name).second) continue;
+      out += "perfmon_event_unsupported_info{event=\"";
+      append_escaped(out, session.event(e).name);
+      out += "\",pmu=\"";
+      append_escaped(out, session.event(e).pmu);
+      out += "\",reason=\"";
+      append_escaped(out, session.unsupported_reason(e));
+      out += "\"} 1\n";
+    }
+  }
+  if (format == ExpositionFormat::OpenMetrics) out += "# EOF\n";
+  return out;
+}
+
+}  // namespace perfmon

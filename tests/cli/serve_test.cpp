@@ -1,0 +1,224 @@
+// perfmon serve as Prometheus and its users see it: the exact count of a tracepoint fired in a
+// cgroup, in both exposition formats, checked by Debian's promtool and by python3-prometheus-
+// client's OpenMetrics parser, scraped by a real Prometheus server started here on loopback and
+// queried through its HTTP API; only GET answered; SIGHUP refused in words, SIGTERM a clean end.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "process.hpp"
+
+namespace perfmon::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct HttpAnswer {
+  int status = 0;
+  std::string head, body;
+};
+
+// One request on a fresh connection to 127.0.0.1:port, read to the end (the server closes it).
+HttpAnswer http(int port, const std::string& request) {
+  HttpAnswer answer;
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    close(fd);
+    return answer;
+  }
+  for (std::size_t sent = 0; sent < request.size();) {
+    const ssize_t n = write(fd, request.data() + sent, request.size() - sent);
+    if (n <= 0) break;
+    sent += static_cast<std::size_t>(n);
+  }
+  std::string text;
+  char buffer[65536];
+  for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<std::size_t>(n));
+  close(fd);
+  const std::size_t end = text.find("\r\n\r\n");
+  answer.head = text.substr(0, end);
+  answer.body = end == std::string::npos ? "" : text.substr(end + 4);
+  if (text.starts_with("HTTP/1.")) answer.status = std::stoi(text.substr(9, 3));
+  return answer;
+}
+
+HttpAnswer get(int port, const std::string& path, const std::string& accept = "") {
+  return http(port, "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
+                        (accept.empty() ? "" : "Accept: " + accept + "\r\n") + "\r\n");
+}
+
+// The sum of a family's samples whose lines hold every one of `parts` (labels as written).
+double sum_of(const std::string& body, const std::string& name, const std::vector<std::string>& parts) {
+  double sum = 0;
+  std::istringstream lines(body);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with(name + "{")) continue;
+    bool all = true;
+    for (const std::string& part : parts) all = all && line.find(part) != std::string::npos;
+    if (all) sum += std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  return sum;
+}
+
+class Serve : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string unified = "/sys/fs/cgroup/unified";
+    base_ = fs::exists(unified + "/cgroup.procs") ? unified : "/sys/fs/cgroup";
+    if (!fs::exists(base_ + "/cgroup.procs") || geteuid() != 0)
+      GTEST_SKIP() << "needs root and a cgroup v2 hierarchy at /sys/fs/cgroup or /sys/fs/cgroup/unified";
+    cgroup_ = "perfmon-serve-test-" + std::to_string(getpid());
+    fs::create_directory(base_ + "/" + cgroup_);
+    char pattern[] = "/tmp/perfmon-serve-XXXXXX";
+    dir_ = mkdtemp(pattern);
+  }
+  void TearDown() override {
+    serve_.reset();
+    if (!cgroup_.empty()) fs::remove(base_ + "/" + cgroup_);
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  // perfmon serve on a free port of the loopback, counting getppid on every CPU and in the cgroup.
+  void start() {
+    serve_ = std::make_unique<Process>(std::vector<std::string>{
+        PERFMON, "serve", "--listen", "127.0.0.1:0", "-e", "syscalls:sys_enter_getppid,task-clock", "-G", cgroup_});
+    const std::string said = serve_->read_stderr_until("/metrics");
+    std::smatch port;
+    ASSERT_TRUE(std::regex_search(said, port, std::regex("http://127\\.0\\.0\\.1:([0-9]+)/metrics"))) << said;
+    port_ = std::stoi(port[1]);
+  }
+  // The worker, in the cgroup, calls getppid `calls` times and exits.
+  void fire(int calls) const {
+    Result r = run({"/bin/sh", "-c",
+                    "echo $$ > " + base_ + "/" + cgroup_ + "/cgroup.procs && exec " + WORKER + " getppid " +
+                        std::to_string(calls)});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  std::string labels() const { return "event=\"syscalls:sys_enter_getppid\",pmu=\"tracepoint\""; }
+
+  std::string base_, cgroup_;
+  fs::path dir_;
+  std::unique_ptr<Process> serve_;
+  int port_ = 0;
+};
+
+TEST_F(Serve, CountsACgroupExactlyInBothFormats) {
+  start();
+  fire(2500);
+  const HttpAnswer text = get(port_, "/metrics");
+  ASSERT_EQ(text.status, 200) << text.head;
+  EXPECT_NE(text.head.find("Content-Type: text/plain; version=0.0.4; charset=utf-8"), std::string::npos) << text.head;
+  // Counted in the cgroup on every CPU: exactly the worker's calls; on the CPUs, those at least.
+  const std::string in_cgroup = "cgroup=\"" + cgroup_ + "\"";
+  EXPECT_EQ(sum_of(text.body, "perfmon_event_count_total", {labels(), in_cgroup}), 2500) << text.body;
+  EXPECT_GE(sum_of(text.body, "perfmon_event_count_total", {labels()}), 2 * 2500) << text.body;
+  EXPECT_NE(text.body.find("# TYPE perfmon_event_enabled_seconds_total counter"), std::string::npos);
+  EXPECT_EQ(text.body.find("# EOF"), std::string::npos);
+
+  const HttpAnswer open_metrics = get(port_, "/metrics", "application/openmetrics-text; version=1.0.0");
+  ASSERT_EQ(open_metrics.status, 200);
+  EXPECT_NE(open_metrics.head.find("Content-Type: application/openmetrics-text; version=1.0.0"), std::string::npos);
+  EXPECT_TRUE(open_metrics.body.ends_with("# EOF\n")) << open_metrics.body;
+  EXPECT_NE(open_metrics.body.find("# TYPE perfmon_event_count counter"), std::string::npos);
+  EXPECT_NE(open_metrics.body.find("# UNIT perfmon_event_running_seconds seconds"), std::string::npos);
+
+  std::ofstream(dir_ / "text.prom") << text.body;
+  std::ofstream(dir_ / "open.om") << open_metrics.body;
+  if (access("/usr/bin/promtool", X_OK) == 0) {
+    Result checked = run({"/bin/sh", "-c", "/usr/bin/promtool check metrics < " + (dir_ / "text.prom").string()});
+    EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
+  } else {
+    ADD_FAILURE() << "Debian's prometheus (promtool) is not installed: run scripts/install-deps";
+  }
+  Result parsed = run({"/usr/bin/python3", "-c",
+                       "import sys\n"
+                       "from prometheus_client.openmetrics.parser import text_string_to_metric_families as parse\n"
+                       "families = list(parse(open(sys.argv[1]).read()))\n"
+                       "print(sorted(f.name for f in families))\n",
+                       (dir_ / "open.om").string()});
+  if (parsed.err.find("No module named 'prometheus_client'") != std::string::npos)
+    GTEST_SKIP() << "python3-prometheus-client is not installed: run scripts/install-deps";
+  EXPECT_EQ(parsed.exit_code, 0) << parsed.err;
+  EXPECT_NE(parsed.out.find("'perfmon_event_count'"), std::string::npos) << parsed.out;
+  EXPECT_NE(parsed.out.find("'perfmon_event_running_seconds'"), std::string::npos) << parsed.out;
+}
+
+// Debian's Prometheus scrapes it every second; a PromQL query through its HTTP API returns the
+// worker's calls in the cgroup, exactly.
+TEST_F(Serve, PrometheusScrapesItAndQueriesTheExactCount) {
+  if (access("/usr/bin/prometheus", X_OK) != 0)
+    GTEST_SKIP() << "Debian's prometheus is not installed: run scripts/install-deps";
+  start();
+  fire(1234);
+  // A port for Prometheus: one the kernel says is free now.
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+  const int prometheus_port = ntohs(address.sin_port);
+  close(listener);
+  std::ofstream(dir_ / "prometheus.yml") << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                                            "scrape_configs:\n  - job_name: perfmon\n    static_configs:\n"
+                                            "      - targets: ['127.0.0.1:"
+                                         << port_ << "']\n";
+  Process prometheus({"/usr/bin/prometheus", "--config.file=" + (dir_ / "prometheus.yml").string(),
+                      "--storage.tsdb.path=" + (dir_ / "data").string(),
+                      "--web.listen-address=127.0.0.1:" + std::to_string(prometheus_port)});
+  const std::string query =
+      "sum(perfmon_event_count_total{event=\"syscalls:sys_enter_getppid\",cgroup=\"" + cgroup_ + "\"})";
+  std::string encoded;
+  for (const char c : query) {
+    char hex[4];
+    std::snprintf(hex, sizeof hex, "%%%02X", static_cast<unsigned char>(c));
+    encoded += std::isalnum(static_cast<unsigned char>(c)) ? std::string(1, c) : std::string(hex);
+  }
+  std::string last;
+  for (int attempt = 0; attempt < 60; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const HttpAnswer answer = get(prometheus_port, "/api/v1/query?query=" + encoded);
+    last = answer.body;
+    if (answer.status == 200 && answer.body.find("\"value\":[") != std::string::npos) break;
+  }
+  prometheus.signal(SIGTERM);
+  prometheus.wait();
+  EXPECT_NE(last.find("\"1234\"]"), std::string::npos) << last;
+}
+
+TEST_F(Serve, AnswersGetOnlyAndEndsCleanly) {
+  start();
+  EXPECT_EQ(get(port_, "/nowhere").status, 404);
+  EXPECT_EQ(
+      http(port_, "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc").status,
+      405);
+  EXPECT_EQ(http(port_, "GET /metrics HTTP/1.1\r\nA header without a colon\r\nHost: x\r\n\r\n").status, 400);
+  EXPECT_EQ(http(port_, "NONSENSE\r\n\r\n").status, 0) << "not HTTP: the connection closed";
+  EXPECT_EQ(get(port_, "/metrics").status, 200) << "still serving";
+  serve_->signal(SIGHUP);
+  serve_->read_stderr_until("Serving on.");
+  EXPECT_EQ(get(port_, "/metrics").status, 200) << "still serving after SIGHUP";
+  serve_->signal(SIGTERM);
+  Result ended = serve_->wait();
+  EXPECT_EQ(ended.exit_code, 0) << ended.err;
+  EXPECT_NE(ended.err.find("perfmon serve: stopped."), std::string::npos) << ended.err;
+}
+
+}  // namespace
+}  // namespace perfmon::testing
