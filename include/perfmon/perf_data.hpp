@@ -59,6 +59,8 @@ class PerfDataWriter {
   // record for each of its threads and an MMAP2 record for each executable mapping (from /proc), as
   // perf record synthesizes them for a process it attaches to. A process gone by now writes nothing.
   void write_process(pid_t pid);
+  // write_process for every process now in /proc: what a system-wide recording starts from.
+  void write_every_process();
   // Writes a PERF_RECORD_LOST_SAMPLES record of `lost` samples: those a recorder knows were dropped
   // without a record of the kernel's to say so (perf record writes them the same way).
   void write_lost_samples(std::uint64_t lost);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -25,7 +26,6 @@ namespace perfmon {
 using namespace perfdata;
 
 namespace {
-
 
 // perf 6.1 refuses a larger attr; 128 bytes (PERF_ATTR_SIZE_VER7) hold every field it knows.
 constexpr std::size_t kFileAttrSize = PERF_ATTR_SIZE_VER7;
@@ -289,6 +289,15 @@ void PerfDataWriter::write_process(pid_t pid) {
     put(body, static_cast<std::uint32_t>(permissions[3] == 's' ? MAP_SHARED : MAP_PRIVATE));
     put_record_name(body, name);
     write_synthesized(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body);
+  }
+}
+
+void PerfDataWriter::write_every_process() {
+  std::error_code ec;
+  for (const std::filesystem::directory_entry& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0])))
+      write_process(static_cast<pid_t>(std::stol(name)));
   }
 }
 

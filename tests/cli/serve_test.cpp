@@ -1,7 +1,8 @@
-// perfmon serve as Prometheus and its users see it: the exact count of a tracepoint fired in a
-// cgroup, in both exposition formats, checked by Debian's promtool and by python3-prometheus-
+// perfmon serve as Prometheus, pprof and their users see it: the exact count of a tracepoint fired
+// in a cgroup, in both exposition formats, checked by Debian's promtool and by python3-prometheus-
 // client's OpenMetrics parser, scraped by a real Prometheus server started here on loopback and
-// queried through its HTTP API; only GET answered; SIGHUP refused in words, SIGTERM a clean end.
+// queried through its HTTP API; a profile of the machine pulled by go tool pprof; only GET
+// answered; SIGHUP refused in words, SIGTERM a clean end.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -200,6 +201,41 @@ TEST_F(Serve, PrometheusScrapesItAndQueriesTheExactCount) {
   prometheus.signal(SIGTERM);
   prometheus.wait();
   EXPECT_NE(last.find("\"1234\"]"), std::string::npos) << last;
+}
+
+// go tool pprof pulls a profile of the machine from it while the worker's call tree runs: the
+// worker's leaf among the functions, its branches' 3:1 work in the cumulative shares.
+TEST_F(Serve, ProfileIsPulledByGoToolPprof) {
+  if (access("/usr/bin/go", X_OK) != 0) GTEST_SKIP() << "Debian's golang-go is not installed (/usr/bin/go)";
+  start();
+  // The tree's branches run one after the other: short trees, again and again, take both in.
+  Process worker({"/bin/sh", "-c", std::string("while :; do ") + WORKER + " tree 20000000; done"});
+  Result top =
+      run({"/usr/bin/env", "PPROF_TMPDIR=" + dir_.string(), "/usr/bin/go", "tool", "pprof", "-symbolize=none", "-top",
+           "-cum", "-nodecount=400", "http://127.0.0.1:" + std::to_string(port_) + "/debug/pprof/profile?seconds=2"});
+  worker.signal(SIGKILL);
+  worker.wait();
+  run({"/usr/bin/pkill", "-KILL", "-f", std::string(WORKER) + " tree 20000000"});
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  // "      flat  flat%   sum%        cum   cum%": the cumulative seconds of a function.
+  auto cumulative = [&](const std::string& name) {
+    std::istringstream lines(top.out);
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.ends_with(" " + name)) continue;
+      std::istringstream words(line);
+      std::string flat, flat_share, sum, cum;
+      words >> flat >> flat_share >> sum >> cum;
+      return std::stod(cum.substr(0, cum.find_first_not_of("0123456789."))) * (cum.ends_with("ms") ? 0.001 : 1);
+    }
+    return 0.0;
+  };
+  const double a = cumulative("perfmon_branch_a"), b = cumulative("perfmon_branch_b");
+  EXPECT_GT(cumulative("perfmon_leaf"), 0.5) << top.out;  // of about 2 s on its CPU
+  EXPECT_GT(a, 2 * b) << top.out;                         // 3:1, sampled
+  EXPECT_GT(b, 0) << top.out;
+  EXPECT_NE(top.out.find("Type: cpu-clock_event"), std::string::npos) << top.out;
+  EXPECT_EQ(get(port_, "/debug/pprof/profile?seconds=0").status, 400);
+  EXPECT_EQ(get(port_, "/debug/pprof/profile?seconds=301").status, 400);
 }
 
 TEST_F(Serve, AnswersGetOnlyAndEndsCleanly) {

@@ -340,13 +340,12 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   file.write_kernel_map();
   // What already runs gets the records the kernel gave it before the recording: its threads' names
   // and its mappings (every process, system-wide).
-  std::vector<pid_t> running = o.target.pids;
-  for (pid_t tid : o.target.tids) running.push_back(tid);
-  if (target.cpu_wide())
-    for (const std::filesystem::directory_entry& entry : std::filesystem::directory_iterator("/proc"))
-      if (std::isdigit(static_cast<unsigned char>(entry.path().filename().string()[0])))
-        running.push_back(static_cast<pid_t>(std::stol(entry.path().filename().string())));
-  for (pid_t pid : running) file.write_process(pid);
+  if (target.cpu_wide()) {
+    file.write_every_process();
+  } else {
+    for (pid_t pid : o.target.pids) file.write_process(pid);
+    for (pid_t tid : o.target.tids) file.write_process(tid);
+  }
   PerfDataRecordWriter format(file);
 
   if (!target.enable_on_exec) sampler.start();  // a command's own events start at its exec

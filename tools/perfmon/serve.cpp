@@ -1,6 +1,8 @@
-// perfmon serve: counters for Prometheus. Counts events on every CPU (and in cgroups where asked)
-// and answers GET /metrics in Prometheus' text format or OpenMetrics (perfmon/metrics.hpp), over
-// libmicrohttpd: loopback only unless told otherwise, requests bounded in number, size and time.
+// perfmon serve: counters for Prometheus, profiles for pprof. Counts events on every CPU (and in
+// cgroups where asked) and answers GET /metrics in Prometheus' text format or OpenMetrics
+// (perfmon/metrics.hpp), and GET /debug/pprof/profile?seconds=N with the machine sampled for N
+// seconds (perfmon/machine_profile.hpp), over libmicrohttpd: loopback only unless told otherwise,
+// requests bounded in number, size and time.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -11,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,6 +26,7 @@
 #include "options.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/machine_profile.hpp"
 #include "perfmon/metrics.hpp"
 #include "perfmon/printable.hpp"
 #include "perfmon/target.hpp"
@@ -40,6 +44,10 @@ namespace {
 // the metrics people ask of a fleet (IPC) where there is a PMU (else reported as unsupported).
 constexpr const char* kDefaultEvents = "task-clock,context-switches,cpu-migrations,page-faults,{cycles,instructions}";
 constexpr const char* kDefaultListen = "127.0.0.1:9465";
+// What a profile samples by default: the clock every machine has, at Go's pprof rate.
+constexpr const char* kDefaultProfileEvents = "cpu-clock";
+constexpr long kDefaultProfileFrequency = 99;
+constexpr long kLongestProfileSeconds = 300;
 
 struct ServeCommand {
   std::optional<std::string> listen;
@@ -47,6 +55,8 @@ struct ServeCommand {
   EventArguments events;
   std::optional<std::string> cpus;
   std::vector<std::string> cgroups;
+  std::optional<std::string> profile_events;
+  std::optional<long> profile_frequency;
   std::string config;
 };
 
@@ -116,9 +126,14 @@ void read_config(ServeCommand& o, bool events_given, bool cgroups_given) {
       if (!o.cpus) o.cpus = value;
     } else if (key == "cgroup" || key == "cgroups") {
       if (!cgroups_given) o.cgroups.push_back(value);
+    } else if (key == "profile-events") {
+      if (!o.profile_events) o.profile_events = value;
+    } else if (key == "profile-frequency") {
+      if (!o.profile_frequency) o.profile_frequency = parse_long(value, where + ": profile-frequency", 1, 100000);
     } else {
       throw UsageError(where + ": unknown setting '" + printable(key) +
-                       "'; the settings are listen, allow-remote, events, cpus and cgroups");
+                       "'; the settings are listen, allow-remote, events, cpus, cgroups, profile-events and "
+                       "profile-frequency");
     }
   }
 }
@@ -159,18 +174,50 @@ const Microhttpd* load_microhttpd() {
 
 // One answer: status, type, body.
 MHD_Result answer(MHD_Connection* connection, unsigned status, std::string_view type, const std::string& body,
-                  const char* allow = nullptr) {
+                  const char* allow = nullptr, const char* disposition = nullptr) {
   MHD_Response* response =
       mhd->create_response_from_buffer(body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_MUST_COPY);
   if (response == nullptr) return MHD_NO;
   mhd->add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, std::string(type).c_str());
   if (allow != nullptr) mhd->add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
+  if (disposition != nullptr) mhd->add_response_header(response, MHD_HTTP_HEADER_CONTENT_DISPOSITION, disposition);
   const MHD_Result queued = mhd->queue_response(connection, status, response);
   mhd->destroy_response(response);
   return queued;
 }
 
-MHD_Result handle(void* exporter_arg, MHD_Connection* connection, const char* url, const char* method, const char*,
+// What the server answers from: the counters, and how to profile the machine (one profile at a time).
+struct Served {
+  MetricsExporter& exporter;
+  MachineProfileOptions profile;
+  std::mutex profiling;
+};
+
+MHD_Result profile(Served& served, MHD_Connection* connection) {
+  constexpr std::string_view kText = "text/plain; charset=utf-8";
+  const char* asked = mhd->lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, "seconds");
+  long seconds = 30;  // Go's net/http/pprof's default
+  if (asked != nullptr) {
+    try {
+      seconds = parse_long(asked, "seconds", 1, kLongestProfileSeconds);
+    } catch (const UsageError& error) {
+      return answer(connection, MHD_HTTP_BAD_REQUEST, kText, std::string(error.what()) + ".\n");
+    }
+  }
+  const std::unique_lock<std::mutex> one(served.profiling, std::try_to_lock);
+  if (!one.owns_lock())
+    return answer(connection, MHD_HTTP_TOO_MANY_REQUESTS, kText,
+                  "A profile is being taken; ask again when it is done (one at a time).\n");
+  try {
+    return answer(connection, MHD_HTTP_OK, "application/octet-stream",
+                  profile_machine(served.profile, std::chrono::seconds(seconds)), nullptr,
+                  "attachment; filename=\"profile\"");
+  } catch (const std::exception& error) {
+    return answer(connection, MHD_HTTP_INTERNAL_SERVER_ERROR, kText, std::string(error.what()) + "\n");
+  }
+}
+
+MHD_Result handle(void* served_arg, MHD_Connection* connection, const char* url, const char* method, const char*,
                   const char*, std::size_t* upload_size, void** request_state) {
   // libmicrohttpd calls once with the headers, then with any body: a GET has none to wait for,
   // and a body sent anyway is passed over.
@@ -188,7 +235,8 @@ MHD_Result handle(void* exporter_arg, MHD_Connection* connection, const char* ur
   if (asked != MHD_HTTP_METHOD_GET && asked != MHD_HTTP_METHOD_HEAD)
     return answer(connection, MHD_HTTP_METHOD_NOT_ALLOWED, kText, "perfmon serve answers GET only.\n", "GET, HEAD");
   const std::string_view path = url;
-  auto& exporter = *static_cast<MetricsExporter*>(exporter_arg);
+  auto& served = *static_cast<Served*>(served_arg);
+  MetricsExporter& exporter = served.exporter;
   if (path == "/metrics") {
     const char* accept = mhd->lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
     const ExpositionFormat format = exposition_for(accept != nullptr ? accept : "");
@@ -198,11 +246,15 @@ MHD_Result handle(void* exporter_arg, MHD_Connection* connection, const char* ur
       return answer(connection, MHD_HTTP_INTERNAL_SERVER_ERROR, kText, std::string(error.what()) + "\n");
     }
   }
+  if (path == "/debug/pprof/profile") return profile(served, connection);
   if (path == "/")
     return answer(connection, MHD_HTTP_OK, "text/html; charset=utf-8",
                   "<html><head><title>perfmon serve</title></head><body><h1>perfmon serve</h1>"
-                  "<p><a href=\"/metrics\">/metrics</a>: counters for Prometheus.</p></body></html>\n");
-  return answer(connection, MHD_HTTP_NOT_FOUND, kText, "No such page; perfmon serve answers /metrics.\n");
+                  "<p><a href=\"/metrics\">/metrics</a>: counters for Prometheus.</p>"
+                  "<p><a href=\"/debug/pprof/profile?seconds=10\">/debug/pprof/profile?seconds=N</a>: the machine "
+                  "sampled for N seconds, a pprof profile.</p></body></html>\n");
+  return answer(connection, MHD_HTTP_NOT_FOUND, kText,
+                "No such page; perfmon serve answers /metrics and /debug/pprof/profile.\n");
 }
 
 #endif
@@ -234,13 +286,21 @@ int run_serve(std::span<char* const> args) {
            at = comma + 1;
          }
        }});
+  const std::string profile_help =
+      std::string("the events /debug/pprof/profile samples (default ") + kDefaultProfileEvents + ")";
+  options.push_back(
+      {0, "profile-events", "events", profile_help, [&](std::string_view v) { o.profile_events = std::string(v); }});
+  options.push_back(
+      {0, "profile-frequency", "hz", "samples a second of each profiled event on each CPU (default 99)",
+       [&](std::string_view v) { o.profile_frequency = parse_long(v, "--profile-frequency", 1, 100000); }});
   options.push_back({0, "config", "file",
                      "read settings from a file: 'listen = ...', 'events = ...', 'cpus = ...', "
                      "'cgroups = ...', 'allow-remote = true', one a line",
                      [&](std::string_view v) { o.config = std::string(v); }});
   std::vector<std::string> rest;
   const std::string synopsis =
-      "perfmon serve [--listen ADDRESS:PORT] [--allow-remote] [-e EVENTS]... [-C CPUS] [-G CGROUPS] [--config FILE]";
+      "perfmon serve [--listen ADDRESS:PORT] [--allow-remote] [-e EVENTS]... [-C CPUS] [-G CGROUPS]\n"
+      "                     [--profile-events EVENTS] [--profile-frequency HZ] [--config FILE]";
   if (auto status =
           parse_command_line(args, "serve", synopsis, options, rest, [](const std::vector<std::string>& words) {
             if (!words.empty()) throw UsageError("serve takes no command: it counts the whole machine until stopped");
@@ -263,8 +323,13 @@ int run_serve(std::span<char* const> args) {
     MetricsOptions metrics;
     metrics.groups = o.events.lists.empty() ? catalog.parse(kDefaultEvents) : o.events.parse(catalog);
     if (o.cpus) metrics.cpus = parse_cpu_list(*o.cpus);
+    const std::vector<int> metrics_cpus = metrics.cpus;
     metrics.cgroups = o.cgroups;
     MetricsExporter exporter(std::move(metrics));
+    Served served{exporter, {}, {}};
+    served.profile.groups = catalog.parse(o.profile_events.value_or(kDefaultProfileEvents));
+    served.profile.frequency = static_cast<std::uint64_t>(o.profile_frequency.value_or(kDefaultProfileFrequency));
+    served.profile.cpus = metrics_cpus;
     for (const std::string& said : exporter.unsupported())
       std::fprintf(stderr, "perfmon serve: left out (said in perfmon_event_unsupported_info): %s\n",
                    printable(said).c_str());
@@ -277,12 +342,11 @@ int run_serve(std::span<char* const> args) {
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
     // Bounded: 64 connections at once, 10 s of silence each, 32 KiB of request each; a thread per
     // connection, so that one slow scrape does not hold the others.
-    MHD_Daemon* daemon =
-        mhd->start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-                              (listen.address.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-                          0, nullptr, nullptr, &handle, &exporter, MHD_OPTION_SOCK_ADDR, &listen.address,
-                          MHD_OPTION_CONNECTION_LIMIT, 64u, MHD_OPTION_CONNECTION_TIMEOUT, 10u,
-                          MHD_OPTION_CONNECTION_MEMORY_LIMIT, std::size_t{32 << 10}, MHD_OPTION_END);
+    MHD_Daemon* daemon = mhd->start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+                                               (listen.address.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+                                           0, nullptr, nullptr, &handle, &served, MHD_OPTION_SOCK_ADDR, &listen.address,
+                                           MHD_OPTION_CONNECTION_LIMIT, 64u, MHD_OPTION_CONNECTION_TIMEOUT, 10u,
+                                           MHD_OPTION_CONNECTION_MEMORY_LIMIT, std::size_t{32 << 10}, MHD_OPTION_END);
     if (daemon == nullptr)
       throw Error(
           ErrorKind::System,

@@ -1,0 +1,86 @@
+#include "perfmon/machine_profile.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "perfmon/error.hpp"
+#include "perfmon/perf_data.hpp"
+#include "perfmon/pprof.hpp"
+#include "perfmon/sampler.hpp"
+#include "perfmon/target.hpp"
+
+namespace perfmon {
+
+namespace {
+
+// A file descriptor closed when it goes.
+struct OwnedFd {
+  int fd;
+  ~OwnedFd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+std::uint64_t wall_clock_ns() {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<std::uint64_t>(now.tv_sec) * 1000000000u + static_cast<std::uint64_t>(now.tv_nsec);
+}
+
+}  // namespace
+
+std::string profile_machine(const MachineProfileOptions& options, std::chrono::milliseconds duration) {
+  SamplingOptions sampling;
+  sampling.frequency = options.frequency;
+  sampling.inherit = false;
+  sampling.task_records = true;
+  sampling.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_PERIOD;
+  Sampler sampler(options.groups, options.cpus.empty() ? Target::all_cpus() : Target::cpu_list(options.cpus), sampling);
+
+  // Recorded into memory as perfmon record -a records into a file: the records then come back in
+  // the order they happened, with the processes that already ran described first.
+  const OwnedFd memory{memfd_create("perfmon-profile", MFD_CLOEXEC)};
+  if (memory.fd < 0)
+    throw Error(ErrorKind::System,
+                std::string("cannot make a file in memory for the profile (") + std::strerror(errno) + ").", errno);
+  std::vector<PerfDataEvent> described;
+  for (std::size_t e = 0; e < sampler.event_count(); ++e)
+    described.push_back({sampler.event(e).name, sampler.opened_attr(e), sampler.ids(e)});
+  const std::uint64_t began = wall_clock_ns();
+  {
+    PerfDataWriter file(memory.fd, described);
+    file.write_kernel_map();
+    file.write_every_process();
+    PerfDataRecordWriter records(file);
+    sampler.start();
+    const auto end = std::chrono::steady_clock::now() + duration;
+    for (auto now = std::chrono::steady_clock::now(); now < end; now = std::chrono::steady_clock::now()) {
+      sampler.wait(static_cast<int>(
+          std::min<std::int64_t>(100, std::chrono::duration_cast<std::chrono::milliseconds>(end - now).count() + 1)));
+      sampler.drain(records);
+      file.finish_round();
+    }
+    sampler.stop();
+    sampler.drain(records);
+    if (const std::uint64_t unreported = sampler.lost_unreported(); unreported != 0)
+      file.write_lost_samples(unreported);
+    file.finish_round();
+    file.finish(describe_this_host({"perfmon", "serve"}));
+  }
+
+  const PerfDataReader recording("/proc/self/fd/" + std::to_string(memory.fd));
+  std::vector<PprofEvent> events;
+  for (const PerfDataEvent& event : recording.events()) events.push_back({event.name, event.attr});
+  PprofOptions pprof_options;
+  pprof_options.build_ids = recording.build_ids();
+  PprofProfile profile(std::move(events), std::move(pprof_options));
+  profile.set_time(began, static_cast<std::uint64_t>(std::chrono::nanoseconds(duration).count()));
+  recording.read(profile);
+  return profile.encode();
+}
+
+}  // namespace perfmon
