@@ -15,7 +15,6 @@
 
 namespace perfmon::monitor {
 
-namespace {
 std::string resolve_cgroup_path(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -27,7 +26,6 @@ std::string resolve_cgroup_path(const std::string& path) {
   throw Error(ErrorKind::NoSuchTarget,
               "no cgroup '" + path + "': give a path below /sys/fs/cgroup (for example system.slice).", ENOENT);
 }
-}  // namespace
 
 Locations::Locations(const Target& target, bool threads_per_cpu)
     : self_(target.kind == Target::Kind::Self),

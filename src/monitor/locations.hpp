@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <string>
 #include <vector>
 
 #include "kernel/fd.hpp"
@@ -11,6 +12,11 @@
 #include "perfmon/target.hpp"
 
 namespace perfmon::monitor {
+
+// A cgroup's directory: an absolute path as it is, else found below the cgroup mounts (v1's
+// perf_event hierarchy, v2's at /sys/fs/cgroup or /sys/fs/cgroup/unified). Throws perfmon::Error
+// naming it where none holds it.
+std::string resolve_cgroup_path(const std::string& path);
 
 class Locations {
  public:

@@ -2,9 +2,12 @@
 
 #include <charconv>
 #include <cstdint>
+#include <filesystem>
 #include <mutex>
 #include <set>
 
+#include "monitor/locations.hpp"
+#include "perfmon/error.hpp"
 #include "perfmon/session.hpp"
 #include "perfmon/target.hpp"
 
@@ -93,31 +96,78 @@ struct MetricsExporter::State {
       double scaled = 0;
     };
     std::vector<Sums> sums;
+    bool watched = false;  // a child of a watched cgroup: dropped when it goes
   };
+
+  void count(const std::string& cgroup, bool watched);
+  // The children of each watched cgroup, as they are now: new ones counted, gone ones dropped.
+  void look_at_watched();
+
+  std::vector<EventGroup> groups;
+  SessionOptions options;
+  Target cpus;
+  std::vector<std::string> watched;  // "PARENT" of each "PARENT/*"
   std::mutex reading;
-  std::vector<Counted> counted;
+  std::vector<std::unique_ptr<Counted>> counted;
 };
 
-MetricsExporter::MetricsExporter(MetricsOptions options) : state_(std::make_unique<State>()) {
-  SessionOptions session_options;
-  session_options.inherit = false;
-  session_options.skip_unsupported = true;
-  const Target cpus = options.cpus.empty() ? Target::all_cpus() : Target::cpu_list(options.cpus);
-  state_->counted.push_back({"", CounterSession(options.groups, cpus, session_options), {}});
-  for (const std::string& cgroup : options.cgroups)
-    state_->counted.push_back(
-        {cgroup, CounterSession(options.groups, Target::cgroup_on(cgroup, cpus.cpus), session_options), {}});
-  for (State::Counted& counted : state_->counted) {
-    counted.sums.resize(counted.session.event_count() * counted.session.locations().size());
-    counted.session.start();
+void MetricsExporter::State::count(const std::string& cgroup, bool is_watched) {
+  const Target target = cgroup.empty() ? cpus : Target::cgroup_on(cgroup, cpus.cpus);
+  auto made = std::make_unique<Counted>(Counted{cgroup, CounterSession(groups, target, options), {}, is_watched});
+  made->sums.resize(made->session.event_count() * made->session.locations().size());
+  made->session.start();
+  counted.push_back(std::move(made));
+}
+
+void MetricsExporter::State::look_at_watched() {
+  namespace fs = std::filesystem;
+  std::set<std::string> now;
+  for (const std::string& parent : watched) {
+    std::string directory;
+    try {
+      directory = monitor::resolve_cgroup_path(parent);
+    } catch (const Error&) {
+      continue;  // gone itself: no children to count
+    }
+    std::error_code ec;
+    for (const fs::directory_entry& child : fs::directory_iterator(directory, ec))
+      if (child.is_directory(ec)) now.insert(parent + "/" + child.path().filename().string());
   }
+  std::erase_if(counted, [&](const std::unique_ptr<Counted>& known) {
+    return known->watched && now.erase(known->cgroup) == 0;  // gone: its series go with it
+  });
+  for (const std::string& cgroup : now) {
+    try {
+      count(cgroup, true);
+    } catch (const Error&) {
+      // Gone between the listing and the opening: the next scrape will not list it.
+    }
+  }
+}
+
+MetricsExporter::MetricsExporter(MetricsOptions options) : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.groups = std::move(options.groups);
+  s.options.inherit = false;
+  s.options.skip_unsupported = true;
+  s.cpus = options.cpus.empty() ? Target::all_cpus() : Target::cpu_list(options.cpus);
+  s.count("", false);
+  for (const std::string& cgroup : options.cgroups) {
+    if (cgroup.ends_with("/*")) {
+      s.watched.push_back(cgroup.substr(0, cgroup.size() - 2));
+      monitor::resolve_cgroup_path(s.watched.back());  // one that is not there is a mistake, said now
+    } else {
+      s.count(cgroup, false);
+    }
+  }
+  s.look_at_watched();
 }
 
 MetricsExporter::~MetricsExporter() = default;
 
 std::vector<std::string> MetricsExporter::unsupported() const {
   std::vector<std::string> said;
-  const CounterSession& session = state_->counted.front().session;
+  const CounterSession& session = state_->counted.front()->session;
   for (std::size_t e = 0; e < session.event_count(); ++e)
     if (!session.supported(e)) said.push_back(session.event(e).name + ": " + session.unsupported_reason(e));
   return said;
@@ -125,7 +175,9 @@ std::vector<std::string> MetricsExporter::unsupported() const {
 
 std::string MetricsExporter::scrape(ExpositionFormat format) {
   const std::lock_guard<std::mutex> lock(state_->reading);
-  for (State::Counted& counted : state_->counted) {
+  state_->look_at_watched();
+  for (const std::unique_ptr<State::Counted>& each : state_->counted) {
+    State::Counted& counted = *each;
     counted.session.read();
     const std::size_t locations = counted.session.locations().size();
     for (std::size_t e = 0; e < counted.session.event_count(); ++e) {
@@ -147,7 +199,8 @@ std::string MetricsExporter::scrape(ExpositionFormat format) {
   // Every sample line of a family: for each counted thing, event and CPU with a value.
   auto lines = [&](const Family& family, const char* suffix, auto value_of) {
     begin_family(out, family, format);
-    for (State::Counted& counted : state_->counted) {
+    for (const std::unique_ptr<State::Counted>& each : state_->counted) {
+      State::Counted& counted = *each;
       const CounterSession& session = counted.session;
       const std::size_t locations = session.locations().size();
       for (std::size_t e = 0; e < session.event_count(); ++e) {
@@ -181,8 +234,8 @@ std::string MetricsExporter::scrape(ExpositionFormat format) {
 
   begin_family(out, kUnsupported, format);
   std::set<std::string> said;  // an event once, not once per cgroup
-  for (const State::Counted& counted : state_->counted) {
-    const CounterSession& session = counted.session;
+  for (const std::unique_ptr<State::Counted>& counted : state_->counted) {
+    const CounterSession& session = counted->session;
     for (std::size_t e = 0; e < session.event_count(); ++e) {
       if (session.supported(e) || !said.insert(session.event(e).name).second) continue;
       out += "perfmon_event_unsupported_info{event=\"";

@@ -95,19 +95,20 @@ class Serve : public ::testing::Test {
     if (!dir_.empty()) fs::remove_all(dir_);
   }
   // perfmon serve on a free port of the loopback, counting getppid on every CPU and in the cgroup.
-  void start() {
-    serve_ = std::make_unique<Process>(std::vector<std::string>{
-        PERFMON, "serve", "--listen", "127.0.0.1:0", "-e", "syscalls:sys_enter_getppid,task-clock", "-G", cgroup_});
+  void start(const std::string& cgroups = "") {
+    serve_ = std::make_unique<Process>(std::vector<std::string>{PERFMON, "serve", "--listen", "127.0.0.1:0", "-e",
+                                                                "syscalls:sys_enter_getppid,task-clock", "-G",
+                                                                cgroups.empty() ? cgroup_ : cgroups});
     const std::string said = serve_->read_stderr_until("/metrics");
     std::smatch port;
     ASSERT_TRUE(std::regex_search(said, port, std::regex("http://127\\.0\\.0\\.1:([0-9]+)/metrics"))) << said;
     port_ = std::stoi(port[1]);
   }
-  // The worker, in the cgroup, calls getppid `calls` times and exits.
-  void fire(int calls) const {
+  // The worker, in the cgroup (or its child), calls getppid `calls` times and exits.
+  void fire(int calls, const std::string& child = "") const {
+    const std::string cgroup = base_ + "/" + cgroup_ + (child.empty() ? "" : "/" + child);
     Result r = run({"/bin/sh", "-c",
-                    "echo $$ > " + base_ + "/" + cgroup_ + "/cgroup.procs && exec " + WORKER + " getppid " +
-                        std::to_string(calls)});
+                    "echo $$ > " + cgroup + "/cgroup.procs && exec " + WORKER + " getppid " + std::to_string(calls)});
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   std::string labels() const { return "event=\"syscalls:sys_enter_getppid\",pmu=\"tracepoint\""; }
@@ -236,6 +237,28 @@ TEST_F(Serve, ProfileIsPulledByGoToolPprof) {
   EXPECT_NE(top.out.find("Type: cpu-clock_event"), std::string::npos) << top.out;
   EXPECT_EQ(get(port_, "/debug/pprof/profile?seconds=0").status, 400);
   EXPECT_EQ(get(port_, "/debug/pprof/profile?seconds=301").status, 400);
+}
+
+// -G PARENT/*: each child cgroup is counted from the scrape after it appears, and its series go
+// when it goes; the others' counts carry on.
+TEST_F(Serve, ChildCgroupsThatComeAndGoArePickedUpAndDropped) {
+  start(cgroup_ + "/*");
+  const std::string a = cgroup_ + "/a", b = cgroup_ + "/b";
+  auto in = [&](const std::string& cgroup) { return "cgroup=\"" + cgroup + "\""; };
+  fs::create_directory(base_ + "/" + a);
+  HttpAnswer scraped = get(port_, "/metrics");
+  EXPECT_NE(scraped.body.find(in(a)), std::string::npos) << scraped.body;
+  fire(300, "a");
+  fs::create_directory(base_ + "/" + b);
+  scraped = get(port_, "/metrics");
+  EXPECT_EQ(sum_of(scraped.body, "perfmon_event_count_total", {labels(), in(a)}), 300) << scraped.body;
+  EXPECT_EQ(sum_of(scraped.body, "perfmon_event_count_total", {labels(), in(b)}), 0) << scraped.body;
+  fire(200, "b");
+  fs::remove(base_ + "/" + a);
+  scraped = get(port_, "/metrics");
+  EXPECT_EQ(scraped.body.find(in(a)), std::string::npos) << "gone: its series too\n" << scraped.body;
+  EXPECT_EQ(sum_of(scraped.body, "perfmon_event_count_total", {labels(), in(b)}), 200) << scraped.body;
+  fs::remove(base_ + "/" + b);
 }
 
 TEST_F(Serve, AnswersGetOnlyAndEndsCleanly) {
