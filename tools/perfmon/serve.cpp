@@ -4,6 +4,7 @@
 // seconds (perfmon/machine_profile.hpp), over libmicrohttpd: loopback only unless told otherwise,
 // requests bounded in number, size and time.
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -334,6 +335,9 @@ int run_serve(std::span<char* const> args) {
       std::fprintf(stderr, "perfmon serve: left out (said in perfmon_event_unsupported_info): %s\n",
                    printable(said).c_str());
 
+    // A thread per connection would each take an allocator arena of its own: two in all keep a
+    // daemon's memory to what it holds.
+    mallopt(M_ARENA_MAX, 2);
     // The signals that end or reload it are taken by this thread: blocked before the server's
     // threads start, so that they inherit the mask.
     sigset_t signals;
