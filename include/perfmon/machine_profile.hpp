@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "perfmon/event.hpp"
+#include "perfmon/pprof.hpp"
 
 namespace perfmon {
 
@@ -17,6 +18,7 @@ struct MachineProfileOptions {
   std::vector<EventGroup> groups;  // the events sampled (each at `frequency`)
   std::uint64_t frequency = 99;    // samples a second, of each event on each CPU
   std::vector<int> cpus;           // empty: every online CPU
+  PprofOptions pprof;              // how the samples are named (its build ids are the recording's)
 };
 
 // Samples for `duration` and returns the gzipped profile.proto. Throws perfmon::Error (no

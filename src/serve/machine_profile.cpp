@@ -75,7 +75,7 @@ std::string profile_machine(const MachineProfileOptions& options, std::chrono::m
   const PerfDataReader recording("/proc/self/fd/" + std::to_string(memory.fd));
   std::vector<PprofEvent> events;
   for (const PerfDataEvent& event : recording.events()) events.push_back({event.name, event.attr});
-  PprofOptions pprof_options;
+  PprofOptions pprof_options = options.pprof;
   pprof_options.build_ids = recording.build_ids();
   PprofProfile profile(std::move(events), std::move(pprof_options));
   profile.set_time(began, static_cast<std::uint64_t>(std::chrono::nanoseconds(duration).count()));

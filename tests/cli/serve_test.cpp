@@ -280,6 +280,12 @@ TEST_F(Serve, AnswersGetOnlyAndEndsCleanly) {
   EXPECT_EQ(http(port_, "GET /metrics HTTP/1.1\r\nA header without a colon\r\nHost: x\r\n\r\n").status, 400);
   EXPECT_EQ(http(port_, "NONSENSE\r\n\r\n").status, 0) << "not HTTP: the connection closed";
   EXPECT_EQ(get(port_, "/metrics").status, 200) << "still serving";
+  Result taken = run({PERFMON, "serve", "-e", "task-clock", "--listen", "127.0.0.1:" + std::to_string(port_)});
+  EXPECT_EQ(taken.exit_code, 1);
+  EXPECT_NE(taken.err.find("cannot listen on 127.0.0.1:" + std::to_string(port_) +
+                           " (Address already in use); choose another port with --listen."),
+            std::string::npos)
+      << taken.err;
   serve_->signal(SIGHUP);
   serve_->read_stderr_until("Serving on.");
   EXPECT_EQ(get(port_, "/metrics").status, 200) << "still serving after SIGHUP";

@@ -95,10 +95,23 @@ int main(int argc, char** argv) {
 
   // Names as recordings and users hand them over: well-formed text, and each kind of malformed UTF-8.
   Corpus names(out, "printable");
-  for (const char* name : {"perfmon-test-wo", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5", "overlong\xc0\xaf",
-                           "surrogate\xed\xa0\x80", "fffe\xef\xbf\xbe", "above\xf4\x90\x80\x80", "cut\xe2\x82",
-                           "ctl\x1b[31m\x7f", "c1\xc2\x85"})
+  for (const char* name :
+       {"perfmon-test-wo", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5", "overlong\xc0\xaf", "surrogate\xed\xa0\x80",
+        "fffe\xef\xbf\xbe", "above\xf4\x90\x80\x80", "cut\xe2\x82", "ctl\x1b[31m\x7f", "c1\xc2\x85"})
     names.add(name);
+
+  // Requests as scrapers and profilers send them, and a few that no server should take.
+  Corpus requests(out, "serve_requests");
+  for (const char* request :
+       {"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:9465\r\nAccept: text/plain;version=0.0.4\r\n\r\n",
+        "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: application/openmetrics-text; version=1.0.0; "
+        "charset=utf-8\r\n\r\n",
+        "GET /debug/pprof/profile?seconds=1 HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET /debug/pprof/profile?seconds=-5&seconds=9999999999999 HTTP/1.0\r\n\r\n",
+        "HEAD / HTTP/1.1\r\nHost: x\r\n\r\n", "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
+        "GET /metrics HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+        "GET /%00%ff/../metrics?x=%zz HTTP/1.1\r\nHost: x\r\n\r\n"})
+    requests.add(request);
 
   Corpus cpus(out, "cpu_list");
   for (const char* list : {"0", "0-3,5", "0-1,4-7,9", "1,0", "0-8191", "3-1", "0-"}) cpus.add(list);

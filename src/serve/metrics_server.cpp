@@ -1,0 +1,215 @@
+#include "perfmon/metrics_server.hpp"
+
+#include <netinet/in.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "perfmon/error.hpp"
+
+#if PERFMON_HAVE_MICROHTTPD
+#include <dlfcn.h>
+#include <microhttpd.h>
+#endif
+
+namespace perfmon {
+
+#if PERFMON_HAVE_MICROHTTPD
+
+struct MetricsServer::State {
+  State(MetricsExporter& counters, MachineProfileOptions profile_options, ServerLimits server_limits)
+      : exporter(counters), profile(std::move(profile_options)), limits(server_limits) {}
+  MetricsExporter& exporter;
+  MachineProfileOptions profile;
+  ServerLimits limits;
+  std::mutex profiling;  // one profile at a time
+  MHD_Daemon* daemon = nullptr;
+};
+
+namespace {
+
+// A profile's length: whole seconds from 1 to `longest`. Throws perfmon::Error saying so.
+long parse_seconds(std::string_view text, unsigned longest) {
+  long seconds = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (error != std::errc() || end != text.data() + text.size() || seconds < 1 || seconds > long{longest})
+    throw Error(ErrorKind::InvalidArgument, "seconds is a whole number from 1 to " + std::to_string(longest) +
+                                                ", not '" + std::string(text) + "'.");
+  return seconds;
+}
+
+// libmicrohttpd, loaded when serve starts: it brings a dozen shared objects (its TLS) that every
+// other perfmon command would load for nothing, and start slower.
+struct Microhttpd {
+  decltype(&MHD_start_daemon) start_daemon;
+  decltype(&MHD_stop_daemon) stop_daemon;
+  decltype(&MHD_get_daemon_info) get_daemon_info;
+  decltype(&MHD_create_response_from_buffer) create_response_from_buffer;
+  decltype(&MHD_add_response_header) add_response_header;
+  decltype(&MHD_queue_response) queue_response;
+  decltype(&MHD_destroy_response) destroy_response;
+  decltype(&MHD_lookup_connection_value) lookup_connection_value;
+};
+const Microhttpd* mhd = nullptr;
+
+const Microhttpd* load_microhttpd() {
+  void* library = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) return nullptr;
+  static Microhttpd loaded;
+  auto take = [&](auto& function, const char* name) {
+    function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, name));
+    return function != nullptr;
+  };
+  if (!take(loaded.start_daemon, "MHD_start_daemon") || !take(loaded.stop_daemon, "MHD_stop_daemon") ||
+      !take(loaded.get_daemon_info, "MHD_get_daemon_info") ||
+      !take(loaded.create_response_from_buffer, "MHD_create_response_from_buffer") ||
+      !take(loaded.add_response_header, "MHD_add_response_header") ||
+      !take(loaded.queue_response, "MHD_queue_response") || !take(loaded.destroy_response, "MHD_destroy_response") ||
+      !take(loaded.lookup_connection_value, "MHD_lookup_connection_value"))
+    return nullptr;
+  return &loaded;
+}
+
+// One answer: status, type, body.
+MHD_Result answer(MHD_Connection* connection, unsigned status, std::string_view type, const std::string& body,
+                  const char* allow = nullptr, const char* disposition = nullptr) {
+  MHD_Response* response =
+      mhd->create_response_from_buffer(body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_MUST_COPY);
+  if (response == nullptr) return MHD_NO;
+  mhd->add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, std::string(type).c_str());
+  if (allow != nullptr) mhd->add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
+  // A profile is an answer of its own: the connection closes after it, so that requests sent behind
+  // it on the same connection do not each take another N seconds of the machine.
+  if (disposition != nullptr) {
+    mhd->add_response_header(response, MHD_HTTP_HEADER_CONTENT_DISPOSITION, disposition);
+    mhd->add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
+  }
+  const MHD_Result queued = mhd->queue_response(connection, status, response);
+  mhd->destroy_response(response);
+  return queued;
+}
+
+MHD_Result profile(MetricsServer::State& served, MHD_Connection* connection) {
+  constexpr std::string_view kText = "text/plain; charset=utf-8";
+  const char* asked = mhd->lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, "seconds");
+  // Go's net/http/pprof's default, where the server allows that long.
+  long seconds = std::min<long>(30, served.limits.longest_profile_seconds);
+  if (asked != nullptr) {
+    try {
+      seconds = parse_seconds(asked, served.limits.longest_profile_seconds);
+    } catch (const Error& error) {
+      return answer(connection, MHD_HTTP_BAD_REQUEST, kText, std::string(error.what()) + "\n");
+    }
+  }
+  if (seconds == 0) return answer(connection, MHD_HTTP_SERVICE_UNAVAILABLE, kText, "This server takes no profiles.\n");
+  const std::unique_lock<std::mutex> one(served.profiling, std::try_to_lock);
+  if (!one.owns_lock())
+    return answer(connection, MHD_HTTP_TOO_MANY_REQUESTS, kText,
+                  "A profile is being taken; ask again when it is done (one at a time).\n");
+  try {
+    return answer(connection, MHD_HTTP_OK, "application/octet-stream",
+                  profile_machine(served.profile, std::chrono::seconds(seconds)), nullptr,
+                  "attachment; filename=\"profile\"");
+  } catch (const std::exception& error) {
+    return answer(connection, MHD_HTTP_INTERNAL_SERVER_ERROR, kText, std::string(error.what()) + "\n");
+  }
+}
+
+MHD_Result handle(void* served_arg, MHD_Connection* connection, const char* url, const char* method, const char*,
+                  const char*, std::size_t* upload_size, void** request_state) {
+  // libmicrohttpd calls once with the headers, then with any body: a GET has none to wait for,
+  // and a body sent anyway is passed over.
+  static int headers_seen;
+  if (*request_state == nullptr) {
+    *request_state = &headers_seen;
+    return MHD_YES;
+  }
+  if (*upload_size != 0) {
+    *upload_size = 0;
+    return MHD_YES;
+  }
+  constexpr std::string_view kText = "text/plain; charset=utf-8";
+  const std::string_view asked = method;
+  if (asked != MHD_HTTP_METHOD_GET && asked != MHD_HTTP_METHOD_HEAD)
+    return answer(connection, MHD_HTTP_METHOD_NOT_ALLOWED, kText, "perfmon serve answers GET only.\n", "GET, HEAD");
+  const std::string_view path = url;
+  auto& served = *static_cast<MetricsServer::State*>(served_arg);
+  MetricsExporter& exporter = served.exporter;
+  if (path == "/metrics") {
+    const char* accept = mhd->lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+    const ExpositionFormat format = exposition_for(accept != nullptr ? accept : "");
+    try {
+      return answer(connection, MHD_HTTP_OK, content_type(format), exporter.scrape(format));
+    } catch (const std::exception& error) {
+      return answer(connection, MHD_HTTP_INTERNAL_SERVER_ERROR, kText, std::string(error.what()) + "\n");
+    }
+  }
+  if (path == "/debug/pprof/profile") return profile(served, connection);
+  if (path == "/")
+    return answer(connection, MHD_HTTP_OK, "text/html; charset=utf-8",
+                  "<html><head><title>perfmon serve</title></head><body><h1>perfmon serve</h1>"
+                  "<p><a href=\"/metrics\">/metrics</a>: counters for Prometheus.</p>"
+                  "<p><a href=\"/debug/pprof/profile?seconds=10\">/debug/pprof/profile?seconds=N</a>: the machine "
+                  "sampled for N seconds, a pprof profile.</p></body></html>\n");
+  return answer(connection, MHD_HTTP_NOT_FOUND, kText,
+                "No such page; perfmon serve answers /metrics and /debug/pprof/profile.\n");
+}
+
+}  // namespace
+
+MetricsServer::MetricsServer(MetricsExporter& exporter, MachineProfileOptions profile, const sockaddr_storage& address,
+                             ServerLimits limits)
+    : state_(std::make_unique<State>(exporter, std::move(profile), limits)) {
+  static const Microhttpd* const loaded = load_microhttpd();
+  mhd = loaded;
+  if (mhd == nullptr)
+    throw Error(ErrorKind::Unsupported,
+                "perfmon serves HTTP with libmicrohttpd, which is not installed here "
+                "(libmicrohttpd.so.12); install Debian's libmicrohttpd12.");
+  state_->daemon =
+      mhd->start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+                            (address.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+                        0, nullptr, nullptr, &handle, state_.get(), MHD_OPTION_SOCK_ADDR, &address,
+                        MHD_OPTION_CONNECTION_LIMIT, limits.connections, MHD_OPTION_CONNECTION_TIMEOUT,
+                        limits.idle_seconds, MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.request_bytes, MHD_OPTION_END);
+  if (state_->daemon == nullptr) {
+    const int err = errno;
+    throw Error(ErrorKind::System,
+                std::string("cannot listen there (") + std::strerror(err) + "); choose another port.", err);
+  }
+}
+
+MetricsServer::~MetricsServer() {
+  if (state_ && state_->daemon != nullptr) mhd->stop_daemon(state_->daemon);
+}
+
+std::uint16_t MetricsServer::port() const noexcept {
+  const MHD_DaemonInfo* bound = mhd->get_daemon_info(state_->daemon, MHD_DAEMON_INFO_BIND_PORT);
+  return bound != nullptr ? bound->port : 0;
+}
+
+#else  // built without libmicrohttpd's header
+
+struct MetricsServer::State {};
+
+MetricsServer::MetricsServer(MetricsExporter&, MachineProfileOptions, const sockaddr_storage&, ServerLimits) {
+  throw Error(ErrorKind::Unsupported,
+              "this perfmon was built without libmicrohttpd, which serves HTTP; build it with "
+              "libmicrohttpd-dev installed.");
+}
+
+MetricsServer::~MetricsServer() = default;
+
+std::uint16_t MetricsServer::port() const noexcept {
+  return 0;
+}
+
+#endif
+
+}  // namespace perfmon
