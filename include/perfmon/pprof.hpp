@@ -4,8 +4,8 @@
 // addresses in mappings (files, with their build ids), each with its function and source line, the
 // functions inlined there first; two values per event, "<event>_sample" (how many samples) and
 // "<event>_event" (the sum of their periods: events, or nanoseconds for the software clocks), as
-// perf_data_converter names them; labels pid, tid, comm and cpu (where the event's samples carry
-// it). Encoded by perfmon from the format's field numbers, gzipped as pprof's files are.
+// perf_data_converter names them; labels pid, tid, comm, and cpu and cgroup (where the event's
+// samples carry them). Encoded by perfmon from the format's field numbers, gzipped as pprof's files are.
 #pragma once
 
 #include <linux/perf_event.h>
@@ -33,6 +33,9 @@ struct PprofOptions {
   // Build ids by file path, as a recording keeps them (PerfDataReader::build_ids()); a file not
   // named here is read for its own.
   std::map<std::string, std::string> build_ids;
+  // Cgroup paths by id, for samples that carry PERF_SAMPLE_CGROUP (the id is the cgroup v2
+  // directory's inode), besides those a recording's PERF_RECORD_CGROUP records name.
+  std::map<std::uint64_t, std::string> cgroup_paths;
 };
 
 class PprofProfile : public SampleHandler {

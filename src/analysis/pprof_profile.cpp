@@ -5,6 +5,7 @@
 #endif
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <span>
@@ -144,11 +145,13 @@ struct PprofProfile::State {
   struct SampleKey {
     std::uint32_t stack, tid, cpu;  // cpu kNone where the event's samples do not carry it
     NameId comm;
+    std::uint64_t cgroup;  // its id, 0 where the event's samples do not carry it
     bool operator==(const SampleKey&) const = default;
   };
   struct SampleKeyHash {
     std::size_t operator()(const SampleKey& key) const noexcept {
-      return mix_words(std::uint64_t{key.stack} << 32 | key.tid, std::uint64_t{key.cpu} << 32 | key.comm);
+      return mix_words(mix_words(std::uint64_t{key.stack} << 32 | key.tid, std::uint64_t{key.cpu} << 32 | key.comm),
+                       key.cgroup);
     }
   };
 
@@ -157,6 +160,7 @@ struct PprofProfile::State {
         options(std::move(pprof_options)),
         symbolizer(symbols ? std::move(symbols) : std::make_shared<SymbolTables>(options.debug_root)) {
     strings.intern("");  // string_table[0]
+    for (const auto& [id, path] : options.cgroup_paths) cgroups[id] = strings.intern(path);
   }
 
   std::uint32_t location(std::uint32_t pid, std::uint64_t address, bool kernel, std::uint64_t generation);
@@ -183,6 +187,7 @@ struct PprofProfile::State {
   std::vector<std::uint64_t> stack_words;
   std::vector<std::uint32_t> stack_locations;
   FlatIndex<std::uint64_t, analysis::WordHash> first_stack;  // a hash of a stack -> in stacks
+  std::map<std::uint64_t, NameId> cgroups;                   // id -> path
   std::vector<SampleKey> samples;
   FlatIndex<SampleKey, SampleKeyHash> sample_of;
   std::vector<std::int64_t> values;  // 2 per event and sample: samples, periods
@@ -209,6 +214,13 @@ void PprofProfile::record(const perf_event_header& header) {
     if (const auto* dropped = record_as<LostRecord>(&header)) state_->lost += dropped->lost;
   } else if (header.type == PERF_RECORD_LOST_SAMPLES) {
     if (const auto* dropped = record_as<LostSamplesRecord>(&header)) state_->lost += dropped->lost;
+  }
+  if (header.type == PERF_RECORD_CGROUP) {
+    if (const auto* cgroup = record_as<CgroupRecord>(&header)) {
+      const char* path = reinterpret_cast<const char*>(cgroup + 1);
+      const std::size_t room = header.size - sizeof *cgroup;
+      state_->cgroups[cgroup->id] = state_->strings.intern(std::string_view(path, strnlen(path, room)));
+    }
   }
   state_->processes.record(header);
   state_->symbolizer.record(header);
@@ -337,8 +349,10 @@ void PprofProfile::sample(std::size_t event, const Sample& sample) {
   const std::uint64_t generation = s.processes.generation_of(sample.pid);
   const std::uint32_t stack = s.stack(event, sample, kernel_leaf, generation);
   const bool has_cpu = (s.events[event].attr.sample_type & PERF_SAMPLE_CPU) != 0;
+  const bool has_cgroup = (s.events[event].attr.sample_type & PERF_SAMPLE_CGROUP) != 0;
   const State::SampleKey key{stack, sample.tid, has_cpu ? sample.cpu : kNone,
-                             s.processes.command_of(sample.tid, s.symbolizer.spaces(), s.strings)};
+                             s.processes.command_of(sample.tid, s.symbolizer.spaces(), s.strings),
+                             has_cgroup ? sample.cgroup : 0};
   auto [found, added] = s.sample_of.try_emplace(key, static_cast<std::uint32_t>(s.samples.size()));
   if (added) {
     s.samples.push_back(key);
@@ -363,7 +377,7 @@ std::string PprofProfile::encode(bool gzipped) const {
     return static_cast<NameId>(s.strings.size() + added.size() - 1);
   };
   const NameId count = add("count"), nanoseconds = add("nanoseconds");
-  const NameId pid = add("pid"), tid = add("tid"), comm = add("comm"), cpu = add("cpu");
+  const NameId pid = add("pid"), tid = add("tid"), comm = add("comm"), cpu = add("cpu"), cgroup = add("cgroup");
   std::vector<NameId> sample_names, event_names, units;
   for (const PprofEvent& event : s.events) {
     sample_names.push_back(add(event.name + "_sample"));
@@ -430,6 +444,15 @@ std::string PprofProfile::encode(bool gzipped) const {
     label(tid, std::nullopt, key.tid);
     label(comm, key.comm, 0);
     if (key.cpu != kNone) label(cpu, std::nullopt, key.cpu);
+    if (key.cgroup != 0) {
+      // Its path where a record or the caller named it, else its id.
+      const auto named = s.cgroups.find(key.cgroup);
+      if (named != s.cgroups.end()) {
+        label(cgroup, named->second, 0);
+      } else {
+        label(cgroup, std::nullopt, key.cgroup);
+      }
+    }
     out.message(field::kSample, message);
   }
   for (const std::size_t m : mapping_order) {

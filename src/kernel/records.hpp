@@ -49,6 +49,13 @@ struct CommRecord {
   // char comm[]: NUL-terminated, padded to 8 bytes
 };
 
+// PERF_RECORD_CGROUP: a cgroup's id (PERF_SAMPLE_CGROUP's) and its path below the mount.
+struct CgroupRecord {
+  perf_event_header header;
+  std::uint64_t id;
+  // char path[]: NUL-terminated, padded to 8 bytes
+};
+
 // PERF_RECORD_FORK and PERF_RECORD_EXIT
 struct TaskRecord {
   perf_event_header header;
@@ -92,6 +99,7 @@ static_assert(sizeof(MmapRecord) == 40);
 static_assert(sizeof(Mmap2Record) == 72);
 static_assert(sizeof(CommRecord) == 16);
 static_assert(sizeof(TaskRecord) == 32);
+static_assert(sizeof(CgroupRecord) == 16);
 static_assert(sizeof(LostRecord) == 24);
 static_assert(sizeof(LostSamplesRecord) == 16);
 static_assert(sizeof(ThrottleRecord) == 32);

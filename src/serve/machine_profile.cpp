@@ -1,11 +1,16 @@
 #include "perfmon/machine_profile.hpp"
 
+#include <linux/magic.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
+#include <map>
 
 #include "perfmon/error.hpp"
 #include "perfmon/perf_data.hpp"
@@ -25,6 +30,27 @@ struct OwnedFd {
   }
 };
 
+// The cgroup v2 hierarchy's directories by id (the inode PERF_SAMPLE_CGROUP gives), as paths
+// below its mount ("/" its root, "/system.slice/cron.service").
+std::map<std::uint64_t, std::string> cgroup_paths() {
+  namespace fs = std::filesystem;
+  std::map<std::uint64_t, std::string> paths;
+  for (const char* root : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
+    struct statfs filesystem {};
+    if (::statfs(root, &filesystem) != 0 || filesystem.f_type != CGROUP2_SUPER_MAGIC) continue;
+    std::error_code ec;
+    struct stat status {};
+    if (::stat(root, &status) == 0) paths[status.st_ino] = "/";
+    for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end; it != end;
+         it.increment(ec)) {
+      if (!it->is_directory(ec) || ::stat(it->path().c_str(), &status) != 0) continue;
+      paths[status.st_ino] = "/" + fs::relative(it->path(), root, ec).string();
+    }
+    break;
+  }
+  return paths;
+}
+
 std::uint64_t wall_clock_ns() {
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
@@ -38,7 +64,8 @@ std::string profile_machine(const MachineProfileOptions& options, std::chrono::m
   sampling.frequency = options.frequency;
   sampling.inherit = false;
   sampling.task_records = true;
-  sampling.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_PERIOD;
+  // Each sample's cgroup too (Linux 5.7): profiles are labelled by container and service.
+  sampling.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CGROUP;
   Sampler sampler(options.groups, options.cpus.empty() ? Target::all_cpus() : Target::cpu_list(options.cpus), sampling);
 
   // Recorded into memory as perfmon record -a records into a file: the records then come back in
@@ -77,6 +104,7 @@ std::string profile_machine(const MachineProfileOptions& options, std::chrono::m
   for (const PerfDataEvent& event : recording.events()) events.push_back({event.name, event.attr});
   PprofOptions pprof_options = options.pprof;
   pprof_options.build_ids = recording.build_ids();
+  pprof_options.cgroup_paths.merge(cgroup_paths());
   PprofProfile profile(std::move(events), std::move(pprof_options));
   profile.set_time(began, static_cast<std::uint64_t>(std::chrono::nanoseconds(duration).count()));
   recording.read(profile);

@@ -176,7 +176,9 @@ TEST_F(Serve, ProfileIsPulledByGoToolPprof) {
   if (access("/usr/bin/go", X_OK) != 0) GTEST_SKIP() << "Debian's golang-go is not installed (/usr/bin/go)";
   start();
   // The tree's branches run one after the other: short trees, again and again, take both in.
-  Process worker({"/bin/sh", "-c", std::string("while :; do ") + WORKER + " tree 20000000; done"});
+  Process worker(
+      {"/bin/sh", "-c",
+       "echo $$ > " + base_ + "/" + cgroup_ + "/cgroup.procs && while :; do " + WORKER + " tree 20000000; done"});
   Result top =
       run({"/usr/bin/env", "PPROF_TMPDIR=" + dir_.string(), "/usr/bin/go", "tool", "pprof", "-symbolize=none", "-top",
            "-cum", "-nodecount=400", "http://127.0.0.1:" + std::to_string(port_) + "/debug/pprof/profile?seconds=2"});
@@ -201,6 +203,16 @@ TEST_F(Serve, ProfileIsPulledByGoToolPprof) {
   EXPECT_GT(a, 2 * b) << top.out;                         // 3:1, sampled
   EXPECT_GT(b, 0) << top.out;
   EXPECT_NE(top.out.find("Type: cpu-clock_event"), std::string::npos) << top.out;
+  // Labelled by cgroup: the worker's, by its path below the cgroup v2 mount (in the profile pprof
+  // saved as it fetched it).
+  std::string saved;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir_))
+    if (entry.path().filename().string().starts_with("pprof.")) saved = entry.path().string();
+  ASSERT_FALSE(saved.empty()) << "go tool pprof saved no profile in " << dir_;
+  Result tags = run({"/usr/bin/go", "tool", "pprof", "-symbolize=none", "-tags", saved});
+  ASSERT_EQ(tags.exit_code, 0) << tags.err;
+  EXPECT_NE(tags.out.find("cgroup: Total"), std::string::npos) << tags.out;
+  EXPECT_NE(tags.out.find("): /" + cgroup_ + "\n"), std::string::npos) << tags.out;
   EXPECT_EQ(get(port_, "/debug/pprof/profile?seconds=0").status, 400);
   EXPECT_EQ(get(port_, "/debug/pprof/profile?seconds=301").status, 400);
 }

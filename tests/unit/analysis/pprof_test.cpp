@@ -223,5 +223,45 @@ TEST(PprofProfile, EncodesProfileProtoByFieldNumber) {
   EXPECT_EQ(text(number(top, 14)), "cpu-clock_event");
 }
 
+// Samples that carry their cgroup's id are labelled by its path, as a PERF_RECORD_CGROUP record or
+// the caller names it, else by the id; two cgroups' samples of one stack are two samples.
+TEST(PprofProfile, LabelsSamplesByCgroup) {
+  PprofEvent clock{"cpu-clock", {}};
+  clock.attr.type = PERF_TYPE_SOFTWARE;
+  clock.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CGROUP | PERF_SAMPLE_CALLCHAIN;
+  PprofOptions options;
+  options.cgroup_paths[7] = "/given.slice";
+  PprofProfile profile({clock}, options);
+  kernel::CgroupRecord named{};
+  named.id = 42;
+  feed(profile, named, PERF_RECORD_CGROUP, "/system.slice/cron.service");
+  for (std::uint64_t cgroup : {42u, 42u, 7u, 43u}) {
+    perf_event_header header{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 8};
+    Sample s;
+    s.record = &header;
+    s.pid = s.tid = 9;
+    s.ip = 0x400100;
+    s.cgroup = cgroup;
+    profile.sample(0, s);
+  }
+  const std::string encoded = profile.encode(false);  // what the parsed message's views see
+  const Message top = parse(encoded);
+  std::vector<std::string_view> strings;
+  for (auto [it, end] = top.equal_range(6); it != end; ++it) strings.push_back(it->second.bytes);
+  std::map<std::string, std::uint64_t> by_cgroup;  // the label's text (or id), to the sample count
+  for (auto [it, end] = top.equal_range(2); it != end; ++it) {
+    const Message sample = parse(it->second.bytes);
+    for (auto [label, last] = sample.equal_range(3); label != last; ++label) {
+      const Message fields = parse(label->second.bytes);
+      if (strings.at(number(fields, 1)) != "cgroup") continue;
+      const std::string key =
+          fields.count(2) ? std::string(strings.at(number(fields, 2))) : "id " + std::to_string(number(fields, 3));
+      by_cgroup[key] += packed(sample, 2).at(0);
+    }
+  }
+  EXPECT_EQ(by_cgroup, (std::map<std::string, std::uint64_t>{
+                           {"/system.slice/cron.service", 2}, {"/given.slice", 1}, {"id 43", 1}}));
+}
+
 }  // namespace
 }  // namespace perfmon
