@@ -74,6 +74,16 @@ TEST_F(Unprivileged, WholeCpusNeedTheirOwnPermission) {
   EXPECT_NE(r.err.find("monitoring a whole CPU needs perf_event_paranoid 0 or less"), std::string::npos) << r.err;
 }
 
+// perfmon serve needs what counting every CPU needs, no more: without it, one sentence that says
+// what to change, before it listens.
+TEST_F(Unprivileged, ServeNeedsThePermissionToCountWholeCpus) {
+  if (paranoid() < 1) GTEST_SKIP() << "perf_event_paranoid " << paranoid() << " lets users monitor whole CPUs";
+  Result r = run({kPerfmon, "serve", "--listen", "127.0.0.1:0", "-e", "task-clock"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("monitoring a whole CPU needs perf_event_paranoid 0 or less"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("serving http"), std::string::npos) << "it listened: " << r.err;
+}
+
 TEST_F(Unprivileged, InfoSaysWhatWasTriedOnce) {
   Result r = run({kPerfmon, "info"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
