@@ -280,7 +280,13 @@ TEST_F(Serve, StaysFlatUnderLoadAndCgroupsComingAndGoing) {
   const auto [resident_after, descriptors_after] = load(10000, 1000);
   EXPECT_EQ(failed.load(), 0);
   EXPECT_LE(descriptors_after, descriptors_before);
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer holds freed memory in quarantine (256 MiB): resident memory grows by design
+  // there; its leak checker looks at the daemon's heap when it ends instead.
+  (void)resident_before, (void)resident_after;
+#else
   EXPECT_LE(resident_after, resident_before + 1024) << "KiB, from " << resident_before;
+#endif
 }
 
 TEST_F(Serve, AnswersGetOnlyAndEndsCleanly) {
