@@ -2,15 +2,17 @@
 # perfmon serve against Debian's prometheus-node-exporter (1.5) with its perf collector, on the same
 # software events of every CPU: both started here on loopback, scraped alternately ROUNDS times
 # (bench/scrape_compare.cpp: latency, the daemon's CPU time a scrape, resident memory); then each
-# daemon's own CPU use over IDLE seconds scraped every 15 s, as Prometheus would.
-#   bench/serve_vs_node_exporter.sh [build-dir] [rounds] [idle-seconds]
+# daemon's own CPU use over IDLE seconds scraped every 15 s, as Prometheus would; then perfmon serve
+# alone under LOAD seconds of 50 scrapers at once (bench/scrape_load.cpp).
+#   bench/serve_vs_node_exporter.sh [build-dir] [rounds] [idle-seconds] [load-seconds]
 set -euo pipefail
 build=${1:-build}
 rounds=${2:-2000}
 idle=${3:-60}
+load=${4:-60}
 perfmon="$build/tools/perfmon/perfmon"
-compare="$build/bench/scrape_compare"
-[ -x "$perfmon" ] && [ -x "$compare" ] || { echo "build first: cmake --build $build" >&2; exit 1; }
+compare="$build/bench/scrape_compare" scrape_load="$build/bench/scrape_load"
+[ -x "$perfmon" ] && [ -x "$compare" ] && [ -x "$scrape_load" ] || { echo "build first: cmake --build $build" >&2; exit 1; }
 exporter=/usr/bin/prometheus-node-exporter
 [ -x "$exporter" ] || { echo "node_exporter is missing: apt-get install prometheus-node-exporter" >&2; exit 1; }
 dir=$(mktemp -d)
@@ -42,3 +44,6 @@ for ((t = 0; t < idle; t += 15)); do
 done
 awk -v s=$(($(cpu_ns "${pids[1]}") - before_serve)) -v n=$(($(cpu_ns "${pids[0]}") - before_ne)) -v t="$idle" \
   'BEGIN { printf "perfmon serve  %.4f %% of a core\nnode_exporter  %.4f %% of a core\n", s / t / 1e7, n / t / 1e7 }'
+
+echo "== perfmon serve under $load s of 50 scrapers at once"
+"$scrape_load" "$load" 50 "$serve_port" "${pids[1]}"
