@@ -210,11 +210,7 @@ void PprofProfile::set_time(std::uint64_t start_nanos, std::uint64_t duration_na
 
 void PprofProfile::record(const perf_event_header& header) {
   using namespace kernel;
-  if (header.type == PERF_RECORD_LOST) {
-    if (const auto* dropped = record_as<LostRecord>(&header)) state_->lost += dropped->lost;
-  } else if (header.type == PERF_RECORD_LOST_SAMPLES) {
-    if (const auto* dropped = record_as<LostSamplesRecord>(&header)) state_->lost += dropped->lost;
-  }
+  state_->lost += analysis::samples_lost_by(header);
   if (header.type == PERF_RECORD_CGROUP) {
     if (const auto* cgroup = record_as<CgroupRecord>(&header)) {
       const char* path = reinterpret_cast<const char*>(cgroup + 1);

@@ -174,12 +174,7 @@ void Profile::State::place(const perf_event_header& header) {
 }
 
 void Profile::record(const perf_event_header& header) {
-  using namespace kernel;
-  if (header.type == PERF_RECORD_LOST) {
-    if (const auto* dropped = record_as<LostRecord>(&header)) state_->lost += dropped->lost;
-  } else if (header.type == PERF_RECORD_LOST_SAMPLES) {
-    if (const auto* dropped = record_as<LostSamplesRecord>(&header)) state_->lost += dropped->lost;
-  }
+  state_->lost += analysis::samples_lost_by(header);
   state_->place(header);
 }
 

@@ -2,17 +2,20 @@
 // the library's MetricsExporter (perfmon/metrics.hpp) behind its MetricsServer
 // (perfmon/metrics_server.hpp) until a signal ends it: loopback only unless told otherwise.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -87,10 +90,21 @@ ListenAddress parse_listen(const std::string& text, const std::string& where) {
 // The configuration file: "setting = value" lines (the long options' names), '#' comments. A
 // setting the command line gives too is the command line's.
 void read_config(ServeCommand& o, bool events_given, bool cgroups_given) {
-  std::ifstream in(o.config);
-  if (!in)
-    throw Error(ErrorKind::InvalidArgument,
-                "cannot read the configuration file '" + printable(o.config) + "' (" + std::strerror(errno) + ").");
+  // Opened without waiting and read only if it is a regular file: a FIFO or a device named by
+  // mistake would hang the start or be read without end.
+  const int fd = ::open(o.config.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat status {};
+  if (fd < 0 || ::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+    const int err = fd < 0 ? errno : 0;
+    if (fd >= 0) ::close(fd);
+    throw Error(ErrorKind::InvalidArgument, "cannot read the configuration file '" + printable(o.config) + "' (" +
+                                                (err != 0 ? std::strerror(err) : "it is not a regular file") + ").");
+  }
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<std::size_t>(n));
+  ::close(fd);
+  std::istringstream in(text);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     const std::string where = printable(o.config) + ":" + std::to_string(number);
