@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,10 @@ struct MachineProfileOptions {
   PprofOptions pprof;              // how the samples are named (its build ids are the recording's)
 };
 
-// Samples for `duration` and returns the gzipped profile.proto. Throws perfmon::Error (no
-// permission to sample every CPU, an event the kernel refuses).
-std::string profile_machine(const MachineProfileOptions& options, std::chrono::milliseconds duration);
+// Samples for `duration`, or until `stop` is requested (then the profile covers the time sampled),
+// and returns the gzipped profile.proto. Throws perfmon::Error (no permission to sample every CPU,
+// an event the kernel refuses).
+std::string profile_machine(const MachineProfileOptions& options, std::chrono::milliseconds duration,
+                            std::stop_token stop = {});
 
 }  // namespace perfmon

@@ -31,9 +31,11 @@ struct ServerLimits {
 
 class MetricsServer {
  public:
-  // Listens at `address` (port 0: a free one) and answers on threads of its own, a thread per
-  // connection, until destroyed; `exporter` must outlive it. Throws perfmon::Error (libmicrohttpd
-  // is not installed, the address is taken).
+  // Listens at `address` (port 0: a free one) and answers on two threads of its own until
+  // destroyed; a profile is taken on a third, its connection waiting, so that scrapes go on
+  // meanwhile. `exporter` must outlive it. Destroying it ends a profile being taken (its client
+  // gets the time sampled so far). Throws perfmon::Error (libmicrohttpd is not installed, the
+  // address is taken).
   MetricsServer(MetricsExporter& exporter, MachineProfileOptions profile, const sockaddr_storage& address,
                 ServerLimits limits = {});
   ~MetricsServer();

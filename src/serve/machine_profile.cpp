@@ -59,7 +59,8 @@ std::uint64_t wall_clock_ns() {
 
 }  // namespace
 
-std::string profile_machine(const MachineProfileOptions& options, std::chrono::milliseconds duration) {
+std::string profile_machine(const MachineProfileOptions& options, std::chrono::milliseconds duration,
+                            std::stop_token stop) {
   SamplingOptions sampling;
   sampling.frequency = options.frequency;
   sampling.inherit = false;
@@ -78,14 +79,19 @@ std::string profile_machine(const MachineProfileOptions& options, std::chrono::m
   for (std::size_t e = 0; e < sampler.event_count(); ++e)
     described.push_back({sampler.event(e).name, sampler.opened_attr(e), sampler.ids(e)});
   const std::uint64_t began = wall_clock_ns();
+  const auto start = std::chrono::steady_clock::now();
+  auto end = start + duration;
   {
     PerfDataWriter file(memory.fd, described);
     file.write_kernel_map();
     file.write_every_process();
     PerfDataRecordWriter records(file);
     sampler.start();
-    const auto end = std::chrono::steady_clock::now() + duration;
     for (auto now = std::chrono::steady_clock::now(); now < end; now = std::chrono::steady_clock::now()) {
+      if (stop.stop_requested()) {
+        end = now;
+        break;
+      }
       sampler.wait(static_cast<int>(
           std::min<std::int64_t>(100, std::chrono::duration_cast<std::chrono::milliseconds>(end - now).count() + 1)));
       sampler.drain(records);
@@ -106,7 +112,9 @@ std::string profile_machine(const MachineProfileOptions& options, std::chrono::m
   pprof_options.build_ids = recording.build_ids();
   pprof_options.cgroup_paths.merge(cgroup_paths());
   PprofProfile profile(std::move(events), std::move(pprof_options));
-  profile.set_time(began, static_cast<std::uint64_t>(std::chrono::nanoseconds(duration).count()));
+  profile.set_time(began,
+                   static_cast<std::uint64_t>(
+                       std::chrono::nanoseconds(std::min<std::chrono::nanoseconds>(end - start, duration)).count()));
   recording.read(profile);
   return profile.encode();
 }
