@@ -17,6 +17,10 @@
 
 namespace perfmon {
 
+// The samples a PERF_RECORD_LOST or PERF_RECORD_LOST_SAMPLES record says were dropped; 0 for
+// any other record.
+std::uint64_t samples_lost_by(const perf_event_header& header);
+
 // Names are kept once and referred to by index (Profile::name).
 using NameId = std::uint32_t;
 

@@ -17,6 +17,7 @@
 #include "kernel/build_id.hpp"
 #include "kernel/records.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/profile.hpp"
 #include "perfmon/symbolizer.hpp"
 
 namespace perfmon {
@@ -210,7 +211,7 @@ void PprofProfile::set_time(std::uint64_t start_nanos, std::uint64_t duration_na
 
 void PprofProfile::record(const perf_event_header& header) {
   using namespace kernel;
-  state_->lost += analysis::samples_lost_by(header);
+  state_->lost += samples_lost_by(header);
   if (header.type == PERF_RECORD_CGROUP) {
     if (const auto* cgroup = record_as<CgroupRecord>(&header)) {
       const char* path = reinterpret_cast<const char*>(cgroup + 1);

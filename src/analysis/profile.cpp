@@ -174,7 +174,7 @@ void Profile::State::place(const perf_event_header& header) {
 }
 
 void Profile::record(const perf_event_header& header) {
-  state_->lost += analysis::samples_lost_by(header);
+  state_->lost += samples_lost_by(header);
   state_->place(header);
 }
 

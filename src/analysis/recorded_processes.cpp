@@ -3,8 +3,9 @@
 #include <string>
 
 #include "kernel/records.hpp"
+#include "perfmon/profile.hpp"
 
-namespace perfmon::analysis {
+namespace perfmon {
 
 std::uint64_t samples_lost_by(const perf_event_header& header) {
   using namespace kernel;
@@ -15,6 +16,8 @@ std::uint64_t samples_lost_by(const perf_event_header& header) {
   }
   return 0;
 }
+
+namespace analysis {
 
 void RecordedProcesses::record(const perf_event_header& header) {
   using namespace kernel;
@@ -54,4 +57,6 @@ NameId RecordedProcesses::command_of(std::uint32_t tid, const AddressSpaces& spa
   return command;
 }
 
-}  // namespace perfmon::analysis
+}  // namespace analysis
+
+}  // namespace perfmon

@@ -28,10 +28,6 @@ struct ProcessAddressHash {
   }
 };
 
-// The samples a PERF_RECORD_LOST or PERF_RECORD_LOST_SAMPLES record says were dropped; 0 for
-// any other record.
-std::uint64_t samples_lost_by(const perf_event_header& header);
-
 class RecordedProcesses {
  public:
   // MMAP, MMAP2, COMM and FORK change the process they begin with (a mapping, an exec, a child); a

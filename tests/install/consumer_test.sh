@@ -69,4 +69,20 @@ LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/perfmon2-t
 # perfmon2's header of that name before perfmon's own C header (compiled: it runs on a PMU only).
 # shellcheck disable=SC2046
 gcc -c -o "$scratch/perfmon2-hardware.o" "$source_dir/../compat/perfmon2_hardware.c" $(pkg-config --cflags libperfmon2)
-echo "install consumer: find_package, pkg-config (C++, C, libcpc, libpmc, libpctr, libperfmon2) builds all ran, beside libpfm4's headers"
+# perfmonpy, where this build made it: importable from where it is installed (by Debian's python3,
+# run from elsewhere than the source tree), counting, its pyperf hook registered by its metadata.
+site=$(find "$scratch/prefix/lib" -maxdepth 3 -type d -name dist-packages | head -1)
+if [ -d "$build_dir/python/perfmonpy" ]; then
+  [ -n "$site" ] && [ -e "$site/perfmonpy/__init__.py" ] ||
+    { echo "install consumer: perfmonpy was built but not installed under $scratch/prefix/lib" >&2; exit 1; }
+  (cd "$scratch" && PYTHONPATH="$site" /usr/bin/python3 -c '
+import importlib.metadata, perfmonpy
+with perfmonpy.counters("task-clock") as c:
+    sum(range(1000))
+assert c["task-clock"] > 0, c.values
+hooks = {e.name: e.value for e in importlib.metadata.entry_points().select(group="pyperf.hook")}
+assert hooks.get("perfmon") == "perfmonpy.pyperf_hook:perfmon", hooks
+assert importlib.metadata.version("perfmonpy")
+') || { echo "install consumer: the installed perfmonpy does not work" >&2; exit 1; }
+fi
+echo "install consumer: find_package, pkg-config (C++, C, libcpc, libpmc, libpctr, libperfmon2) builds all ran, beside libpfm4's headers; perfmonpy imported where installed"

@@ -1,0 +1,437 @@
+// perfmonpy's compiled half, _perfmonpy: perfmon's C++ API as Python sees it (docs/python.md).
+// The package around it (python/perfmonpy) gives the context managers, the decorator, the
+// exception classes and the tables; this file keeps to sessions, commands and perf.data files.
+// Its perfmon::Error become the package's exceptions (perfmonpy/errors.py) by kind.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "perfmon/catalog.hpp"
+#include "perfmon/emulated.hpp"
+#include "perfmon/error.hpp"
+#include "perfmon/perf_data.hpp"
+#include "perfmon/probe.hpp"
+#include "perfmon/profile.hpp"
+#include "perfmon/reading.hpp"
+#include "perfmon/session.hpp"
+#include "perfmon/symbolizer.hpp"
+#include "perfmon/target.hpp"
+#include "perfmon/workload.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+const char* kind_name(perfmon::ErrorKind kind) {
+  switch (kind) {
+    case perfmon::ErrorKind::InvalidEvent:
+      return "InvalidEvent";
+    case perfmon::ErrorKind::UnknownEvent:
+      return "UnknownEvent";
+    case perfmon::ErrorKind::Unsupported:
+      return "Unsupported";
+    case perfmon::ErrorKind::OtherCpuModel:
+      return "OtherCpuModel";
+    case perfmon::ErrorKind::Permission:
+      return "Permission";
+    case perfmon::ErrorKind::NoSuchTarget:
+      return "NoSuchTarget";
+    case perfmon::ErrorKind::Limit:
+      return "Limit";
+    case perfmon::ErrorKind::InvalidArgument:
+      return "InvalidArgument";
+    case perfmon::ErrorKind::CommandFailed:
+      return "CommandFailed";
+    case perfmon::ErrorKind::System:
+      return "System";
+  }
+  return "System";
+}
+
+// The machine's events, found once a process: reading sysfs and tracefs takes milliseconds.
+const perfmon::EventCatalog& catalog() {
+  static const perfmon::EventCatalog known;
+  return known;
+}
+
+// What to count on: one of the library's targets, with the command it runs where it has one.
+struct TargetSpec {
+  std::string kind = "self";  // self, thread, process, cpus, cgroup, command
+  long id = 0;                // the thread's or process's
+  std::vector<int> cpus;      // for cpus and cgroup (empty: every CPU)
+  std::string cgroup;
+  std::vector<std::string> command;
+  bool emulate = false;
+};
+
+// A counting session and what it stands on. Python holds one per `counters(...)`.
+class Session {
+ public:
+  Session(const std::string& events, const TargetSpec& where, bool inherit, bool strict, bool skip_unsupported,
+          bool error_bars)
+      : groups_(catalog().parse(events)) {
+    perfmon::SessionOptions options;
+    options.inherit = inherit;
+    options.strict = strict;
+    options.skip_unsupported = true;  // told below, all at once, with every reason
+    options.error_bars = error_bars;
+    if (where.kind == "command") {
+      if (where.command.empty()) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "the command is empty.");
+      if (where.emulate) {
+        emulated_.emplace(where.command, perfmon::EmulatorOptions{}.enabled_for(groups_));
+        target_.emplace(perfmon::Target::emulated(*emulated_));
+      } else {
+        workload_.emplace(where.command);
+        target_.emplace(perfmon::Target::workload(*workload_));
+      }
+    } else if (where.emulate) {
+      throw perfmon::Error(perfmon::ErrorKind::InvalidArgument,
+                           "emulate=True counts a command on the emulated CPU: give command=[...].");
+    } else if (where.kind == "self") {
+      target_.emplace(perfmon::Target::self());
+    } else if (where.kind == "thread") {
+      target_.emplace(perfmon::Target::thread(static_cast<pid_t>(where.id)));
+    } else if (where.kind == "process") {
+      target_.emplace(perfmon::Target::process(static_cast<pid_t>(where.id)));
+    } else if (where.kind == "cpus") {
+      target_.emplace(where.cpus.empty() ? perfmon::Target::all_cpus() : perfmon::Target::cpu_list(where.cpus));
+    } else if (where.kind == "cgroup") {
+      target_.emplace(perfmon::Target::cgroup_on(where.cgroup, where.cpus));
+    } else {
+      throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "no such target kind: '" + where.kind + "'.");
+    }
+    session_.emplace(groups_, *target_, options);
+    if (!skip_unsupported) {
+      std::string refused;
+      for (std::size_t e = 0; e < session_->event_count(); ++e)
+        if (!session_->supported(e)) refused += (refused.empty() ? "" : " ") + session_->unsupported_reason(e);
+      if (!refused.empty()) throw perfmon::Error(perfmon::ErrorKind::Unsupported, refused);
+    }
+  }
+
+  void start() { session_->start(); }
+  void stop() { session_->stop(); }
+  void reset() { session_->reset(); }
+  // Reads every group; an errno where a read failed.
+  void read() {
+    if (const int failed = session_->read(); failed != 0)
+      throw perfmon::Error(perfmon::ErrorKind::System,
+                           std::string("reading the counters failed (") + std::strerror(failed) + ").", failed);
+  }
+  // reset, start: what `with counters(...)` does on entry (one call from Python).
+  void begin() {
+    session_->reset();
+    session_->start();
+  }
+  // stop, read: on exit.
+  void end() {
+    session_->stop();
+    read();
+  }
+
+  // Runs the command to its end, the counters on it; its exit code (128 + signal for a signal).
+  int run_command() {
+    if (!workload_ && !emulated_)
+      throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "this session counts no command.");
+    perfmon::WorkloadExit exit;
+    session_->start();
+    {
+      py::gil_scoped_release others_run;
+      if (workload_) {
+        workload_->start();
+        while (!workload_->wait(exit)) {
+        }
+      } else {
+        emulated_->start();
+        while (!emulated_->wait(exit)) {
+        }
+      }
+    }
+    session_->stop();
+    read();
+    return exit.exit_code();
+  }
+  long command_pid() const { return workload_ ? workload_->pid() : emulated_ ? emulated_->pid() : 0; }
+
+  std::vector<std::string> names() const {
+    std::vector<std::string> names;
+    for (std::size_t e = 0; e < session_->event_count(); ++e) names.push_back(session_->event(e).name);
+    return names;
+  }
+  std::vector<std::string> unsupported_reasons() const {
+    std::vector<std::string> reasons;
+    for (std::size_t e = 0; e < session_->event_count(); ++e) reasons.push_back(session_->unsupported_reason(e));
+    return reasons;
+  }
+  // The last read as numbers: one row an event (raw, enabled ns, running ns, scaled, standard
+  // error (NaN: unknown), supported), the names apart.
+  py::tuple values() const {
+    const std::size_t n = session_->event_count();
+    py::array_t<std::uint64_t> counts({n, std::size_t{3}});
+    py::array_t<double> estimates({n, std::size_t{2}});
+    py::array_t<bool> supported(n);
+    auto c = counts.mutable_unchecked<2>();
+    auto s = estimates.mutable_unchecked<2>();
+    auto ok = supported.mutable_unchecked<1>();
+    for (std::size_t e = 0; e < n; ++e) {
+      const perfmon::CounterValue value = session_->value(e);
+      c(e, 0) = value.raw;
+      c(e, 1) = value.enabled;
+      c(e, 2) = value.running;
+      const perfmon::CountEstimate estimate = session_->estimate(e);
+      s(e, 0) = value.scaled();
+      s(e, 1) = estimate.standard_error                               ? *estimate.standard_error
+                : value.running == value.enabled && value.running > 0 ? 0.0
+                                                                      : std::nan("");
+      ok(e) = session_->supported(e);
+    }
+    return py::make_tuple(counts, estimates, supported);
+  }
+  bool emulated() const { return emulated_.has_value(); }
+  std::vector<std::string> notes() const { return session_->reading().notes; }
+  std::vector<std::string> summary() const { return session_->reading().summary; }
+
+ private:
+  std::vector<perfmon::EventGroup> groups_;
+  std::optional<perfmon::Workload> workload_;
+  std::optional<perfmon::EmulatedWorkload> emulated_;
+  std::optional<perfmon::Target> target_;
+  std::optional<perfmon::CounterSession> session_;
+};
+
+// Whether each event of a list can be counted here: "" where it can, else why not and what to do.
+std::vector<std::pair<std::string, std::string>> probe(const std::string& events) {
+  std::vector<std::pair<std::string, std::string>> answers;
+  for (const perfmon::EventGroup& group : catalog().parse(events))
+    for (const perfmon::Event& event : group.events) answers.emplace_back(event.name, perfmon::probe_event(event.attr));
+  return answers;
+}
+
+// Whether this machine can run commands on perfmon's emulated CPU, with what, and if not why.
+py::dict emulator() {
+  const perfmon::EmulatorInfo info = perfmon::emulator_info();
+  py::dict answer;
+  answer["available"] = info.available;
+  answer["qemu"] = info.qemu;
+  answer["plugin"] = info.plugin;
+  answer["reason"] = info.reason;
+  return answer;
+}
+
+// ---- perf.data into arrays
+
+// A sample as one row of the samples array (numpy's structured dtype, declared below).
+struct SampleRow {
+  std::uint64_t time;
+  std::uint32_t pid, tid, cpu;
+  std::uint32_t event;
+  std::uint64_t ip;
+  std::uint64_t period;
+  std::int32_t symbol;  // into the symbols table; -1: no symbol covers the address
+  std::int32_t dso;     // into the dsos table
+  std::int32_t comm;    // into the comms table
+  std::uint32_t chain_length;
+  std::uint64_t chain_begin;  // into the frames arrays
+};
+
+// Samples, their frames and names, as read() hands them on.
+class ArrayCollector final : public perfmon::SampleHandler {
+ public:
+  ArrayCollector(bool callchains, bool symbols) : callchains_(callchains), symbols_(symbols) {}
+
+  void record(const perf_event_header& record) override {
+    symbolizer_.record(record);
+    lost_ += perfmon::samples_lost_by(record);
+    // A process's addresses may mean something else after its mappings or command change.
+    if (record.type == PERF_RECORD_MMAP || record.type == PERF_RECORD_MMAP2 || record.type == PERF_RECORD_COMM ||
+        record.type == PERF_RECORD_FORK || record.type == PERF_RECORD_EXIT)
+      named_.clear();
+    if (record.type == PERF_RECORD_COMM || record.type == PERF_RECORD_FORK || record.type == PERF_RECORD_EXIT)
+      thread_comms_.clear();
+  }
+  void sample(std::size_t event, const perfmon::Sample& sample) override {
+    const bool kernel =
+        sample.record != nullptr && (sample.record->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+    SampleRow row{sample.time, sample.pid,       sample.tid, sample.cpu, static_cast<std::uint32_t>(event),
+                  sample.ip,   sample.period,    -1,         -1,         comm_id(sample.tid),
+                  0,           frame_ips_.size()};
+    name(sample.pid, sample.ip, kernel, row.symbol, row.dso);
+    if (callchains_ && !sample.callchain.empty()) {
+      perfmon::Symbolizer::for_each_frame(symbolizer_.callchain(event, sample), kernel,
+                                          [&](std::uint64_t ip, bool in_kernel) {
+                                            std::int32_t symbol = -1, dso = -1;
+                                            name(sample.pid, ip, in_kernel, symbol, dso);
+                                            frame_ips_.push_back(ip);
+                                            frame_symbols_.push_back(symbol);
+                                            ++row.chain_length;
+                                          });
+    }
+    rows_.push_back(row);
+  }
+
+  std::vector<SampleRow> rows_;
+  std::vector<std::uint64_t> frame_ips_;
+  std::vector<std::int32_t> frame_symbols_;
+  std::vector<std::pair<std::string, std::int32_t>> symbols_table_;  // name, dso
+  std::vector<std::string> dsos_, comms_;
+  std::uint64_t lost_ = 0;
+
+ private:
+  // An address's symbol and file, named once while its process's mappings stay as they are: a
+  // profile's samples come back to the same places again and again.
+  void name(std::uint32_t pid, std::uint64_t ip, bool kernel, std::int32_t& symbol, std::int32_t& dso) {
+    if (!symbols_) return;
+    const auto [cached, added] = named_.try_emplace(PlaceKey{ip, pid, kernel}, std::pair<std::int32_t, std::int32_t>{});
+    if (!added) {
+      std::tie(symbol, dso) = cached->second;
+      return;
+    }
+    name_anew(pid, ip, kernel, symbol, dso);
+    cached->second = {symbol, dso};
+  }
+  void name_anew(std::uint32_t pid, std::uint64_t ip, bool kernel, std::int32_t& symbol, std::int32_t& dso) {
+    const perfmon::NamedAddress named = symbolizer_.name(pid, ip, kernel);
+    const auto [file, new_file] = dso_ids_.try_emplace(named.place.file, static_cast<std::int32_t>(dsos_.size()));
+    if (new_file) dsos_.push_back(named.place.file);
+    dso = file->second;
+    if (named.function == nullptr) return;
+    const auto [found, added] =
+        symbol_ids_.try_emplace(SymbolKey{named.function, dso}, static_cast<std::int32_t>(symbols_table_.size()));
+    if (added) symbols_table_.emplace_back(std::string(*named.function), dso);
+    symbol = found->second;
+  }
+  // A thread's command, named once while no COMM, FORK or EXIT record comes.
+  std::int32_t comm_id(std::uint32_t tid) {
+    const auto [cached, added] = thread_comms_.try_emplace(tid, 0);
+    if (!added) return cached->second;
+    const std::string& comm = symbolizer_.spaces().command(tid);
+    const auto [found, new_comm] = comm_ids_.try_emplace(comm, static_cast<std::int32_t>(comms_.size()));
+    if (new_comm) comms_.push_back(comm);
+    return cached->second = found->second;
+  }
+
+  struct PlaceKey {
+    std::uint64_t ip;
+    std::uint32_t pid;
+    bool kernel;
+    bool operator==(const PlaceKey&) const = default;
+  };
+  struct PlaceKeyHash {
+    std::size_t operator()(const PlaceKey& key) const noexcept {
+      return std::hash<std::uint64_t>()(key.ip ^ (std::uint64_t{key.pid} << 40) ^ (std::uint64_t{key.kernel} << 63));
+    }
+  };
+  struct SymbolKey {
+    const std::string_view* function;
+    std::int32_t dso;
+    bool operator==(const SymbolKey&) const = default;
+  };
+  struct SymbolKeyHash {
+    std::size_t operator()(const SymbolKey& key) const noexcept {
+      return std::hash<const void*>()(key.function) * 31 + static_cast<std::size_t>(key.dso);
+    }
+  };
+
+  bool callchains_, symbols_;
+  perfmon::Symbolizer symbolizer_;
+  std::unordered_map<PlaceKey, std::pair<std::int32_t, std::int32_t>, PlaceKeyHash> named_;
+  std::unordered_map<SymbolKey, std::int32_t, SymbolKeyHash> symbol_ids_;
+  std::unordered_map<std::uint32_t, std::int32_t> thread_comms_;
+  std::unordered_map<std::string, std::int32_t> dso_ids_, comm_ids_;
+};
+
+// A vector handed to numpy as it is, without a copy: the array owns it and frees it when it goes.
+template <class T>
+py::array handed_over(std::vector<T>&& values, const py::dtype& type) {
+  auto owned = std::make_unique<std::vector<T>>(std::move(values));
+  const py::capsule owner(owned.get(), [](void* vector) { delete static_cast<std::vector<T>*>(vector); });
+  std::vector<T>& held = *owned.release();  // the capsule's from here
+  return py::array(type, {static_cast<py::ssize_t>(held.size())}, {static_cast<py::ssize_t>(sizeof(T))}, held.data(),
+                   owner);
+}
+
+py::dict read_perf_data(const std::string& path, bool callchains, bool symbols) {
+  std::optional<perfmon::PerfDataReader> reader;
+  ArrayCollector collected(callchains, symbols);
+  {
+    py::gil_scoped_release others_run;
+    reader.emplace(path);
+    collected.rows_.reserve(reader->outlook().records);
+    reader->read(collected);
+  }
+  py::dict file;
+  file["samples"] = handed_over(std::move(collected.rows_), py::dtype::of<SampleRow>());
+  file["frame_ips"] = handed_over(std::move(collected.frame_ips_), py::dtype::of<std::uint64_t>());
+  file["frame_symbols"] = handed_over(std::move(collected.frame_symbols_), py::dtype::of<std::int32_t>());
+  py::list events;
+  for (const perfmon::PerfDataEvent& event : reader->events()) events.append(event.name);
+  file["events"] = events;
+  file["symbols"] = collected.symbols_table_;
+  file["dsos"] = collected.dsos_;
+  file["comms"] = collected.comms_;
+  file["lost"] = collected.lost_;
+  file["hostname"] = reader->hostname();
+  file["build_ids"] = reader->build_ids();
+  return file;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_perfmonpy, module) {
+  module.doc() = "perfmon's C++ API for Python; import perfmonpy instead (docs/python.md).";
+
+  py::register_exception_translator([](std::exception_ptr raised) {
+    try {
+      if (raised) std::rethrow_exception(raised);
+    } catch (const perfmon::Error& error) {
+      const py::object raise = py::module_::import("perfmonpy.errors").attr("_raise_from_library");
+      // _raise_from_library builds the exception; setting it here raises it in the caller.
+      const py::object exception = raise(error.what(), error.errnum(), kind_name(error.kind()));
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exception.ptr())), exception.ptr());
+    }
+  });
+
+  py::class_<TargetSpec>(module, "TargetSpec")
+      .def(py::init<>())
+      .def_readwrite("kind", &TargetSpec::kind)
+      .def_readwrite("id", &TargetSpec::id)
+      .def_readwrite("cpus", &TargetSpec::cpus)
+      .def_readwrite("cgroup", &TargetSpec::cgroup)
+      .def_readwrite("command", &TargetSpec::command)
+      .def_readwrite("emulate", &TargetSpec::emulate);
+
+  py::class_<Session>(module, "Session")
+      .def(py::init<const std::string&, const TargetSpec&, bool, bool, bool, bool>(), py::arg("events"),
+           py::arg("target"), py::arg("inherit"), py::arg("strict"), py::arg("skip_unsupported"), py::arg("error_bars"))
+      .def("start", &Session::start)
+      .def("stop", &Session::stop)
+      .def("reset", &Session::reset)
+      .def("read", &Session::read)
+      .def("begin", &Session::begin)
+      .def("end", &Session::end)
+      .def("run_command", &Session::run_command)
+      .def_property_readonly("command_pid", &Session::command_pid)
+      .def_property_readonly("names", &Session::names)
+      .def_property_readonly("unsupported_reasons", &Session::unsupported_reasons)
+      .def_property_readonly("emulated", &Session::emulated)
+      .def_property_readonly("notes", &Session::notes)
+      .def_property_readonly("summary", &Session::summary)
+      .def("values", &Session::values);
+
+  module.def("probe", &probe, py::arg("events"));
+  module.def("emulator", &emulator);
+
+  PYBIND11_NUMPY_DTYPE(SampleRow, time, pid, tid, cpu, event, ip, period, symbol, dso, comm, chain_length, chain_begin);
+  module.def("read_perf_data", &read_perf_data, py::arg("path"), py::arg("callchains") = true,
+             py::arg("symbols") = true);
+}

@@ -1,0 +1,164 @@
+"""Counting from Python: exact counts of what the test itself does, in every form the package gives."""
+
+import mmap
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import perfmonpy
+from conftest import needs_event, perfmon, ticks_while, worker
+
+GETPPID = "syscalls:sys_enter_getppid"
+
+
+def test_a_tracepoint_counts_every_call_made_in_the_block():
+    needs_event(GETPPID)
+    with perfmonpy.counters(f"task-clock,{GETPPID}") as c:
+        for _ in range(1234):
+            os.getppid()
+    assert c[GETPPID] == 1234
+    assert isinstance(c[GETPPID], int)  # counted all the time: a count, not an estimate
+    assert c["task-clock"] > 0
+    assert c.counts.as_dict()[GETPPID] == 1234
+
+
+def test_page_faults_of_pages_touched_in_the_block_are_exact():
+    pages = 2000
+    memory = mmap.mmap(-1, pages * mmap.PAGESIZE)
+    offsets = list(range(0, pages * mmap.PAGESIZE, mmap.PAGESIZE))  # made before: no allocation inside
+    with perfmonpy.counters("page-faults,minor-faults", inherit=False) as c:
+        for offset in offsets:
+            memory[offset] = 1
+    assert c["page-faults"] == pages
+    assert c["minor-faults"] == pages
+
+
+def test_values_are_a_structured_array_one_row_an_event():
+    needs_event(GETPPID)
+    with perfmonpy.counters(f"{{task-clock,{GETPPID}}},page-faults") as c:
+        for _ in range(10):
+            os.getppid()
+    values = c.values
+    assert list(values["event"]) == ["task-clock", GETPPID, "page-faults"]
+    assert values.dtype.names == ("event", "value", "enabled", "running", "scaled", "stderr", "supported")
+    row = values[1]
+    assert row["value"] == 10 and row["scaled"] == 10.0 and row["stderr"] == 0.0 and row["supported"]
+    assert row["enabled"] > 0 and row["running"] == row["enabled"]
+
+
+def test_a_block_entered_again_counts_afresh():
+    needs_event(GETPPID)
+    counting = perfmonpy.counters(GETPPID)
+    for calls in (5, 50, 0):
+        with counting:
+            for _ in range(calls):
+                os.getppid()
+        assert counting[GETPPID] == calls
+
+
+def test_the_decorator_counts_each_call():
+    needs_event(GETPPID)
+
+    @perfmonpy.counters(GETPPID)
+    def calls(n):
+        for _ in range(n):
+            os.getppid()
+        return n * 2
+
+    assert calls(30) == 60
+    assert calls.counts[GETPPID] == 30
+    assert calls(7) == 14
+    assert calls.counts[GETPPID] == 7
+    assert calls.__name__ == "calls"
+
+
+def test_measure_repeats_and_gives_an_array_per_event():
+    needs_event(GETPPID)
+    sizes = iter([3, 4, 5, 6])
+
+    def work():
+        for _ in range(next(sizes)):
+            os.getppid()
+
+    runs = perfmonpy.measure(work, GETPPID, repeat=4)
+    assert len(runs) == 4
+    np.testing.assert_array_equal(runs[GETPPID], [3, 4, 5, 6])
+    assert runs.values.shape == (4, 1)
+
+
+def test_a_thread_of_this_process_counted_by_tid():
+    needs_event(GETPPID)
+    ready, go, done = threading.Event(), threading.Event(), threading.Event()
+    tid = []
+
+    def other():
+        tid.append(threading.get_native_id())
+        ready.set()
+        go.wait()
+        for _ in range(400):
+            os.getppid()
+        done.set()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    ready.wait()
+    with perfmonpy.counters(GETPPID, tid=tid[0]) as c:
+        for _ in range(99):  # this thread's calls are not counted
+            os.getppid()
+        go.set()
+        done.wait()
+    thread.join()
+    assert c[GETPPID] == 400
+
+
+def test_a_process_counted_by_pid():
+    needs_event(GETPPID)
+    import subprocess
+    child = subprocess.Popen([worker(), "getppid", "700", "--wait-stdin"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().startswith("ready")
+    with perfmonpy.counters(GETPPID, pid=child.pid) as c:
+        child.communicate("go\n")
+    assert c[GETPPID] == 700
+
+
+def test_cpus_count_every_process_on_them():
+    needs_event(GETPPID)
+    with perfmonpy.counters(GETPPID, cpus=range(os.cpu_count())) as c:
+        for _ in range(300):
+            os.getppid()
+    assert c[GETPPID] >= 300  # and whatever else ran on them
+
+
+def test_a_command_is_counted_from_its_exec_to_its_end():
+    needs_event(GETPPID)
+    counts = perfmonpy.stat([worker(), "getppid", "321"], f"{GETPPID},task-clock")
+    assert counts[GETPPID] == 321
+    assert counts.exit_code == 0
+    assert perfmonpy.stat([worker(), "exit", "7"], "task-clock").exit_code == 7
+
+
+def test_other_python_threads_run_while_a_command_runs():
+    _, ticks = ticks_while(lambda: perfmonpy.stat([worker(), "sleep", "500"], "task-clock"), interval=0.01)
+    assert ticks >= 10, "the GIL was held while the command ran"
+
+
+def test_emulated_instructions_are_exact_and_marked_emulated():
+    if not perfmonpy.emulator()["available"]:
+        pytest.skip(f"no emulated CPU here: {perfmonpy.emulator()['reason']}")
+    first = perfmonpy.stat([worker(), "loop", "100000"], "instructions:u", emulate=True)
+    again = perfmonpy.stat([worker(), "loop", "100000"], "instructions:u", emulate=True)
+    longer = perfmonpy.stat([worker(), "loop", "200000"], "instructions:u", emulate=True)
+    assert first.emulated
+    assert first["instructions:u"] == again["instructions:u"]  # the same, run after run
+    assert first["instructions:u"] > 100000
+    # The loop's instructions alone: the same per iteration, the program's start and end cancel.
+    per_loop = (longer["instructions:u"] - first["instructions:u"]) / 100000
+    assert per_loop == int(per_loop) and per_loop >= 1
+    # What perfmon stat --emulate counts of the same command.
+    import subprocess
+    shown = subprocess.run([perfmon(), "stat", "--emulate", "-x,", "-e", "instructions:u", "--", worker(), "loop",
+                            "100000"], capture_output=True, text=True, check=True).stderr
+    assert f"{first['instructions:u']},,instructions:u" in shown, shown
