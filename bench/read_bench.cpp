@@ -87,6 +87,19 @@ void BM_SessionStartStop(benchmark::State& state) {
 }
 BENCHMARK(BM_SessionStartStop);
 
+// A region as `with perfmonpy.counters(...)` counts one (bench/python_vs_cpp.py): reset and start,
+// then stop and one read.
+void BM_SessionRegion(benchmark::State& state) {
+  perfmon::CounterSession session = make_session();
+  for (auto _ : state) {
+    session.reset();
+    session.start();
+    session.stop();
+    benchmark::DoNotOptimize(session.read());
+  }
+}
+BENCHMARK(BM_SessionRegion);
+
 // The ratios the project tracks, measured by alternating small batches of the raw and the library
 // operation inside one loop, so that the machine's drift affects both alike.
 template <typename Raw, typename Library>

@@ -127,16 +127,49 @@ class Session {
     if (const int failed = session_->read(); failed != 0)
       throw perfmon::Error(perfmon::ErrorKind::System,
                            std::string("reading the counters failed (") + std::strerror(failed) + ").", failed);
+    ++readings_;
   }
-  // reset, start: what `with counters(...)` does on entry (one call from Python).
+  // `with` on the session itself, entered and left in C++ (a Python frame each costs more than
+  // the binding's own work): reset and start; stop and one read.
   void begin() {
     session_->reset();
     session_->start();
   }
-  // stop, read: on exit.
-  void end() {
+  bool end() {
     session_->stop();
     read();
+    return false;  // an exception in the block goes on
+  }
+  // How many readings so far: what was made of the last one is made anew when this changes.
+  std::uint64_t readings() const { return readings_; }
+
+  // An event's last count, by its name as written or its index: an int where it counted all the
+  // time it was enabled, else the float estimate. KeyError for an event not counted or not known.
+  py::object count(const py::object& event) const {
+    std::size_t index = session_->event_count();
+    if (py::isinstance<py::int_>(event)) {
+      const long asked = event.cast<long>();
+      if (asked >= 0 && static_cast<std::size_t>(asked) < index) index = static_cast<std::size_t>(asked);
+    } else {
+      const std::string name = event.cast<std::string>();
+      for (std::size_t e = 0; e < session_->event_count(); ++e)
+        if (session_->event(e).name == name) {
+          index = e;
+          break;
+        }
+    }
+    if (index == session_->event_count()) {
+      std::string known;
+      for (std::size_t e = 0; e < session_->event_count(); ++e) known += (e ? ", " : "") + session_->event(e).name;
+      throw py::key_error("'" + py::str(event).cast<std::string>() + "' is not one of the events counted: " + known +
+                          ".");
+    }
+    if (!session_->supported(index))
+      throw py::key_error("'" + session_->event(index).name + "' was not counted: " +
+                          session_->unsupported_reason(index));
+    const perfmon::CounterValue value = session_->value(index);
+    if (value.running == value.enabled) return py::int_(value.raw);
+    return py::float_(value.scaled());
   }
 
   // Runs the command to its end, the counters on it; its exit code (128 + signal for a signal).
@@ -207,6 +240,7 @@ class Session {
   std::optional<perfmon::EmulatedWorkload> emulated_;
   std::optional<perfmon::Target> target_;
   std::optional<perfmon::CounterSession> session_;
+  std::uint64_t readings_ = 0;
 };
 
 // Whether each event of a list can be counted here: "" where it can, else why not and what to do.
@@ -417,8 +451,14 @@ PYBIND11_MODULE(_perfmonpy, module) {
       .def("stop", &Session::stop)
       .def("reset", &Session::reset)
       .def("read", &Session::read)
-      .def("begin", &Session::begin)
-      .def("end", &Session::end)
+      .def("__enter__",
+           [](py::object self) {
+             self.cast<Session&>().begin();
+             return self;
+           })
+      .def("__exit__", [](Session& session, const py::args&) { return session.end(); })
+      .def("count", &Session::count, py::arg("event"))
+      .def_property_readonly("readings", &Session::readings)
       .def("run_command", &Session::run_command)
       .def_property_readonly("command_pid", &Session::command_pid)
       .def_property_readonly("names", &Session::names)
@@ -426,7 +466,7 @@ PYBIND11_MODULE(_perfmonpy, module) {
       .def_property_readonly("emulated", &Session::emulated)
       .def_property_readonly("notes", &Session::notes)
       .def_property_readonly("summary", &Session::summary)
-      .def("values", &Session::values);
+      .def("value_arrays", &Session::values);
 
   module.def("probe", &probe, py::arg("events"));
   module.def("emulator", &emulator);

@@ -65,7 +65,7 @@ class Counts:
 
     def __init__(self, session):
         self._session = session
-        self.values = _table(session.names, *session.values())
+        self.values = _table(session.names, *session.value_arrays())
         self.emulated = session.emulated
         self.notes = session.notes
         self.summary = session.summary
@@ -104,7 +104,7 @@ class Counts:
         return f"<perfmonpy {kind}counts: {shown}>"
 
 
-class counters:
+class counters(_native.Session):
     """Counts events around a block or each call of a function.
 
         with counters("task-clock,page-faults,syscalls:sys_enter_getppid") as c:
@@ -122,38 +122,33 @@ class counters:
     skip_unsupported=True (then it is kept, not counted, and .reasons says why). strict=True
     refuses a measurement the kernel would multiplex; error_bars=True keeps what stderr needs
     (read while it runs, with .read()).
+
+    Entering resets and starts the counters, leaving stops and reads them, both in the compiled
+    module: a block costs the C++ API's region and little more (docs/benchmarks.md).
     """
 
     def __init__(self, events, *, pid=None, tid=None, cpus=None, cgroup=None, inherit=True, strict=False,
                  skip_unsupported=False, error_bars=False):
-        self._session = _native.Session(events, _target(pid, tid, cpus, cgroup, None, False), inherit, strict,
-                                        skip_unsupported, error_bars)
-        self._counts = None
-
-    def __enter__(self):
-        self._counts = None
-        self._session.begin()
-        return self
-
-    def __exit__(self, *exception):
-        self._session.end()
-        return False
+        super().__init__(events, _target(pid, tid, cpus, cgroup, None, False), inherit, strict, skip_unsupported,
+                         error_bars)
+        self._made = (-1, None)  # the Counts of which reading
 
     def read(self):
         """Reads the counters now, running or not: the counts so far."""
-        self._session.read()
-        self._counts = None
+        _native.Session.read(self)
         return self.counts
 
     @property
     def counts(self):
         """The last reading, as Counts."""
-        if self._counts is None:
-            self._counts = Counts(self._session)
-        return self._counts
+        if self._made[0] != self.readings:
+            self._made = (self.readings, Counts(self))
+        return self._made[1]
 
     def __getitem__(self, event):
-        return self.counts[event]
+        """The last count of an event (its name as written, or its index): an int where it counted
+        all the time, else the float estimate."""
+        return self.count(event)
 
     @property
     def values(self):
@@ -214,7 +209,7 @@ def measure(function, events, *, repeat=1, args=(), kwargs=None, **options):
     for _ in range(repeat):
         with counting:
             function(*args, **(kwargs or {}))
-        rows.append(Counts(counting._session).values)
+        rows.append(counting.values)
     return Runs(np.stack(rows))
 
 

@@ -43,6 +43,10 @@ def test_an_event_this_machine_cannot_count_is_refused_with_the_reason():
     assert not c.values["supported"][1]
     with pytest.raises(KeyError, match="was not counted"):
         c["instructions"]
+    with pytest.raises(KeyError, match="was not counted"):
+        c.counts["instructions"]
+    with pytest.raises(KeyError, match="not one of the events counted: task-clock, instructions"):
+        c["cycles"]
     assert c["task-clock"] > 0
 
 

@@ -196,7 +196,7 @@ std::string default_events(const EventCatalog& catalog, bool quiet) {
 }
 
 // The descriptor perf.data is written through: its header is written last, in place.
-int perf_data_fd(Output& out, const std::string& path) {
+int perf_data_fd(OutputFile& out, const std::string& path) {
   const int fd = out.seekable_fd();
   if (fd < 0)
     throw Error(ErrorKind::InvalidArgument,
@@ -261,7 +261,7 @@ int record_emulated(const RecordOptions& o, std::vector<std::string> command_lin
                               "the emulated CPU runs user mode only: sample instructions or instructions:u."),
                         129);
 
-  Output out(o.output, nullptr, kPerfDataMode);
+  OutputFile out(o.output, nullptr, kPerfDataMode);
   const int fd = perf_data_fd(out, o.output);
   EmulatorOptions options;
   options.sample_period = static_cast<std::uint64_t>(o.period != 0 ? o.period : kDefaultEmulatedPeriod);
@@ -286,7 +286,7 @@ int record_emulated(const RecordOptions& o, std::vector<std::string> command_lin
   PerfDataHost host = describe_this_host(std::move(command_line));
   host.arch = workload.architecture();  // the samples' machine
   file.finish(host);
-  out.commit();
+  commit(out);
   const EmulatedCounts counts = workload.read();
   if (!o.quiet) {
     if (live) std::fputc('\n', stderr);
@@ -311,7 +311,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
     return report_event_error("record", error);
   }
 
-  Output out(o.output, nullptr, kPerfDataMode);
+  OutputFile out(o.output, nullptr, kPerfDataMode);
   const int fd = perf_data_fd(out, o.output);
 
   std::optional<Workload> workload;
@@ -373,7 +373,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   if (unreported != 0) file.write_lost_samples(unreported);
   file.finish_round();
   file.finish(describe_this_host(std::move(command_line)));
-  out.commit();
+  commit(out);
   if (!o.quiet) {
     if (live) std::fputc('\n', stderr);
     const std::uint64_t all_lost = sampler.stats().lost + unreported;

@@ -171,9 +171,9 @@ int run_report(std::span<char* const> args) {
       PprofProfile pprof(std::move(events), std::move(pprof_options));
       unwind_copied_stacks(pprof);
       file.read(pprof);
-      Output out(o.pprof_path, stdout);
+      OutputFile out(o.pprof_path, stdout);
       out.write(pprof.encode());
-      out.commit();
+      commit(out);
       return 0;
     }
     std::vector<std::string> names;
@@ -205,9 +205,9 @@ int run_report(std::span<char* const> args) {
       const EventProfile& drawn = profile.events()[view.event];
       view.title = drawn.name + ", " + std::to_string(drawn.samples) + " samples of " + o.input;
     }
-    Output out(o.picture_path, stdout);
+    OutputFile out(o.picture_path, stdout);
     out.write(o.shape->format(profile, o.report, view));
-    out.commit();
+    commit(out);
     return 0;
   } catch (const Error& error) {
     return report_error("report", error, 1);

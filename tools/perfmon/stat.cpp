@@ -277,7 +277,7 @@ class StatCommand {
         return 0;
       }
     }
-    Output out(o_.output, stderr);
+    OutputFile out(o_.output, stderr);
     format_ = o_.json ? StatFormat::Json : o_.separator ? StatFormat::Csv : StatFormat::Table;
     separator_ = o_.separator.value_or(",");
     std::vector<Run> runs;
@@ -305,7 +305,7 @@ class StatCommand {
       StatReport report = summarise_runs(figures, describe_target(o_), runs.back().footnotes);
       out.write(format_stat_report(report, format_, separator_));
     }
-    out.commit();
+    commit(out);
     // Table output carries its footnotes; CSV and JSON stay machine-readable, so the notes go to
     // standard error only when the data went to a file.
     if (format_ != StatFormat::Table && out.is_file())
@@ -366,7 +366,8 @@ class StatCommand {
   }
 
   // One interval's rows, with their metrics, stamped with the time since `start`.
-  void print_interval(Output& out, std::vector<StatRow> rows, double interval_ns, double start, bool& header_printed) {
+  void print_interval(OutputFile& out, std::vector<StatRow> rows, double interval_ns, double start,
+                      bool& header_printed) {
     compute_metrics(rows, interval_ns);
     out.write(format_stat_interval(rows, (now_ns() - start) / 1e9, format_, separator_, !header_printed));
     header_printed = true;
@@ -386,7 +387,7 @@ class StatCommand {
   // One run: the measurement opened, started with the command, read every interval (each read a
   // slice of a multiplexed count's rate; with -I, each interval's counts printed) until the command
   // ends, then read once more. A pass of --passes labels its rows "passN".
-  Run run_once(Output& out, const std::vector<EventGroup>& groups, const std::vector<std::string>& command,
+  Run run_once(OutputFile& out, const std::vector<EventGroup>& groups, const std::vector<std::string>& command,
                const std::string& pass_label = "") {
     Run run;
     std::unique_ptr<Measurement> measurement = make_measurement(groups, command);
@@ -457,7 +458,7 @@ class StatCommand {
 
   // --passes: the command once per pass, each pass's rows prefixed "passN"; the events counted in
   // every pass show how alike the runs were.
-  Run run_passes(Output& out) {
+  Run run_passes(OutputFile& out) {
     Run merged;
     double elapsed = 0;
     for (std::size_t p = 0; p < plan_.passes.size(); ++p) {
