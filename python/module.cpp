@@ -7,11 +7,15 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -19,10 +23,12 @@
 #include "perfmon/catalog.hpp"
 #include "perfmon/emulated.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/output_file.hpp"
 #include "perfmon/perf_data.hpp"
 #include "perfmon/probe.hpp"
 #include "perfmon/profile.hpp"
 #include "perfmon/reading.hpp"
+#include "perfmon/sampler.hpp"
 #include "perfmon/session.hpp"
 #include "perfmon/symbolizer.hpp"
 #include "perfmon/target.hpp"
@@ -74,43 +80,55 @@ struct TargetSpec {
   bool emulate = false;
 };
 
+// What a measurement stands on: its events, and its target with the command it runs, if any (held
+// before its exec in `workload`, or in `emulated` on the emulated CPU).
+struct Footing {
+  Footing(const std::string& events, const TargetSpec& where)
+      : groups(catalog().parse(events)), target(target_of(where)) {}
+  Footing(const Footing&) = delete;
+  Footing& operator=(const Footing&) = delete;
+
+  std::vector<perfmon::EventGroup> groups;
+  std::optional<perfmon::Workload> workload;
+  std::optional<perfmon::EmulatedWorkload> emulated;
+  perfmon::Target target;
+
+ private:
+  perfmon::Target target_of(const TargetSpec& where) {
+    if (where.kind == "command") {
+      if (where.command.empty()) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "the command is empty.");
+      if (where.emulate) {
+        emulated.emplace(where.command, perfmon::EmulatorOptions{}.enabled_for(groups));
+        return perfmon::Target::emulated(*emulated);
+      }
+      workload.emplace(where.command);
+      return perfmon::Target::workload(*workload);
+    }
+    if (where.emulate)
+      throw perfmon::Error(perfmon::ErrorKind::InvalidArgument,
+                           "emulate=True counts a command on the emulated CPU: give command=[...].");
+    if (where.kind == "self") return perfmon::Target::self();
+    if (where.kind == "thread") return perfmon::Target::thread(static_cast<pid_t>(where.id));
+    if (where.kind == "process") return perfmon::Target::process(static_cast<pid_t>(where.id));
+    if (where.kind == "cpus")
+      return where.cpus.empty() ? perfmon::Target::all_cpus() : perfmon::Target::cpu_list(where.cpus);
+    if (where.kind == "cgroup") return perfmon::Target::cgroup_on(where.cgroup, where.cpus);
+    throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "no such target kind: '" + where.kind + "'.");
+  }
+};
+
 // A counting session and what it stands on. Python holds one per `counters(...)`.
 class Session {
  public:
   Session(const std::string& events, const TargetSpec& where, bool inherit, bool strict, bool skip_unsupported,
           bool error_bars)
-      : groups_(catalog().parse(events)) {
+      : on_(events, where) {
     perfmon::SessionOptions options;
     options.inherit = inherit;
     options.strict = strict;
     options.skip_unsupported = true;  // told below, all at once, with every reason
     options.error_bars = error_bars;
-    if (where.kind == "command") {
-      if (where.command.empty()) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "the command is empty.");
-      if (where.emulate) {
-        emulated_.emplace(where.command, perfmon::EmulatorOptions{}.enabled_for(groups_));
-        target_.emplace(perfmon::Target::emulated(*emulated_));
-      } else {
-        workload_.emplace(where.command);
-        target_.emplace(perfmon::Target::workload(*workload_));
-      }
-    } else if (where.emulate) {
-      throw perfmon::Error(perfmon::ErrorKind::InvalidArgument,
-                           "emulate=True counts a command on the emulated CPU: give command=[...].");
-    } else if (where.kind == "self") {
-      target_.emplace(perfmon::Target::self());
-    } else if (where.kind == "thread") {
-      target_.emplace(perfmon::Target::thread(static_cast<pid_t>(where.id)));
-    } else if (where.kind == "process") {
-      target_.emplace(perfmon::Target::process(static_cast<pid_t>(where.id)));
-    } else if (where.kind == "cpus") {
-      target_.emplace(where.cpus.empty() ? perfmon::Target::all_cpus() : perfmon::Target::cpu_list(where.cpus));
-    } else if (where.kind == "cgroup") {
-      target_.emplace(perfmon::Target::cgroup_on(where.cgroup, where.cpus));
-    } else {
-      throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "no such target kind: '" + where.kind + "'.");
-    }
-    session_.emplace(groups_, *target_, options);
+    session_.emplace(on_.groups, on_.target, options);
     if (!skip_unsupported) {
       std::string refused;
       for (std::size_t e = 0; e < session_->event_count(); ++e)
@@ -165,8 +183,8 @@ class Session {
                           ".");
     }
     if (!session_->supported(index))
-      throw py::key_error("'" + session_->event(index).name + "' was not counted: " +
-                          session_->unsupported_reason(index));
+      throw py::key_error("'" + session_->event(index).name +
+                          "' was not counted: " + session_->unsupported_reason(index));
     const perfmon::CounterValue value = session_->value(index);
     if (value.running == value.enabled) return py::int_(value.raw);
     return py::float_(value.scaled());
@@ -174,19 +192,19 @@ class Session {
 
   // Runs the command to its end, the counters on it; its exit code (128 + signal for a signal).
   int run_command() {
-    if (!workload_ && !emulated_)
+    if (!on_.workload && !on_.emulated)
       throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "this session counts no command.");
     perfmon::WorkloadExit exit;
     session_->start();
     {
       py::gil_scoped_release others_run;
-      if (workload_) {
-        workload_->start();
-        while (!workload_->wait(exit)) {
+      if (on_.workload) {
+        on_.workload->start();
+        while (!on_.workload->wait(exit)) {
         }
       } else {
-        emulated_->start();
-        while (!emulated_->wait(exit)) {
+        on_.emulated->start();
+        while (!on_.emulated->wait(exit)) {
         }
       }
     }
@@ -194,7 +212,7 @@ class Session {
     read();
     return exit.exit_code();
   }
-  long command_pid() const { return workload_ ? workload_->pid() : emulated_ ? emulated_->pid() : 0; }
+  long command_pid() const { return on_.workload ? on_.workload->pid() : on_.emulated ? on_.emulated->pid() : 0; }
 
   std::vector<std::string> names() const {
     std::vector<std::string> names;
@@ -230,17 +248,139 @@ class Session {
     }
     return py::make_tuple(counts, estimates, supported);
   }
-  bool emulated() const { return emulated_.has_value(); }
+  bool emulated() const { return on_.emulated.has_value(); }
   std::vector<std::string> notes() const { return session_->reading().notes; }
   std::vector<std::string> summary() const { return session_->reading().summary; }
 
  private:
-  std::vector<perfmon::EventGroup> groups_;
-  std::optional<perfmon::Workload> workload_;
-  std::optional<perfmon::EmulatedWorkload> emulated_;
-  std::optional<perfmon::Target> target_;
+  Footing on_;
   std::optional<perfmon::CounterSession> session_;
   std::uint64_t readings_ = 0;
+};
+
+// A recording into a perf.data file, as perfmon record writes one: a sampler on the target, its
+// rings drained into the file every 100 ms by a thread of its own while a block runs (made before
+// the sampler opens, so that it is not itself sampled as a thread the target started), or by the
+// caller while a command runs. The file is written whole or not at all (perfmon/output_file.hpp).
+class Recording {
+ public:
+  Recording(const std::string& events, const TargetSpec& where, const std::string& output, std::uint64_t period,
+            std::uint64_t frequency, bool callchains, bool inherit, std::vector<std::string> command_line)
+      : drainer_([this](std::stop_token stop) { drain_until(stop); }),
+        command_line_(std::move(command_line)),
+        out_(output, nullptr, 0666),
+        on_(events, where) {
+    const int fd = out_.seekable_fd();
+    if (fd < 0)
+      throw perfmon::Error(perfmon::ErrorKind::InvalidArgument,
+                           "cannot write a perf.data file to '" + output +
+                               "': its header is written last, in place, which needs a regular file; give a file's "
+                               "name.",
+                           EINVAL);
+    perfmon::SamplingOptions options;
+    options.period = period;
+    options.frequency = period == 0 ? frequency : 0;
+    options.inherit = inherit;
+    options.task_records = true;
+    if (callchains) options.sample_type |= PERF_SAMPLE_CALLCHAIN;
+    for (const perfmon::EventGroup& group : on_.groups)
+      for (const perfmon::Event& event : group.events)
+        if (event.attr.type == PERF_TYPE_TRACEPOINT) options.sample_type |= PERF_SAMPLE_RAW;
+    sampler_.emplace(on_.groups, on_.target, options);
+    std::vector<perfmon::PerfDataEvent> described;
+    for (std::size_t e = 0; e < sampler_->event_count(); ++e)
+      described.push_back({sampler_->event(e).name, sampler_->opened_attr(e), sampler_->ids(e)});
+    file_.emplace(fd, std::move(described));
+    file_->write_kernel_map();
+    // What already runs is described as it is now: its threads' names and mappings.
+    if (on_.target.cpu_wide())
+      file_->write_every_process();
+    else if (where.kind == "self")
+      file_->write_process(::getpid());
+    else if (where.kind != "command")
+      file_->write_process(static_cast<pid_t>(where.id));
+    records_.emplace(*file_);
+  }
+
+  ~Recording() {  // a block never ended: the thread stops before what it drains goes
+    drainer_.request_stop();
+    if (drainer_.joinable()) drainer_.join();
+  }
+  Recording(const Recording&) = delete;
+  Recording& operator=(const Recording&) = delete;
+
+  // A block: the sampler started, drained by the thread until end().
+  void begin() {
+    if (on_.workload) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "this recording is of a command.");
+    sampler_->start();
+    const std::lock_guard<std::mutex> told(lock_);
+    draining_ = true;
+    changed_.notify_all();
+  }
+  bool end() {
+    drainer_.request_stop();
+    drainer_.join();
+    sampler_->stop();
+    finish();
+    return false;  // an exception in the block goes on
+  }
+
+  // A command, run to its end while its samples are drained here; its exit code.
+  int run_command() {
+    if (!on_.workload) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "this recording is of no command.");
+    drainer_.request_stop();
+    drainer_.join();
+    perfmon::WorkloadExit exit;
+    {
+      py::gil_scoped_release others_run;
+      on_.workload->start();
+      do {
+        sampler_->wait(100);
+        sampler_->drain(*records_);
+        file_->finish_round();
+      } while (!on_.workload->wait(exit, false));
+    }
+    finish();
+    return exit.exit_code();
+  }
+
+  std::uint64_t samples() const { return sampler_->stats().samples; }
+  std::uint64_t lost() const { return lost_; }
+  std::vector<std::string> notes() const { return sampler_->notes(); }
+
+ private:
+  void drain_until(std::stop_token stop) {
+    std::unique_lock<std::mutex> told(lock_);
+    if (!changed_.wait(told, stop, [this] { return draining_; })) return;
+    told.unlock();
+    while (!stop.stop_requested()) {
+      sampler_->wait(100);
+      sampler_->drain(*records_);
+      file_->finish_round();
+    }
+  }
+  // Every sample dropped in the file, the file finished and put in place.
+  void finish() {
+    sampler_->drain(*records_);
+    const std::uint64_t unreported = sampler_->lost_unreported();
+    if (unreported != 0) file_->write_lost_samples(unreported);
+    lost_ = sampler_->stats().lost + unreported;
+    file_->finish_round();
+    file_->finish(perfmon::describe_this_host(command_line_));
+    out_.commit();
+  }
+
+  std::mutex lock_;
+  std::condition_variable_any changed_;
+  bool draining_ = false;
+  std::jthread drainer_;  // first: started before the sampler opens
+  std::vector<std::string> command_line_;
+  perfmon::OutputFile out_;
+  Footing on_;
+  std::optional<perfmon::Sampler> sampler_;
+  std::optional<perfmon::PerfDataWriter> file_;
+  std::optional<perfmon::PerfDataRecordWriter> records_;
+  std::uint64_t lost_ = 0;
 };
 
 // Whether each event of a list can be counted here: "" where it can, else why not and what to do.
@@ -467,6 +607,22 @@ PYBIND11_MODULE(_perfmonpy, module) {
       .def_property_readonly("notes", &Session::notes)
       .def_property_readonly("summary", &Session::summary)
       .def("value_arrays", &Session::values);
+
+  py::class_<Recording>(module, "Recording")
+      .def(py::init<const std::string&, const TargetSpec&, const std::string&, std::uint64_t, std::uint64_t, bool, bool,
+                    std::vector<std::string>>(),
+           py::arg("events"), py::arg("target"), py::arg("output"), py::arg("period"), py::arg("frequency"),
+           py::arg("callchains"), py::arg("inherit"), py::arg("command_line"))
+      .def("__enter__",
+           [](py::object self) {
+             self.cast<Recording&>().begin();
+             return self;
+           })
+      .def("__exit__", [](Recording& recording, const py::args&) { return recording.end(); })
+      .def("run_command", &Recording::run_command)
+      .def_property_readonly("samples", &Recording::samples)
+      .def_property_readonly("lost", &Recording::lost)
+      .def_property_readonly("notes", &Recording::notes);
 
   module.def("probe", &probe, py::arg("events"));
   module.def("emulator", &emulator);

@@ -1,5 +1,6 @@
 """perfmonpy: perfmon for Python — count hardware and software events around a block, a function or
-a command, and read perf.data files (perfmon's or perf's) into numpy arrays. docs/python.md.
+a command, sample them into perf.data files, and read perf.data files (perfmon's or perf's) into
+numpy arrays. docs/python.md.
 
     import perfmonpy
     with perfmonpy.counters("task-clock,page-faults") as c:
@@ -9,11 +10,13 @@ a command, and read perf.data files (perfmon's or perf's) into numpy arrays. doc
 
 from ._counting import CommandCounts, Counts, Runs, counters, emulator, measure, probe, stat, why_not
 from ._profiles import PerfData, read_perf_data
+from ._recording import RecordedCommand, record, record_command
 from .errors import (CommandError, EventError, InvalidArgumentError, LimitError, NoPermissionError,
                      NoSuchTargetError, OtherCpuModelError, PerfmonError, PerfmonOSError, UnknownEventError,
                      UnsupportedError)
 
-__all__ = ["counters", "measure", "stat", "probe", "why_not", "emulator", "read_perf_data", "Counts", "CommandCounts", "Runs",
+__all__ = ["counters", "measure", "stat", "probe", "why_not", "emulator", "record", "record_command", "read_perf_data",
+           "RecordedCommand", "Counts", "CommandCounts", "Runs",
            "PerfData", "PerfmonError", "EventError", "UnknownEventError", "UnsupportedError", "OtherCpuModelError",
            "NoPermissionError", "NoSuchTargetError", "LimitError", "CommandError", "PerfmonOSError",
            "InvalidArgumentError"]

@@ -1,0 +1,79 @@
+"""Sampling from Python into a perf.data file: record(...) around a block, record_command(...) of a
+command; the file is perfmon record's (perf report and perfmon report read it) and .data reads it
+back into arrays."""
+
+import sys
+
+from . import _perfmonpy as _native
+from ._counting import _target
+from ._profiles import read_perf_data
+
+
+def _default_events():
+    """perf record's default: cycles where the machine counts them, else cpu-clock."""
+    return "cycles" if not _native.probe("cycles")[0][1] else "cpu-clock"
+
+
+def _options(period, frequency):
+    if period is not None and frequency is not None:
+        raise ValueError("give a period or a frequency, not both.")
+    if period is not None:
+        return int(period), 0
+    return 0, int(frequency if frequency is not None else 4000)  # perf record's default frequency
+
+
+class record(_native.Recording):
+    """Samples a block into a perf.data file.
+
+        with perfmonpy.record("cpu-clock", "block.data", frequency=999, callchains=True) as r:
+            work()
+        r.samples, r.lost, r.data.rows()
+
+    events: perf's syntax (default: cycles where counted, else cpu-clock); a sample every `period`
+    events or about `frequency` a second (default 4000, as perf record); callchains=True records
+    each sample's call stack. Without a target, the calling thread (and, with inherit, the threads
+    it starts); or pid=, tid=, cpus=, cgroup= as for counters(). A thread of perfmon's own drains
+    the samples while the block runs (it is not sampled). The file is written whole when the block
+    ends, or not at all: an old file is replaced only then, a device or FIFO never.
+    """
+
+    def __init__(self, events=None, output="perf.data", *, period=None, frequency=None, callchains=False, pid=None,
+                 tid=None, cpus=None, cgroup=None, inherit=True):
+        period, frequency = _options(period, frequency)
+        super().__init__(events or _default_events(), _target(pid, tid, cpus, cgroup, None, False), str(output),
+                         period, frequency, callchains, inherit, list(sys.argv) or ["python3"])
+        self.output = str(output)
+
+    @property
+    def data(self):
+        """The recording read back (read_perf_data), once it has ended."""
+        return read_perf_data(self.output)
+
+
+class RecordedCommand:
+    """A command's recording: its file (.output, .data), .samples, .lost and .exit_code."""
+
+    def __init__(self, recording, output, exit_code):
+        self.output = output
+        self.samples = recording.samples
+        self.lost = recording.lost
+        self.notes = recording.notes
+        self.exit_code = exit_code
+
+    @property
+    def data(self):
+        return read_perf_data(self.output)
+
+
+def record_command(command, events=None, output="perf.data", *, period=None, frequency=None, callchains=False,
+                   inherit=True):
+    """Runs a command (a list of words) to its end, sampling it from its exec into a perf.data file,
+    as perfmon record -- COMMAND does: RecordedCommand. Other Python threads run meanwhile."""
+    if isinstance(command, str):
+        raise ValueError("give the command as a list of words, as for subprocess: ['ls', '-l'].")
+    period, frequency = _options(period, frequency)
+    recording = _native.Recording(events or _default_events(), _target(None, None, None, None, command, False),
+                                  str(output), period, frequency, callchains, inherit,
+                                  ["perfmonpy.record_command"] + [str(word) for word in command])
+    exit_code = recording.run_command()
+    return RecordedCommand(recording, str(output), exit_code)
