@@ -39,9 +39,10 @@ def python_ns(statement, number=50000, **names):
     return timeit.timeit(statement, number=number, globals=names) / number * 1e9
 
 
-def median_table(results):
+def median_table(results, digits=1):
     for name, values in results.items():
-        print(f"  {name:58s} median {statistics.median(values):9.1f}  (min {min(values):.1f}, max {max(values):.1f})")
+        print(f"  {name:58s} median {statistics.median(values):9.{digits}f}  "
+              f"(min {min(values):.{digits}f}, max {max(values):.{digits}f})")
 
 
 counting = perfmonpy.counters(GROUP, inherit=False)
@@ -91,7 +92,7 @@ with tempfile.TemporaryDirectory() as scratch:
         script.wait()
         return len(rows)
 
-    times = {"numpy": [], "numpy, no chains": [], "report": [], "script": []}
+    times = {"numpy": [], "numpy, no chains": [], "report": [], "report -g": [], "script": []}
     for _ in range(rounds):
         began = time.perf_counter()
         perfmonpy.read_perf_data(path)
@@ -103,13 +104,20 @@ with tempfile.TemporaryDirectory() as scratch:
         subprocess.run([perfmon, "report", "-i", path, "--sort", "comm,dso,sym"], stdout=subprocess.DEVNULL,
                        check=True)
         times["report"].append(time.perf_counter() - began)
+        began = time.perf_counter()
+        subprocess.run([perfmon, "report", "-i", path, "--sort", "comm,dso,sym", "-g"], stdout=subprocess.DEVNULL,
+                       check=True)
+        times["report -g"].append(time.perf_counter() - began)
         if rounds <= 3 or len(times["script"]) < 3:  # perf script takes tens of seconds: three rounds
             began = time.perf_counter()
             assert perf_script_parsed() == len(data)
             times["script"].append(time.perf_counter() - began)
     median_table({"read_perf_data (call chains and names)": times["numpy"],
                   "read_perf_data(callchains=False)": times["numpy, no chains"],
+                  "perfmon report --sort comm,dso,sym -g (a process)": times["report -g"],
                   "perfmon report --sort comm,dso,sym (a process)": times["report"],
-                  "perf script | Python's parsing of its lines (3 rounds)": times["script"]})
-    print(f"  read_perf_data / perfmon report: {statistics.median(times['numpy']) / statistics.median(times['report']):.2f}; "
-          f"perf script parsed / read_perf_data: {statistics.median(times['script']) / statistics.median(times['numpy']):.0f}")
+                  "perf script | Python's parsing of its lines (3 rounds)": times["script"]}, digits=3)
+    median = {name: statistics.median(values) for name, values in times.items()}
+    print(f"  read_perf_data / perfmon report -g: {median['numpy'] / median['report -g']:.2f}; "
+          f"read_perf_data(callchains=False) / perfmon report: {median['numpy, no chains'] / median['report']:.2f}; "
+          f"perf script parsed / read_perf_data: {median['script'] / median['numpy']:.0f}")

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
@@ -23,6 +24,7 @@
 #include "perfmon/catalog.hpp"
 #include "perfmon/emulated.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/event_sets.hpp"
 #include "perfmon/output_file.hpp"
 #include "perfmon/perf_data.hpp"
 #include "perfmon/probe.hpp"
@@ -80,11 +82,41 @@ struct TargetSpec {
   bool emulate = false;
 };
 
+// A Reading as Python takes it, one row an event: (names, parts ("set1", "pass2"; "" for a
+// measurement of one part), counts [raw, enabled ns, running ns], estimates [scaled, standard
+// error: 0 for an exact count, NaN where unknown], supported, reasons).
+py::tuple reading_arrays(const perfmon::Reading& reading) {
+  const std::size_t n = reading.events.size();
+  py::array_t<std::uint64_t> counts({n, std::size_t{3}});
+  py::array_t<double> estimates({n, std::size_t{2}});
+  py::array_t<bool> supported(n);
+  auto c = counts.mutable_unchecked<2>();
+  auto s = estimates.mutable_unchecked<2>();
+  auto ok = supported.mutable_unchecked<1>();
+  std::vector<std::string> names, parts, reasons;
+  for (std::size_t e = 0; e < n; ++e) {
+    const perfmon::ReadingEvent& event = reading.events[e];
+    const perfmon::CounterValue& value = event.value;
+    c(e, 0) = value.raw;
+    c(e, 1) = value.enabled;
+    c(e, 2) = value.running;
+    s(e, 0) = event.estimate ? event.estimate->value : value.scaled();
+    s(e, 1) = event.estimate && event.estimate->standard_error      ? *event.estimate->standard_error
+              : value.running == value.enabled && value.running > 0 ? 0.0
+                                                                    : std::nan("");
+    ok(e) = event.supported;
+    names.push_back(event.event.name);
+    parts.push_back(event.label);
+    reasons.push_back(event.unsupported_reason);
+  }
+  return py::make_tuple(names, parts, counts, estimates, supported, reasons);
+}
+
 // What a measurement stands on: its events, and its target with the command it runs, if any (held
 // before its exec in `workload`, or in `emulated` on the emulated CPU).
 struct Footing {
-  Footing(const std::string& events, const TargetSpec& where)
-      : groups(catalog().parse(events)), target(target_of(where)) {}
+  Footing(std::vector<perfmon::EventGroup> events, const TargetSpec& where)
+      : groups(std::move(events)), target(target_of(where)) {}
   Footing(const Footing&) = delete;
   Footing& operator=(const Footing&) = delete;
 
@@ -122,7 +154,7 @@ class Session {
  public:
   Session(const std::string& events, const TargetSpec& where, bool inherit, bool strict, bool skip_unsupported,
           bool error_bars)
-      : on_(events, where) {
+      : on_(catalog().parse(events), where) {
     perfmon::SessionOptions options;
     options.inherit = inherit;
     options.strict = strict;
@@ -214,40 +246,8 @@ class Session {
   }
   long command_pid() const { return on_.workload ? on_.workload->pid() : on_.emulated ? on_.emulated->pid() : 0; }
 
-  std::vector<std::string> names() const {
-    std::vector<std::string> names;
-    for (std::size_t e = 0; e < session_->event_count(); ++e) names.push_back(session_->event(e).name);
-    return names;
-  }
-  std::vector<std::string> unsupported_reasons() const {
-    std::vector<std::string> reasons;
-    for (std::size_t e = 0; e < session_->event_count(); ++e) reasons.push_back(session_->unsupported_reason(e));
-    return reasons;
-  }
-  // The last read as numbers: one row an event (raw, enabled ns, running ns, scaled, standard
-  // error (NaN: unknown), supported), the names apart.
-  py::tuple values() const {
-    const std::size_t n = session_->event_count();
-    py::array_t<std::uint64_t> counts({n, std::size_t{3}});
-    py::array_t<double> estimates({n, std::size_t{2}});
-    py::array_t<bool> supported(n);
-    auto c = counts.mutable_unchecked<2>();
-    auto s = estimates.mutable_unchecked<2>();
-    auto ok = supported.mutable_unchecked<1>();
-    for (std::size_t e = 0; e < n; ++e) {
-      const perfmon::CounterValue value = session_->value(e);
-      c(e, 0) = value.raw;
-      c(e, 1) = value.enabled;
-      c(e, 2) = value.running;
-      const perfmon::CountEstimate estimate = session_->estimate(e);
-      s(e, 0) = value.scaled();
-      s(e, 1) = estimate.standard_error                               ? *estimate.standard_error
-                : value.running == value.enabled && value.running > 0 ? 0.0
-                                                                      : std::nan("");
-      ok(e) = session_->supported(e);
-    }
-    return py::make_tuple(counts, estimates, supported);
-  }
+  // The last read as numbers (reading_arrays).
+  py::tuple values() const { return reading_arrays(session_->reading()); }
   bool emulated() const { return on_.emulated.has_value(); }
   std::vector<std::string> notes() const { return session_->reading().notes; }
   std::vector<std::string> summary() const { return session_->reading().summary; }
@@ -255,6 +255,62 @@ class Session {
  private:
   Footing on_;
   std::optional<perfmon::CounterSession> session_;
+  std::uint64_t readings_ = 0;
+};
+
+// perfmon2's event sets over a block of the calling thread: one set on the PMU at a time, each
+// giving way to the next after `switch_ns` of the thread's CPU time (switched in the library's
+// signal handler, in the thread itself: nothing to drive from Python).
+class SetsSession {
+ public:
+  SetsSession(const std::vector<std::string>& sets, std::int64_t switch_ns, bool inherit)
+      : sets_(definitions(sets, switch_ns), perfmon::Target::self(), options(inherit)) {}
+
+  void begin() {
+    sets_.reset();
+    sets_.start();
+  }
+  bool end() {
+    sets_.stop();
+    if (const int failed = sets_.read(); failed != 0)
+      throw perfmon::Error(perfmon::ErrorKind::System,
+                           std::string("reading the event sets failed (") + std::strerror(failed) + ").", failed);
+    ++readings_;
+    return false;
+  }
+  std::uint64_t readings() const { return readings_; }
+  py::tuple values() const { return reading_arrays(sets_.reading()); }
+  // How often each set was on the PMU, and for how long (ns), as of the last read.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> turns() const {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> turns;
+    for (std::size_t set = 0; set < sets_.set_count(); ++set)
+      turns.emplace_back(sets_.info(set).runs, sets_.info(set).active_ns);
+    return turns;
+  }
+  std::vector<std::string> summary() const { return sets_.reading().summary; }
+  std::vector<std::string> notes() const { return sets_.reading().notes; }
+
+ private:
+  static std::vector<perfmon::EventSetDefinition> definitions(const std::vector<std::string>& sets,
+                                                              std::int64_t switch_ns) {
+    if (sets.empty()) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "give at least one event set.");
+    if (switch_ns <= 0)
+      throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "each set's turn is a positive time.");
+    std::vector<perfmon::EventSetDefinition> definitions(sets.size());
+    for (std::size_t k = 0; k < sets.size(); ++k) {
+      definitions[k].id = static_cast<std::uint16_t>(k);
+      definitions[k].groups = catalog().parse(sets[k]);
+      definitions[k].timeout = std::chrono::nanoseconds(switch_ns);
+    }
+    return definitions;
+  }
+  static perfmon::EventSetOptions options(bool inherit) {
+    perfmon::EventSetOptions options;
+    options.session.inherit = inherit;
+    return options;
+  }
+
+  perfmon::EventSets sets_;
   std::uint64_t readings_ = 0;
 };
 
@@ -269,7 +325,7 @@ class Recording {
       : drainer_([this](std::stop_token stop) { drain_until(stop); }),
         command_line_(std::move(command_line)),
         out_(output, nullptr, 0666),
-        on_(events, where) {
+        on_(catalog().parse(events), where) {
     const int fd = out_.seekable_fd();
     if (fd < 0)
       throw perfmon::Error(perfmon::ErrorKind::InvalidArgument,
@@ -429,9 +485,11 @@ class ArrayCollector final : public perfmon::SampleHandler {
     // A process's addresses may mean something else after its mappings or command change.
     if (record.type == PERF_RECORD_MMAP || record.type == PERF_RECORD_MMAP2 || record.type == PERF_RECORD_COMM ||
         record.type == PERF_RECORD_FORK || record.type == PERF_RECORD_EXIT)
-      named_.clear();
-    if (record.type == PERF_RECORD_COMM || record.type == PERF_RECORD_FORK || record.type == PERF_RECORD_EXIT)
+      forget_places();
+    if (record.type == PERF_RECORD_COMM || record.type == PERF_RECORD_FORK || record.type == PERF_RECORD_EXIT) {
       thread_comms_.clear();
+      last_comm_ = nullptr;
+    }
   }
   void sample(std::size_t event, const perfmon::Sample& sample) override {
     const bool kernel =
@@ -461,17 +519,23 @@ class ArrayCollector final : public perfmon::SampleHandler {
   std::uint64_t lost_ = 0;
 
  private:
+  void forget_places() {
+    named_.clear();
+    last_named_ = nullptr;
+  }
   // An address's symbol and file, named once while its process's mappings stay as they are: a
   // profile's samples come back to the same places again and again.
   void name(std::uint32_t pid, std::uint64_t ip, bool kernel, std::int32_t& symbol, std::int32_t& dso) {
     if (!symbols_) return;
-    const auto [cached, added] = named_.try_emplace(PlaceKey{ip, pid, kernel}, std::pair<std::int32_t, std::int32_t>{});
-    if (!added) {
-      std::tie(symbol, dso) = cached->second;
+    const PlaceKey place{ip, pid, kernel};
+    if (last_named_ != nullptr && last_named_->first == place) {  // a sample where the last one was
+      std::tie(symbol, dso) = last_named_->second;
       return;
     }
-    name_anew(pid, ip, kernel, symbol, dso);
-    cached->second = {symbol, dso};
+    const auto [cached, added] = named_.try_emplace(place, std::pair<std::int32_t, std::int32_t>{-1, -1});
+    if (added) name_anew(pid, ip, kernel, cached->second.first, cached->second.second);
+    last_named_ = &*cached;
+    std::tie(symbol, dso) = cached->second;
   }
   void name_anew(std::uint32_t pid, std::uint64_t ip, bool kernel, std::int32_t& symbol, std::int32_t& dso) {
     const perfmon::NamedAddress named = symbolizer_.name(pid, ip, kernel);
@@ -486,7 +550,9 @@ class ArrayCollector final : public perfmon::SampleHandler {
   }
   // A thread's command, named once while no COMM, FORK or EXIT record comes.
   std::int32_t comm_id(std::uint32_t tid) {
+    if (last_comm_ != nullptr && last_comm_->first == tid) return last_comm_->second;
     const auto [cached, added] = thread_comms_.try_emplace(tid, 0);
+    last_comm_ = &*cached;
     if (!added) return cached->second;
     const std::string& comm = symbolizer_.spaces().command(tid);
     const auto [found, new_comm] = comm_ids_.try_emplace(comm, static_cast<std::int32_t>(comms_.size()));
@@ -521,6 +587,8 @@ class ArrayCollector final : public perfmon::SampleHandler {
   std::unordered_map<PlaceKey, std::pair<std::int32_t, std::int32_t>, PlaceKeyHash> named_;
   std::unordered_map<SymbolKey, std::int32_t, SymbolKeyHash> symbol_ids_;
   std::unordered_map<std::uint32_t, std::int32_t> thread_comms_;
+  const std::pair<const PlaceKey, std::pair<std::int32_t, std::int32_t>>* last_named_ = nullptr;
+  const std::pair<const std::uint32_t, std::int32_t>* last_comm_ = nullptr;
   std::unordered_map<std::string, std::int32_t> dso_ids_, comm_ids_;
 };
 
@@ -596,17 +664,33 @@ PYBIND11_MODULE(_perfmonpy, module) {
              self.cast<Session&>().begin();
              return self;
            })
-      .def("__exit__", [](Session& session, const py::args&) { return session.end(); })
+      .def("__exit__",
+           [](Session& session, const py::object&, const py::object&, const py::object&) { return session.end(); })
       .def("count", &Session::count, py::arg("event"))
       .def_property_readonly("readings", &Session::readings)
       .def("run_command", &Session::run_command)
       .def_property_readonly("command_pid", &Session::command_pid)
-      .def_property_readonly("names", &Session::names)
-      .def_property_readonly("unsupported_reasons", &Session::unsupported_reasons)
       .def_property_readonly("emulated", &Session::emulated)
       .def_property_readonly("notes", &Session::notes)
       .def_property_readonly("summary", &Session::summary)
       .def("value_arrays", &Session::values);
+
+  py::class_<SetsSession>(module, "EventSets")
+      .def(py::init<const std::vector<std::string>&, std::int64_t, bool>(), py::arg("sets"), py::arg("switch_ns"),
+           py::arg("inherit"))
+      .def("__enter__",
+           [](py::object self) {
+             self.cast<SetsSession&>().begin();
+             return self;
+           })
+      .def("__exit__",
+           [](SetsSession& sets, const py::object&, const py::object&, const py::object&) { return sets.end(); })
+      .def_property_readonly("readings", &SetsSession::readings)
+      .def_property_readonly("turns", &SetsSession::turns)
+      .def_property_readonly("emulated", [](const SetsSession&) { return false; })
+      .def_property_readonly("notes", &SetsSession::notes)
+      .def_property_readonly("summary", &SetsSession::summary)
+      .def("value_arrays", &SetsSession::values);
 
   py::class_<Recording>(module, "Recording")
       .def(py::init<const std::string&, const TargetSpec&, const std::string&, std::uint64_t, std::uint64_t, bool, bool,
@@ -618,7 +702,8 @@ PYBIND11_MODULE(_perfmonpy, module) {
              self.cast<Recording&>().begin();
              return self;
            })
-      .def("__exit__", [](Recording& recording, const py::args&) { return recording.end(); })
+      .def("__exit__", [](Recording& recording, const py::object&, const py::object&,
+                          const py::object&) { return recording.end(); })
       .def("run_command", &Recording::run_command)
       .def_property_readonly("samples", &Recording::samples)
       .def_property_readonly("lost", &Recording::lost)

@@ -8,14 +8,14 @@ numpy arrays. docs/python.md.
     print(c["page-faults"], c.values)
 """
 
-from ._counting import CommandCounts, Counts, Runs, counters, emulator, measure, probe, stat, why_not
+from ._counting import CommandCounts, Counts, Runs, counters, emulator, event_sets, measure, probe, stat, why_not
 from ._profiles import PerfData, read_perf_data
 from ._recording import RecordedCommand, record, record_command
 from .errors import (CommandError, EventError, InvalidArgumentError, LimitError, NoPermissionError,
                      NoSuchTargetError, OtherCpuModelError, PerfmonError, PerfmonOSError, UnknownEventError,
                      UnsupportedError)
 
-__all__ = ["counters", "measure", "stat", "probe", "why_not", "emulator", "record", "record_command", "read_perf_data",
+__all__ = ["counters", "event_sets", "measure", "stat", "probe", "why_not", "emulator", "record", "record_command", "read_perf_data",
            "RecordedCommand", "Counts", "CommandCounts", "Runs",
            "PerfData", "PerfmonError", "EventError", "UnknownEventError", "UnsupportedError", "OtherCpuModelError",
            "NoPermissionError", "NoSuchTargetError", "LimitError", "CommandError", "PerfmonOSError",

@@ -8,6 +8,7 @@ import numpy as np
 from . import _perfmonpy as _native
 
 # One row an event of a reading.
+#   event     its name as written; part: the set or pass that counted it ("set1"), "" for one part
 #   value     the count the kernel accumulated while the event was on the PMU
 #   enabled   ns the event was enabled; running: ns it was counting (less when multiplexed)
 #   scaled    value * enabled / running: the count over the whole enabled time
@@ -17,10 +18,11 @@ _COLUMNS = [("value", np.uint64), ("enabled", np.uint64), ("running", np.uint64)
             ("stderr", np.float64), ("supported", np.bool_)]
 
 
-def _table(names, counts, estimates, supported):
+def _table(names, parts, counts, estimates, supported):
     width = max([len(name) for name in names] + [1])
-    table = np.zeros(len(names), dtype=[("event", f"U{width}")] + _COLUMNS)
-    table["event"] = names
+    part_width = max([len(part) for part in parts] + [1])
+    table = np.zeros(len(names), dtype=[("event", f"U{width}"), ("part", f"U{part_width}")] + _COLUMNS)
+    table["event"], table["part"] = names, parts
     table["value"], table["enabled"], table["running"] = counts[:, 0], counts[:, 1], counts[:, 2]
     table["scaled"], table["stderr"] = estimates[:, 0], estimates[:, 1]
     table["supported"] = supported
@@ -64,8 +66,9 @@ class Counts:
     perfmon did and saw (.notes, .summary, .reasons for events it could not count)."""
 
     def __init__(self, session):
-        self._session = session
-        self.values = _table(session.names, *session.value_arrays())
+        names, parts, counts, estimates, supported, reasons = session.value_arrays()
+        self.values = _table(names, parts, counts, estimates, supported)
+        self.reasons = {name: reason for name, reason in zip(names, reasons) if reason}
         self.emulated = session.emulated
         self.notes = session.notes
         self.summary = session.summary
@@ -74,20 +77,18 @@ class Counts:
     def names(self):
         return list(self.values["event"])
 
-    @property
-    def reasons(self):
-        """Why each event this machine cannot count is not counted, by name."""
-        return {name: reason for name, reason in zip(self._session.names, self._session.unsupported_reasons) if reason}
-
     def __getitem__(self, event):
         if isinstance(event, int):
             return _count_of(self.values[event])
-        for row in self.values:
-            if row["event"] == event:
-                if not row["supported"]:
-                    raise KeyError(f"'{event}' was not counted: {self.reasons.get(event, '')}")
-                return _count_of(row)
-        raise KeyError(f"'{event}' is not one of the events counted: {', '.join(self.names)}.")
+        rows = self.values[self.values["event"] == event]
+        if len(rows) == 0:
+            raise KeyError(f"'{event}' is not one of the events counted: {', '.join(self.names)}.")
+        if len(rows) > 1:
+            raise KeyError(f"'{event}' was counted in {len(rows)} parts ({', '.join(rows['part'])}): "
+                           f"look it up in .values by part.")
+        if not rows[0]["supported"]:
+            raise KeyError(f"'{event}' was not counted: {self.reasons.get(event, '')}")
+        return _count_of(rows[0])
 
     def __contains__(self, event):
         return event in self.names
@@ -104,7 +105,32 @@ class Counts:
         return f"<perfmonpy {kind}counts: {shown}>"
 
 
-class counters(_native.Session):
+class _Readings:
+    """What a counting block leaves, made once per reading: .counts (Counts), .values, .reasons,
+    block[event]."""
+
+    _made = (-1, None)  # the Counts of which reading
+
+    @property
+    def counts(self):
+        """The last reading, as Counts."""
+        if self._made[0] != self.readings:
+            self._made = (self.readings, Counts(self))
+        return self._made[1]
+
+    def __getitem__(self, event):
+        return self.counts[event]
+
+    @property
+    def values(self):
+        return self.counts.values
+
+    @property
+    def reasons(self):
+        return self.counts.reasons
+
+
+class counters(_Readings, _native.Session):
     """Counts events around a block or each call of a function.
 
         with counters("task-clock,page-faults,syscalls:sys_enter_getppid") as c:
@@ -131,35 +157,44 @@ class counters(_native.Session):
                  skip_unsupported=False, error_bars=False):
         super().__init__(events, _target(pid, tid, cpus, cgroup, None, False), inherit, strict, skip_unsupported,
                          error_bars)
-        self._made = (-1, None)  # the Counts of which reading
 
     def read(self):
         """Reads the counters now, running or not: the counts so far."""
         _native.Session.read(self)
         return self.counts
 
-    @property
-    def counts(self):
-        """The last reading, as Counts."""
-        if self._made[0] != self.readings:
-            self._made = (self.readings, Counts(self))
-        return self._made[1]
-
     def __getitem__(self, event):
         """The last count of an event (its name as written, or its index): an int where it counted
         all the time, else the float estimate."""
         return self.count(event)
 
-    @property
-    def values(self):
-        return self.counts.values
-
-    @property
-    def reasons(self):
-        return self.counts.reasons
-
     def __call__(self, function):
         return _Counted(function, self)
+
+
+class event_sets(_Readings, _native.EventSets):
+    """More events than the PMU has counters, switched by perfmon rather than the kernel (perfmon2's
+    event sets), over a block of the calling thread: one set on the PMU at a time, each giving way
+    to the next after switch_ms of the thread's CPU time.
+
+        with perfmonpy.event_sets(["{cycles,instructions}", "{branches,branch-misses}"], switch_ms=2) as s:
+            work()
+        s["branches"]       # the float estimate over the whole block (its set's share scaled up)
+        s.values            # one row an event; part says its set ("set0", "set1")
+        s.turns             # [{"runs": ..., "active_ns": ...}, ...] a set
+
+    The switches run in a signal handler of the library's in the thread itself, so the block needs
+    nothing from Python. Each set is a list in perf's syntax, groups kept whole.
+    """
+
+    def __init__(self, sets, *, switch_ms=10, inherit=False):
+        if isinstance(sets, str):
+            raise ValueError("give the sets as a list of event lists: ['{cycles,instructions}', 'branches'].")
+        super().__init__([str(events) for events in sets], int(switch_ms * 1e6), inherit)
+
+    @property
+    def turns(self):
+        return [{"runs": runs, "active_ns": active} for runs, active in super().turns]
 
 
 class _Counted:

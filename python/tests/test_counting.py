@@ -42,7 +42,8 @@ def test_values_are_a_structured_array_one_row_an_event():
             os.getppid()
     values = c.values
     assert list(values["event"]) == ["task-clock", GETPPID, "page-faults"]
-    assert values.dtype.names == ("event", "value", "enabled", "running", "scaled", "stderr", "supported")
+    assert values.dtype.names == ("event", "part", "value", "enabled", "running", "scaled", "stderr", "supported")
+    assert list(values["part"]) == ["", "", ""]  # one part: no sets, no passes
     row = values[1]
     assert row["value"] == 10 and row["scaled"] == 10.0 and row["stderr"] == 0.0 and row["supported"]
     assert row["enabled"] > 0 and row["running"] == row["enabled"]
@@ -162,3 +163,25 @@ def test_emulated_instructions_are_exact_and_marked_emulated():
     shown = subprocess.run([perfmon(), "stat", "--emulate", "-x,", "-e", "instructions:u", "--", worker(), "loop",
                             "100000"], capture_output=True, text=True, check=True).stderr
     assert f"{first['instructions:u']},,instructions:u" in shown, shown
+
+
+def test_event_sets_take_turns_and_every_call_is_counted_by_the_set_on_the_pmu():
+    """Exactly one set is on the PMU at a time: a tracepoint in both sets counts every call once,
+    split between them by their turns."""
+    needs_event(GETPPID)
+    import time
+    with perfmonpy.event_sets([f"{{{GETPPID},task-clock}}", f"{{{GETPPID},page-faults}}"], switch_ms=1) as sets:
+        calls = 0
+        began = time.thread_time()
+        while time.thread_time() - began < 0.03:  # 30 turns of 1 ms of this thread's CPU time
+            os.getppid()
+            calls += 1
+    values = sets.values
+    assert list(values["part"]) == ["set0", "set0", "set1", "set1"]
+    counted = values[values["event"] == GETPPID]
+    assert counted["value"].sum() == calls
+    assert all(value > 0 for value in counted["value"]), "both sets had turns"
+    assert all(turn["runs"] >= 5 for turn in sets.turns), sets.turns
+    with pytest.raises(KeyError, match="counted in 2 parts"):
+        sets[GETPPID]
+    assert isinstance(sets["task-clock"], float)  # an estimate from its set's share of the time
