@@ -321,7 +321,8 @@ class SetsSession {
 class Recording {
  public:
   Recording(const std::string& events, const TargetSpec& where, const std::string& output, std::uint64_t period,
-            std::uint64_t frequency, bool callchains, bool inherit, std::vector<std::string> command_line)
+            std::uint64_t frequency, bool callchains, bool inherit, std::size_t ring_pages,
+            std::vector<std::string> command_line)
       : drainer_([this](std::stop_token stop) { drain_until(stop); }),
         command_line_(std::move(command_line)),
         out_(output, nullptr, 0666),
@@ -338,6 +339,7 @@ class Recording {
     options.frequency = period == 0 ? frequency : 0;
     options.inherit = inherit;
     options.task_records = true;
+    if (ring_pages != 0) options.ring_pages = ring_pages;
     if (callchains) options.sample_type |= PERF_SAMPLE_CALLCHAIN;
     for (const perfmon::EventGroup& group : on_.groups)
       for (const perfmon::Event& event : group.events)
@@ -694,9 +696,9 @@ PYBIND11_MODULE(_perfmonpy, module) {
 
   py::class_<Recording>(module, "Recording")
       .def(py::init<const std::string&, const TargetSpec&, const std::string&, std::uint64_t, std::uint64_t, bool, bool,
-                    std::vector<std::string>>(),
+                    std::size_t, std::vector<std::string>>(),
            py::arg("events"), py::arg("target"), py::arg("output"), py::arg("period"), py::arg("frequency"),
-           py::arg("callchains"), py::arg("inherit"), py::arg("command_line"))
+           py::arg("callchains"), py::arg("inherit"), py::arg("ring_pages"), py::arg("command_line"))
       .def("__enter__",
            [](py::object self) {
              self.cast<Recording&>().begin();

@@ -22,6 +22,14 @@ def _options(period, frequency):
     return 0, int(frequency if frequency is not None else 4000)  # perf record's default frequency
 
 
+def _pages(count):
+    """perf record's -m: data pages of each ring buffer, a power of two (0: the default, 64)."""
+    count = int(count)
+    if count < 0 or (count & (count - 1)) != 0:
+        raise ValueError(f"buffer_pages is a power of two (64, 1024, ...), not {count}.")
+    return count
+
+
 class record(_native.Recording):
     """Samples a block into a perf.data file.
 
@@ -32,16 +40,18 @@ class record(_native.Recording):
     events: perf's syntax (default: cycles where counted, else cpu-clock); a sample every `period`
     events or about `frequency` a second (default 4000, as perf record); callchains=True records
     each sample's call stack. Without a target, the calling thread (and, with inherit, the threads
-    it starts); or pid=, tid=, cpus=, cgroup= as for counters(). A thread of perfmon's own drains
+    it starts); or pid=, tid=, cpus=, cgroup= as for counters(). buffer_pages: each ring's data
+    pages (perf record's -m; default 64, 256 KiB): more where samples come faster than a thread
+    drains them every 100 ms (r.lost says how many were dropped). A thread of perfmon's own drains
     the samples while the block runs (it is not sampled). The file is written whole when the block
     ends, or not at all: an old file is replaced only then, a device or FIFO never.
     """
 
     def __init__(self, events=None, output="perf.data", *, period=None, frequency=None, callchains=False, pid=None,
-                 tid=None, cpus=None, cgroup=None, inherit=True):
+                 tid=None, cpus=None, cgroup=None, inherit=True, buffer_pages=0):
         period, frequency = _options(period, frequency)
         super().__init__(events or _default_events(), _target(pid, tid, cpus, cgroup, None, False), str(output),
-                         period, frequency, callchains, inherit, list(sys.argv) or ["python3"])
+                         period, frequency, callchains, inherit, _pages(buffer_pages), list(sys.argv) or ["python3"])
         self.output = str(output)
 
     @property
@@ -66,14 +76,14 @@ class RecordedCommand:
 
 
 def record_command(command, events=None, output="perf.data", *, period=None, frequency=None, callchains=False,
-                   inherit=True):
+                   inherit=True, buffer_pages=0):
     """Runs a command (a list of words) to its end, sampling it from its exec into a perf.data file,
     as perfmon record -- COMMAND does: RecordedCommand. Other Python threads run meanwhile."""
     if isinstance(command, str):
         raise ValueError("give the command as a list of words, as for subprocess: ['ls', '-l'].")
     period, frequency = _options(period, frequency)
     recording = _native.Recording(events or _default_events(), _target(None, None, None, None, command, False),
-                                  str(output), period, frequency, callchains, inherit,
+                                  str(output), period, frequency, callchains, inherit, _pages(buffer_pages),
                                   ["perfmonpy.record_command"] + [str(word) for word in command])
     exit_code = recording.run_command()
     return RecordedCommand(recording, str(output), exit_code)

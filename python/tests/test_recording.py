@@ -19,7 +19,7 @@ GETPPID = "syscalls:sys_enter_getppid"
 def test_a_block_sampled_at_every_call_and_read_back(tmp_path):
     needs_event(GETPPID)
     output = tmp_path / "block.data"
-    with perfmonpy.record(GETPPID, output, period=1, callchains=True) as recording:
+    with perfmonpy.record(GETPPID, output, period=1, callchains=True, buffer_pages=1024) as recording:
         for _ in range(3000):
             os.getppid()
     assert recording.samples == 3000 and recording.lost == 0
@@ -44,7 +44,7 @@ def test_the_thread_that_drains_is_not_sampled(tmp_path):
 def test_a_command_sampled_from_its_exec(tmp_path):
     needs_event(GETPPID)
     recorded = perfmonpy.record_command([worker(), "tree-getppid", "250"], GETPPID, tmp_path / "command.data",
-                                        period=1, callchains=True)
+                                        period=1, callchains=True, buffer_pages=1024)
     assert recorded.exit_code == 0 and recorded.samples == 1000 and recorded.lost == 0
     data = recorded.data
     assert len(data) == 1000
@@ -65,6 +65,11 @@ def test_an_old_file_is_replaced_only_when_the_recording_is_whole(tmp_path):
     assert output.read_bytes().startswith(b"PERFILE2")
 
 
+def test_buffer_pages_is_a_power_of_two(tmp_path):
+    with pytest.raises(ValueError, match="power of two"):
+        perfmonpy.record("task-clock", tmp_path / "x.data", buffer_pages=100)
+
+
 def test_a_fifo_or_a_device_is_refused_and_left_as_it_is(tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -82,7 +87,7 @@ def test_a_fifo_or_a_device_is_refused_and_left_as_it_is(tmp_path):
 
 def test_a_recording_read_back_agrees_with_its_own_counts(tmp_path):
     needs_event(GETPPID)
-    with perfmonpy.record(GETPPID, tmp_path / "a.data", period=1) as recording:
+    with perfmonpy.record(GETPPID, tmp_path / "a.data", period=1, buffer_pages=1024) as recording:
         with perfmonpy.counters(GETPPID) as counted:
             for _ in range(777):
                 os.getppid()
