@@ -133,6 +133,26 @@ def test_cpus_count_every_process_on_them():
     assert c[GETPPID] >= 300  # and whatever else ran on them
 
 
+def test_a_cgroup_counted_on_every_cpu():
+    """A container's or a service's events: the cgroup's processes, whichever CPU they ran on."""
+    needs_event(GETPPID)
+    base = "/sys/fs/cgroup/unified" if os.path.exists("/sys/fs/cgroup/unified/cgroup.procs") else "/sys/fs/cgroup"
+    if os.geteuid() != 0 or not os.path.exists(f"{base}/cgroup.procs"):
+        pytest.skip("needs root and a cgroup v2 hierarchy at /sys/fs/cgroup or /sys/fs/cgroup/unified")
+    import subprocess
+    name = f"perfmonpy-test-{os.getpid()}"
+    os.mkdir(f"{base}/{name}")
+    try:
+        with perfmonpy.counters(GETPPID, cgroup=name) as c:
+            for _ in range(50):  # not in the cgroup: not counted
+                os.getppid()
+            subprocess.run(["/bin/sh", "-c", f"echo $$ > {base}/{name}/cgroup.procs && exec {worker()} getppid 444"],
+                           check=True)
+        assert c[GETPPID] == 444
+    finally:
+        os.rmdir(f"{base}/{name}")
+
+
 def test_a_command_is_counted_from_its_exec_to_its_end():
     needs_event(GETPPID)
     counts = perfmonpy.stat([worker(), "getppid", "321"], f"{GETPPID},task-clock")
