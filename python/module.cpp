@@ -465,8 +465,10 @@ py::dict emulator() {
 // A sample as one row of the samples array (numpy's structured dtype, declared below).
 struct SampleRow {
   std::uint64_t time;
-  std::uint32_t pid, tid, cpu;
-  std::uint32_t event;
+  std::uint32_t pid, tid;
+  std::uint16_t cpu;
+  std::uint16_t event;
+  std::int32_t mapping;  // into the mappings table; -1: in none
   std::uint64_t ip;
   std::uint64_t period;
   std::int32_t symbol;  // into the symbols table; -1: no symbol covers the address
@@ -476,8 +478,22 @@ struct SampleRow {
   std::uint64_t chain_begin;  // into the frames arrays
 };
 
+// A mapping that samples fell in, as one row of the mappings array: the process's (-1: the
+// kernel's), its addresses [start, end), the file offset at start, and the file.
+struct MappingRow {
+  std::int32_t pid;
+  std::int32_t dso;
+  std::uint64_t start, end, offset;
+  bool operator==(const MappingRow&) const = default;
+};
+
 // Samples, their frames and names, as read() hands them on.
 class ArrayCollector final : public perfmon::SampleHandler {
+  // What a place is named by: ids into the tables (-1: none).
+  struct Named {
+    std::int32_t symbol = -1, dso = -1, mapping = -1;
+  };
+
  public:
   ArrayCollector(bool callchains, bool symbols) : callchains_(callchains), symbols_(symbols) {}
 
@@ -496,17 +512,25 @@ class ArrayCollector final : public perfmon::SampleHandler {
   void sample(std::size_t event, const perfmon::Sample& sample) override {
     const bool kernel =
         sample.record != nullptr && (sample.record->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-    SampleRow row{sample.time, sample.pid,       sample.tid, sample.cpu, static_cast<std::uint32_t>(event),
-                  sample.ip,   sample.period,    -1,         -1,         comm_id(sample.tid),
-                  0,           frame_ips_.size()};
-    name(sample.pid, sample.ip, kernel, row.symbol, row.dso);
+    const Named& leaf = name(sample.pid, sample.ip, kernel);
+    SampleRow row{sample.time,
+                  sample.pid,
+                  sample.tid,
+                  static_cast<std::uint16_t>(sample.cpu),
+                  static_cast<std::uint16_t>(event),
+                  leaf.mapping,
+                  sample.ip,
+                  sample.period,
+                  leaf.symbol,
+                  leaf.dso,
+                  comm_id(sample.tid),
+                  0,
+                  frame_ips_.size()};
     if (callchains_ && !sample.callchain.empty()) {
       perfmon::Symbolizer::for_each_frame(symbolizer_.callchain(event, sample), kernel,
                                           [&](std::uint64_t ip, bool in_kernel) {
-                                            std::int32_t symbol = -1, dso = -1;
-                                            name(sample.pid, ip, in_kernel, symbol, dso);
                                             frame_ips_.push_back(ip);
-                                            frame_symbols_.push_back(symbol);
+                                            frame_symbols_.push_back(name(sample.pid, ip, in_kernel).symbol);
                                             ++row.chain_length;
                                           });
     }
@@ -518,6 +542,7 @@ class ArrayCollector final : public perfmon::SampleHandler {
   std::vector<std::int32_t> frame_symbols_;
   std::vector<std::pair<std::string, std::int32_t>> symbols_table_;  // name, dso
   std::vector<std::string> dsos_, comms_;
+  std::vector<MappingRow> mappings_;
   std::uint64_t lost_ = 0;
 
  private:
@@ -525,30 +550,37 @@ class ArrayCollector final : public perfmon::SampleHandler {
     named_.clear();
     last_named_ = nullptr;
   }
-  // An address's symbol and file, named once while its process's mappings stay as they are: a
-  // profile's samples come back to the same places again and again.
-  void name(std::uint32_t pid, std::uint64_t ip, bool kernel, std::int32_t& symbol, std::int32_t& dso) {
-    if (!symbols_) return;
+  // An address's symbol, file and mapping, named once while its process's mappings stay as they
+  // are: a profile's samples come back to the same places again and again.
+  const Named& name(std::uint32_t pid, std::uint64_t ip, bool kernel) {
+    static const Named unnamed;
+    if (!symbols_) return unnamed;
     const PlaceKey place{ip, pid, kernel};
-    if (last_named_ != nullptr && last_named_->first == place) {  // a sample where the last one was
-      std::tie(symbol, dso) = last_named_->second;
-      return;
-    }
-    const auto [cached, added] = named_.try_emplace(place, std::pair<std::int32_t, std::int32_t>{-1, -1});
-    if (added) name_anew(pid, ip, kernel, cached->second.first, cached->second.second);
+    if (last_named_ != nullptr && last_named_->first == place) return last_named_->second;  // where the last one was
+    const auto [cached, added] = named_.try_emplace(place);
+    if (added) cached->second = name_anew(pid, ip, kernel);
     last_named_ = &*cached;
-    std::tie(symbol, dso) = cached->second;
+    return cached->second;
   }
-  void name_anew(std::uint32_t pid, std::uint64_t ip, bool kernel, std::int32_t& symbol, std::int32_t& dso) {
+  Named name_anew(std::uint32_t pid, std::uint64_t ip, bool kernel) {
     const perfmon::NamedAddress named = symbolizer_.name(pid, ip, kernel);
+    Named ids;
     const auto [file, new_file] = dso_ids_.try_emplace(named.place.file, static_cast<std::int32_t>(dsos_.size()));
     if (new_file) dsos_.push_back(named.place.file);
-    dso = file->second;
-    if (named.function == nullptr) return;
+    ids.dso = file->second;
+    if (named.place.mapping_end != 0) {
+      const MappingRow mapping{named.kernel ? -1 : static_cast<std::int32_t>(pid), ids.dso, named.place.mapping_start,
+                               named.place.mapping_end, named.place.mapping_offset};
+      const auto [found, added] = mapping_ids_.try_emplace(mapping, static_cast<std::int32_t>(mappings_.size()));
+      if (added) mappings_.push_back(mapping);
+      ids.mapping = found->second;
+    }
+    if (named.function == nullptr) return ids;
     const auto [found, added] =
-        symbol_ids_.try_emplace(SymbolKey{named.function, dso}, static_cast<std::int32_t>(symbols_table_.size()));
-    if (added) symbols_table_.emplace_back(std::string(*named.function), dso);
-    symbol = found->second;
+        symbol_ids_.try_emplace(SymbolKey{named.function, ids.dso}, static_cast<std::int32_t>(symbols_table_.size()));
+    if (added) symbols_table_.emplace_back(std::string(*named.function), ids.dso);
+    ids.symbol = found->second;
+    return ids;
   }
   // A thread's command, named once while no COMM, FORK or EXIT record comes.
   std::int32_t comm_id(std::uint32_t tid) {
@@ -562,6 +594,12 @@ class ArrayCollector final : public perfmon::SampleHandler {
     return cached->second = found->second;
   }
 
+  struct MappingHash {
+    std::size_t operator()(const MappingRow& mapping) const noexcept {
+      return std::hash<std::uint64_t>()(mapping.start ^ (mapping.end << 1) ^
+                                        (std::uint64_t(std::uint32_t(mapping.pid)) << 40));
+    }
+  };
   struct PlaceKey {
     std::uint64_t ip;
     std::uint32_t pid;
@@ -586,10 +624,11 @@ class ArrayCollector final : public perfmon::SampleHandler {
 
   bool callchains_, symbols_;
   perfmon::Symbolizer symbolizer_;
-  std::unordered_map<PlaceKey, std::pair<std::int32_t, std::int32_t>, PlaceKeyHash> named_;
+  std::unordered_map<PlaceKey, Named, PlaceKeyHash> named_;
+  std::unordered_map<MappingRow, std::int32_t, MappingHash> mapping_ids_;
   std::unordered_map<SymbolKey, std::int32_t, SymbolKeyHash> symbol_ids_;
   std::unordered_map<std::uint32_t, std::int32_t> thread_comms_;
-  const std::pair<const PlaceKey, std::pair<std::int32_t, std::int32_t>>* last_named_ = nullptr;
+  const std::pair<const PlaceKey, Named>* last_named_ = nullptr;
   const std::pair<const std::uint32_t, std::int32_t>* last_comm_ = nullptr;
   std::unordered_map<std::string, std::int32_t> dso_ids_, comm_ids_;
 };
@@ -617,6 +656,7 @@ py::dict read_perf_data(const std::string& path, bool callchains, bool symbols) 
   file["samples"] = handed_over(std::move(collected.rows_), py::dtype::of<SampleRow>());
   file["frame_ips"] = handed_over(std::move(collected.frame_ips_), py::dtype::of<std::uint64_t>());
   file["frame_symbols"] = handed_over(std::move(collected.frame_symbols_), py::dtype::of<std::int32_t>());
+  file["mappings"] = handed_over(std::move(collected.mappings_), py::dtype::of<MappingRow>());
   py::list events;
   for (const perfmon::PerfDataEvent& event : reader->events()) events.append(event.name);
   file["events"] = events;
@@ -714,7 +754,9 @@ PYBIND11_MODULE(_perfmonpy, module) {
   module.def("probe", &probe, py::arg("events"));
   module.def("emulator", &emulator);
 
-  PYBIND11_NUMPY_DTYPE(SampleRow, time, pid, tid, cpu, event, ip, period, symbol, dso, comm, chain_length, chain_begin);
+  PYBIND11_NUMPY_DTYPE(SampleRow, time, pid, tid, cpu, event, mapping, ip, period, symbol, dso, comm, chain_length,
+                       chain_begin);
+  PYBIND11_NUMPY_DTYPE(MappingRow, pid, dso, start, end, offset);
   module.def("read_perf_data", &read_perf_data, py::arg("path"), py::arg("callchains") = true,
              py::arg("symbols") = true);
 }

@@ -13,12 +13,16 @@ class PerfData:
     """A perf.data file read whole.
 
     samples        structured array, one row a sample, in the order they happened: time (ns), pid,
-                   tid, cpu, event (into .events), ip, period, symbol (into .symbols; -1 where no
-                   symbol covers ip), dso (into .dsos), comm (into .comms), chain_begin and
-                   chain_length (the sample's frames in frame_ips / frame_symbols, leaf first)
+                   tid, cpu, event (into .events), mapping (into .mappings; -1 where ip is in
+                   none), ip, period, symbol (into .symbols; -1 where no symbol covers ip), dso
+                   (into .dsos), comm (into .comms), chain_begin and chain_length (the sample's
+                   frames in frame_ips / frame_symbols, leaf first)
     frame_ips      every sample's call chain, one after the other (no PERF_CONTEXT_* markers)
     frame_symbols  the symbol of each frame (-1: none)
     symbols        structured array: name, dso (into .dsos)
+    mappings       structured array, the mappings samples fell in: pid (-1: the kernel's), dso,
+                   start, end (addresses), offset (the file offset at start): a sample's offset
+                   in its file is ip - start + offset
     dsos, comms, events   lists of str
     lost           the samples the kernel dropped (its LOST and LOST_SAMPLES records)
     hostname, build_ids   what the file's header says
@@ -30,6 +34,7 @@ class PerfData:
         self.samples = read["samples"]
         self.frame_ips = read["frame_ips"]
         self.frame_symbols = read["frame_symbols"]
+        self.mappings = read["mappings"]
         self.events = list(read["events"])
         self.dsos = list(read["dsos"])
         self.comms = list(read["comms"])

@@ -40,8 +40,13 @@ def test_every_sample_with_its_call_chain_and_names(tmp_path):
     data = perfmonpy.read_perf_data(recorded_by_perfmon(tmp_path))
     assert len(data) == 2000 and data.lost == 0
     samples = data.samples
-    assert samples.dtype.names == ("time", "pid", "tid", "cpu", "event", "ip", "period", "symbol", "dso", "comm",
-                                   "chain_length", "chain_begin")
+    assert samples.dtype.names == ("time", "pid", "tid", "cpu", "event", "mapping", "ip", "period", "symbol", "dso",
+                                   "comm", "chain_length", "chain_begin")
+    # Each sample's mapping holds its address, in the sample's file, of its process.
+    mapping = data.mappings[samples["mapping"]]
+    assert (samples["mapping"] >= 0).all()
+    assert ((mapping["start"] <= samples["ip"]) & (samples["ip"] < mapping["end"])).all()
+    assert (mapping["dso"] == samples["dso"]).all() and (mapping["pid"] == samples["pid"]).all()
     assert (np.diff(samples["time"].astype(np.int64)) >= 0).all(), "in the order they happened"
     assert (samples["period"] == 1).all()
     assert (samples["chain_begin"][1:] == samples["chain_begin"][:-1] + samples["chain_length"][:-1]).all()
