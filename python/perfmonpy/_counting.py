@@ -257,17 +257,28 @@ class CommandCounts(Counts):
         self.pid = session.command_pid
 
 
-def stat(command, events, *, emulate=False, inherit=True, strict=False, skip_unsupported=False):
+def stat(command, events, *, emulate=False, inherit=True, strict=False, skip_unsupported=False, repeat=None):
     """Runs a command (a list of words, as for subprocess) to its end, counting it from its exec:
     CommandCounts. emulate=True runs it on perfmon's emulated CPU (QEMU with perfmon's plugin),
     whose instructions and branches are counted exactly where the machine has no PMU; its counts
-    are marked emulated. Other Python threads run while it does."""
+    are marked emulated. Other Python threads run while it does. repeat=N runs it N times: Runs,
+    one row a run, with .exit_codes."""
     if isinstance(command, str):
         raise ValueError("give the command as a list of words, as for subprocess: ['ls', '-l'].")
-    session = _native.Session(events, _target(None, None, None, None, command, emulate), inherit, strict,
-                              skip_unsupported, False)
-    exit_code = session.run_command()
-    return CommandCounts(session, exit_code)
+    if repeat is not None and repeat < 1:
+        raise ValueError("repeat is at least 1.")
+
+    def once():
+        session = _native.Session(events, _target(None, None, None, None, command, emulate), inherit, strict,
+                                  skip_unsupported, False)
+        return CommandCounts(session, session.run_command())
+
+    if repeat is None:
+        return once()
+    counted = [once() for _ in range(repeat)]
+    runs = Runs(np.stack([counts.values for counts in counted]))
+    runs.exit_codes = [counts.exit_code for counts in counted]
+    return runs
 
 
 def probe(events):

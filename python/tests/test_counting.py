@@ -159,6 +159,9 @@ def test_a_command_is_counted_from_its_exec_to_its_end():
     assert counts[GETPPID] == 321
     assert counts.exit_code == 0
     assert perfmonpy.stat([worker(), "exit", "7"], "task-clock").exit_code == 7
+    runs = perfmonpy.stat([worker(), "getppid", "55"], GETPPID, repeat=3)
+    np.testing.assert_array_equal(runs[GETPPID], [55, 55, 55])
+    assert runs.exit_codes == [0, 0, 0]
 
 
 def test_other_python_threads_run_while_a_command_runs():
