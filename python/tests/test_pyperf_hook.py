@@ -54,3 +54,34 @@ def test_by_default_instructions_where_counted_else_task_clock(monkeypatch):
     expected = "instructions:u" if perfmonpy.why_not("instructions:u") is None else "task-clock"
     assert metadata["perfmon_events"] == expected
     assert metadata[f"perfmon_{expected}"] > 0
+
+
+def test_under_the_emulated_cpu_each_run_gets_its_instructions():
+    """A benchmark run under perfmon stat --emulate: the hook counts the emulated CPU's instructions
+    of each run, the same work the same count to 0.1 % (wall time varies by percents)."""
+    import subprocess
+    import sys
+    from conftest import perfmon
+    if not perfmonpy.emulator()["available"]:
+        import pytest
+        pytest.skip(f"no emulated CPU here: {perfmonpy.emulator()['reason']}")
+    script = ("import perfmonpy.pyperf_hook as hooks\n"
+              "hook = hooks.perfmon()\n"
+              "for n in (1000, 2000, 2000):\n"
+              "    with hook:\n"
+              "        sum(range(n))\n"
+              "metadata = {}\n"
+              "hook.teardown(metadata)\n"
+              "print(metadata['perfmon_events'], metadata['perfmon_instructions:u_runs'])\n")
+    environment = dict(os.environ, PYTHONHASHSEED="0")
+    environment.pop("PERFMONPY_PYPERF_EVENTS", None)
+    ran = subprocess.run([perfmon(), "stat", "--emulate", "-x,", "-e", "instructions:u", "--", sys.executable, "-c",
+                          script], capture_output=True, text=True, env=environment, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    events, *runs = ran.stdout.split()
+    assert events == "instructions:u"
+    small, large, again = (int(run) for run in runs)
+    assert abs(large - again) <= large / 1000, runs
+    assert large > 1.5 * small, runs
+    whole = int(ran.stderr.split(",")[0])  # perfmon stat's count of the whole interpreter, its runs within it
+    assert small + large + again < whole
