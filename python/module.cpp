@@ -26,6 +26,7 @@
 #include "perfmon/error.hpp"
 #include "perfmon/event_sets.hpp"
 #include "perfmon/output_file.hpp"
+#include "perfmon/pass_plan.hpp"
 #include "perfmon/perf_data.hpp"
 #include "perfmon/probe.hpp"
 #include "perfmon/profile.hpp"
@@ -33,6 +34,7 @@
 #include "perfmon/sampler.hpp"
 #include "perfmon/session.hpp"
 #include "perfmon/symbolizer.hpp"
+#include "perfmon/system_info.hpp"
 #include "perfmon/target.hpp"
 #include "perfmon/workload.hpp"
 
@@ -154,7 +156,10 @@ class Session {
  public:
   Session(const std::string& events, const TargetSpec& where, bool inherit, bool strict, bool skip_unsupported,
           bool error_bars)
-      : on_(catalog().parse(events), where) {
+      : Session(catalog().parse(events), where, inherit, strict, skip_unsupported, error_bars) {}
+  Session(std::vector<perfmon::EventGroup> groups, const TargetSpec& where, bool inherit, bool strict,
+          bool skip_unsupported, bool error_bars)
+      : on_(std::move(groups), where) {
     perfmon::SessionOptions options;
     options.inherit = inherit;
     options.strict = strict;
@@ -248,6 +253,7 @@ class Session {
 
   // The last read as numbers (reading_arrays).
   py::tuple values() const { return reading_arrays(session_->reading()); }
+  perfmon::Reading reading() const { return session_->reading(); }
   bool emulated() const { return on_.emulated.has_value(); }
   std::vector<std::string> notes() const { return session_->reading().notes; }
   std::vector<std::string> summary() const { return session_->reading().summary; }
@@ -440,6 +446,33 @@ class Recording {
   std::optional<perfmon::PerfDataRecordWriter> records_;
   std::uint64_t lost_ = 0;
 };
+
+// A command once per pass of events that fit on the counters at once (perfmon/pass_plan.hpp), so
+// that no event is multiplexed: one reading whose events say their pass ("pass1", ...), the passes'
+// exit codes, and the plan as perfmon stat --plan prints it. Events that need no counter (software
+// events, tracepoints) are counted in every pass: their spread says how alike the runs were.
+py::tuple stat_passes(const std::string& events, const std::vector<std::string>& command, bool inherit) {
+  const std::vector<perfmon::EventGroup> groups = catalog().parse(events);
+  // Where the CPU does not say how many counters it has, events that need none still plan; the
+  // planner refuses any that needs one, saying so.
+  const perfmon::PassPlan plan = perfmon::plan_passes(
+      groups, perfmon::counter_budget().value_or(perfmon::CounterBudget{0, {}, "the CPU does not say"}));
+  TargetSpec where;
+  where.kind = "command";
+  where.command = command;
+  perfmon::Reading merged;
+  std::vector<int> exit_codes;
+  for (std::size_t pass = 0; pass < plan.passes.size(); ++pass) {
+    Session session(plan.groups_of(pass, groups), where, inherit, true, false, false);
+    exit_codes.push_back(session.run_command());
+    for (perfmon::ReadingEvent& event : session.reading().events) {
+      event.label = "pass" + std::to_string(pass + 1);
+      event.label_kind = "pass";
+      merged.events.push_back(std::move(event));
+    }
+  }
+  return py::make_tuple(reading_arrays(merged), exit_codes, perfmon::describe_plan(plan, groups));
+}
 
 // Whether each event of a list can be counted here: "" where it can, else why not and what to do.
 std::vector<std::pair<std::string, std::string>> probe(const std::string& events) {
@@ -753,6 +786,7 @@ PYBIND11_MODULE(_perfmonpy, module) {
 
   module.def("probe", &probe, py::arg("events"));
   module.def("emulator", &emulator);
+  module.def("stat_passes", &stat_passes, py::arg("events"), py::arg("command"), py::arg("inherit"));
 
   PYBIND11_NUMPY_DTYPE(SampleRow, time, pid, tid, cpu, event, mapping, ip, period, symbol, dso, comm, chain_length,
                        chain_begin);

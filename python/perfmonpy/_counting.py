@@ -2,6 +2,7 @@
 stat() of a command, probe() of what this machine can count."""
 
 import functools
+import types
 
 import numpy as np
 
@@ -257,16 +258,28 @@ class CommandCounts(Counts):
         self.pid = session.command_pid
 
 
-def stat(command, events, *, emulate=False, inherit=True, strict=False, skip_unsupported=False, repeat=None):
+def stat(command, events, *, emulate=False, inherit=True, strict=False, skip_unsupported=False, repeat=None,
+         passes=False):
     """Runs a command (a list of words, as for subprocess) to its end, counting it from its exec:
     CommandCounts. emulate=True runs it on perfmon's emulated CPU (QEMU with perfmon's plugin),
     whose instructions and branches are counted exactly where the machine has no PMU; its counts
     are marked emulated. Other Python threads run while it does. repeat=N runs it N times: Runs,
-    one row a run, with .exit_codes."""
+    one row a run, with .exit_codes. passes=True runs it once per pass of events that fit on the
+    counters at once, so that none is multiplexed: each row's part says its pass ("pass1"),
+    .exit_codes each pass's, .plan the plan as perfmon stat --plan prints it; events that need no
+    counter are counted in every pass."""
     if isinstance(command, str):
         raise ValueError("give the command as a list of words, as for subprocess: ['ls', '-l'].")
     if repeat is not None and repeat < 1:
         raise ValueError("repeat is at least 1.")
+    if passes:
+        if repeat is not None or emulate:
+            raise ValueError("passes=True runs the command once per pass: without repeat= or emulate=.")
+        arrays, exit_codes, plan = _native.stat_passes(events, [str(word) for word in command], inherit)
+        reading = types.SimpleNamespace(value_arrays=lambda: arrays, emulated=False, notes=[], summary=[])
+        counts = Counts(reading)
+        counts.exit_codes, counts.plan = exit_codes, plan
+        return counts
 
     def once():
         session = _native.Session(events, _target(None, None, None, None, command, emulate), inherit, strict,

@@ -208,3 +208,32 @@ def test_event_sets_take_turns_and_every_call_is_counted_by_the_set_on_the_pmu()
     with pytest.raises(KeyError, match="counted in 2 parts"):
         sets[GETPPID]
     assert isinstance(sets["task-clock"], float)  # an estimate from its set's share of the time
+
+
+def test_passes_split_what_the_counters_cannot_hold_at_once():
+    """Without a PMU every event here needs no counter: one pass, all of them in it."""
+    needs_event(GETPPID)
+    counts = perfmonpy.stat([worker(), "getppid", "66"], f"{GETPPID},task-clock", passes=True)
+    assert list(counts.values["part"]) == ["pass1", "pass1"]
+    assert counts[GETPPID] == 66 and counts.exit_codes == [0]
+    assert "pass 1:" in counts.plan and "task-clock (none)" in counts.plan, counts.plan
+
+
+def test_passes_of_hardware_events():
+    reason = perfmonpy.why_not("instructions")
+    if reason:
+        pytest.skip(f"passes of hardware events need a PMU: {reason}")
+    counts = perfmonpy.stat([worker(), "loop", "1000000"],
+                            "instructions,cycles,branches,branch-misses,cache-references,cache-misses,"
+                            "instructions:u,cycles:u,branches:u,branch-misses:u", passes=True)
+    assert len(counts.exit_codes) >= 2, counts.plan
+    assert (counts.values["running"] == counts.values["enabled"]).all(), "no event multiplexed"
+
+
+def test_passes_without_a_pmu_say_why():
+    reason = perfmonpy.why_not("instructions")
+    if reason is None:
+        pytest.skip("this machine counts instructions")
+    with pytest.raises(perfmonpy.UnsupportedError) as raised:
+        perfmonpy.stat([worker(), "exit", "0"], "instructions,task-clock", passes=True)
+    assert str(raised.value) == reason
