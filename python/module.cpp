@@ -34,6 +34,7 @@
 #include "perfmon/sampler.hpp"
 #include "perfmon/session.hpp"
 #include "perfmon/symbolizer.hpp"
+#include "perfmon/symbols.hpp"
 #include "perfmon/system_info.hpp"
 #include "perfmon/target.hpp"
 #include "perfmon/workload.hpp"
@@ -528,11 +529,16 @@ class ArrayCollector final : public perfmon::SampleHandler {
   };
 
  public:
-  ArrayCollector(bool callchains, bool symbols) : callchains_(callchains), symbols_(symbols) {}
+  ArrayCollector(bool callchains, bool symbols, std::shared_ptr<perfmon::SymbolTables> tables)
+      : callchains_(callchains), symbols_(symbols), symbolizer_(std::move(tables)) {}
 
   void record(const perf_event_header& record) override {
-    symbolizer_.record(record);
+    context(record);
     lost_ += perfmon::samples_lost_by(record);
+  }
+  // What the records before this share's say of the processes (read in shares).
+  void context(const perf_event_header& record) override {
+    symbolizer_.record(record);
     // A process's addresses may mean something else after its mappings or command change.
     if (record.type == PERF_RECORD_MMAP || record.type == PERF_RECORD_MMAP2 || record.type == PERF_RECORD_COMM ||
         record.type == PERF_RECORD_FORK || record.type == PERF_RECORD_EXIT)
@@ -570,12 +576,45 @@ class ArrayCollector final : public perfmon::SampleHandler {
     rows_.push_back(row);
   }
 
+  // Another share's samples after these, their ids made this one's (the tables are this one's, the
+  // other's names added where new).
+  void absorb(ArrayCollector& other) {
+    std::vector<std::int32_t> dsos(other.dsos_.size()), comms(other.comms_.size()),
+        symbols(other.symbols_table_.size()), mappings(other.mappings_.size());
+    for (std::size_t k = 0; k < other.dsos_.size(); ++k) dsos[k] = dso_id(other.dsos_[k]);
+    for (std::size_t k = 0; k < other.comms_.size(); ++k) comms[k] = named_comm_id(other.comms_[k]);
+    for (std::size_t k = 0; k < other.symbol_functions_.size(); ++k)  // in the order they were met
+      symbols[k] =
+          symbol_id(other.symbol_functions_[k], dsos[static_cast<std::size_t>(other.symbols_table_[k].second)]);
+    for (std::size_t k = 0; k < other.mappings_.size(); ++k) {
+      MappingRow mapping = other.mappings_[k];
+      mapping.dso = dsos[static_cast<std::size_t>(mapping.dso)];
+      mappings[k] = mapping_id(mapping);
+    }
+    auto mapped = [](const std::vector<std::int32_t>& ids, std::int32_t id) {
+      return id < 0 ? id : ids[static_cast<std::size_t>(id)];
+    };
+    const std::uint64_t frames_before = frame_ips_.size();
+    for (SampleRow row : other.rows_) {
+      row.symbol = mapped(symbols, row.symbol);
+      row.dso = mapped(dsos, row.dso);
+      row.comm = mapped(comms, row.comm);
+      row.mapping = mapped(mappings, row.mapping);
+      row.chain_begin += frames_before;
+      rows_.push_back(row);
+    }
+    frame_ips_.insert(frame_ips_.end(), other.frame_ips_.begin(), other.frame_ips_.end());
+    for (std::int32_t symbol : other.frame_symbols_) frame_symbols_.push_back(mapped(symbols, symbol));
+    lost_ += other.lost_;
+  }
+
   std::vector<SampleRow> rows_;
   std::vector<std::uint64_t> frame_ips_;
   std::vector<std::int32_t> frame_symbols_;
   std::vector<std::pair<std::string, std::int32_t>> symbols_table_;  // name, dso
   std::vector<std::string> dsos_, comms_;
   std::vector<MappingRow> mappings_;
+  std::vector<const std::string_view*> symbol_functions_;  // by symbol id: the function's, in the symbol tables
   std::uint64_t lost_ = 0;
 
  private:
@@ -598,22 +637,37 @@ class ArrayCollector final : public perfmon::SampleHandler {
   Named name_anew(std::uint32_t pid, std::uint64_t ip, bool kernel) {
     const perfmon::NamedAddress named = symbolizer_.name(pid, ip, kernel);
     Named ids;
-    const auto [file, new_file] = dso_ids_.try_emplace(named.place.file, static_cast<std::int32_t>(dsos_.size()));
-    if (new_file) dsos_.push_back(named.place.file);
-    ids.dso = file->second;
-    if (named.place.mapping_end != 0) {
-      const MappingRow mapping{named.kernel ? -1 : static_cast<std::int32_t>(pid), ids.dso, named.place.mapping_start,
-                               named.place.mapping_end, named.place.mapping_offset};
-      const auto [found, added] = mapping_ids_.try_emplace(mapping, static_cast<std::int32_t>(mappings_.size()));
-      if (added) mappings_.push_back(mapping);
-      ids.mapping = found->second;
-    }
-    if (named.function == nullptr) return ids;
-    const auto [found, added] =
-        symbol_ids_.try_emplace(SymbolKey{named.function, ids.dso}, static_cast<std::int32_t>(symbols_table_.size()));
-    if (added) symbols_table_.emplace_back(std::string(*named.function), ids.dso);
-    ids.symbol = found->second;
+    ids.dso = dso_id(named.place.file);
+    if (named.place.mapping_end != 0)
+      ids.mapping = mapping_id({named.kernel ? -1 : static_cast<std::int32_t>(pid), ids.dso, named.place.mapping_start,
+                                named.place.mapping_end, named.place.mapping_offset});
+    if (named.function != nullptr) ids.symbol = symbol_id(named.function, ids.dso);
     return ids;
+  }
+  // Ids in this collector's tables, a name added where new.
+  std::int32_t dso_id(const std::string& file) {
+    const auto [found, added] = dso_ids_.try_emplace(file, static_cast<std::int32_t>(dsos_.size()));
+    if (added) dsos_.push_back(file);
+    return found->second;
+  }
+  std::int32_t named_comm_id(const std::string& comm) {
+    const auto [found, added] = comm_ids_.try_emplace(comm, static_cast<std::int32_t>(comms_.size()));
+    if (added) comms_.push_back(comm);
+    return found->second;
+  }
+  std::int32_t symbol_id(const std::string_view* function, std::int32_t dso) {
+    const auto [found, added] =
+        symbol_ids_.try_emplace(SymbolKey{function, dso}, static_cast<std::int32_t>(symbols_table_.size()));
+    if (added) {
+      symbols_table_.emplace_back(std::string(*function), dso);
+      symbol_functions_.push_back(function);
+    }
+    return found->second;
+  }
+  std::int32_t mapping_id(const MappingRow& mapping) {
+    const auto [found, added] = mapping_ids_.try_emplace(mapping, static_cast<std::int32_t>(mappings_.size()));
+    if (added) mappings_.push_back(mapping);
+    return found->second;
   }
   // A thread's command, named once while no COMM, FORK or EXIT record comes.
   std::int32_t comm_id(std::uint32_t tid) {
@@ -621,10 +675,7 @@ class ArrayCollector final : public perfmon::SampleHandler {
     const auto [cached, added] = thread_comms_.try_emplace(tid, 0);
     last_comm_ = &*cached;
     if (!added) return cached->second;
-    const std::string& comm = symbolizer_.spaces().command(tid);
-    const auto [found, new_comm] = comm_ids_.try_emplace(comm, static_cast<std::int32_t>(comms_.size()));
-    if (new_comm) comms_.push_back(comm);
-    return cached->second = found->second;
+    return cached->second = named_comm_id(symbolizer_.spaces().command(tid));
   }
 
   struct MappingHash {
@@ -676,15 +727,29 @@ py::array handed_over(std::vector<T>&& values, const py::dtype& type) {
                    owner);
 }
 
-py::dict read_perf_data(const std::string& path, bool callchains, bool symbols) {
+py::dict read_perf_data(const std::string& path, bool callchains, bool symbols, std::size_t threads) {
   std::optional<perfmon::PerfDataReader> reader;
-  ArrayCollector collected(callchains, symbols);
+  std::vector<std::unique_ptr<ArrayCollector>> shares;
   {
     py::gil_scoped_release others_run;
     reader.emplace(path);
-    collected.rows_.reserve(reader->outlook().records);
-    reader->read(collected);
+    if (threads == 0) threads = reader->threads_worth();
+    // Each file's symbols read once, whichever share names an address in it first.
+    const auto tables = std::make_shared<perfmon::SymbolTables>();
+    const std::size_t count = threads == 1 ? 1 : threads * perfmon::PerfDataReader::kSharesPerThread;
+    std::vector<perfmon::SampleHandler*> handlers;
+    for (std::size_t k = 0; k < count; ++k) {
+      shares.push_back(std::make_unique<ArrayCollector>(callchains, symbols, tables));
+      handlers.push_back(shares.back().get());
+    }
+    shares.front()->rows_.reserve(reader->outlook().records);
+    if (count == 1)
+      reader->read(*shares.front());
+    else
+      reader->read_in_shares(handlers, threads);
+    for (std::size_t k = 1; k < shares.size(); ++k) shares.front()->absorb(*shares[k]);
   }
+  ArrayCollector& collected = *shares.front();
   py::dict file;
   file["samples"] = handed_over(std::move(collected.rows_), py::dtype::of<SampleRow>());
   file["frame_ips"] = handed_over(std::move(collected.frame_ips_), py::dtype::of<std::uint64_t>());
@@ -792,5 +857,5 @@ PYBIND11_MODULE(_perfmonpy, module) {
                        chain_begin);
   PYBIND11_NUMPY_DTYPE(MappingRow, pid, dso, start, end, offset);
   module.def("read_perf_data", &read_perf_data, py::arg("path"), py::arg("callchains") = true,
-             py::arg("symbols") = true);
+             py::arg("symbols") = true, py::arg("threads") = 0);
 }

@@ -128,6 +128,15 @@ class PerfDataReader {
     std::uint64_t samples_looked_at = 0, distinct_addresses = 0;
   };
   Outlook outlook() const;
+  // The threads that pay for themselves reading this file in shares (read_in_shares, with
+  // kSharesPerThread shares a thread): a share costs a pass over the records before it and the
+  // look-up of the addresses its samples touch (each share knows only its own), worth it for a
+  // file of tens of megabytes whose samples land in many places; one of few places is read faster
+  // by one thread. One for each 16 MiB of data, up to the CPUs (at most 8).
+  std::size_t threads_worth() const;
+  // Two shares a thread: a thread that ends its share early takes another, as the work of equal
+  // numbers of records differs.
+  static constexpr std::size_t kSharesPerThread = 2;
 
   // Hands every record of the data section to the handler in the order they happened, as perf
   // report orders them: samples decoded by their event's sample_type (with the attr's fixed period

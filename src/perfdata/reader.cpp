@@ -235,6 +235,15 @@ void PerfDataReader::read(SampleHandler& handler) const {
   read_share(handler, 0, ~std::uint64_t{0});
 }
 
+std::size_t PerfDataReader::threads_worth() const {
+  constexpr std::uint64_t kBytesPerThread = 16 << 20;
+  const Outlook seen = outlook();
+  if (seen.distinct_addresses * 4 < seen.samples_looked_at) return 1;  // most samples land where others did
+  const std::uint64_t cpus = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<std::size_t>(
+      std::clamp<std::uint64_t>(data_bytes() / kBytesPerThread, 1, std::min<std::uint64_t>(cpus, 8)));
+}
+
 PerfDataReader::Outlook PerfDataReader::outlook() const {
   constexpr std::uint64_t kCounted = 4096;
   // A sample's address follows its header (and its identifier, where the events carry one).

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "commands.hpp"
@@ -57,22 +56,6 @@ struct ReportCommand {
   bool inlined_frames = true;
   long threads = 0;  // 0: chosen by the file's size and places and the machine's CPUs
 };
-
-// Threads that pay for themselves: a share of a file costs a pass over the records before it and
-// the look-up of the addresses its samples touch (each share knows only its own), worth it for a
-// file of tens of megabytes whose samples land in many places (docs/benchmarks.md, "Both cores");
-// one of few places is read faster by one thread. Two shares a thread: a thread that ends its
-// share early takes another, as the work of equal numbers of records differs.
-constexpr std::size_t kSharesPerThread = 2;
-std::size_t threads_for(const PerfDataReader& file, long asked) {
-  if (asked > 0) return static_cast<std::size_t>(asked);
-  constexpr std::uint64_t kBytesPerThread = 16 << 20;
-  const PerfDataReader::Outlook outlook = file.outlook();
-  if (outlook.distinct_addresses * 4 < outlook.samples_looked_at) return 1;  // most samples land where others did
-  const std::uint64_t cpus = std::max(1u, std::thread::hardware_concurrency());
-  return static_cast<std::size_t>(
-      std::clamp<std::uint64_t>(file.data_bytes() / kBytesPerThread, 1, std::min<std::uint64_t>(cpus, 8)));
-}
 
 double parse_percent(std::string_view text) {
   double value = 0;
@@ -188,9 +171,9 @@ int run_report(std::span<char* const> args) {
     // One profile per share of the file, each later one merged into the first.
     std::vector<std::unique_ptr<Profile>> shares;
     std::vector<SampleHandler*> handlers;
-    const std::size_t threads = threads_for(file, o.threads);
+    const std::size_t threads = o.threads > 0 ? static_cast<std::size_t>(o.threads) : file.threads_worth();
     const auto symbols = std::make_shared<SymbolTables>(looked_up.debug_root);
-    for (std::size_t k = 0; k < (threads == 1 ? 1 : threads * kSharesPerThread); ++k) {
+    for (std::size_t k = 0; k < (threads == 1 ? 1 : threads * PerfDataReader::kSharesPerThread); ++k) {
       shares.push_back(std::make_unique<Profile>(names, looked_up, symbols));
       handlers.push_back(shares.back().get());
     }
