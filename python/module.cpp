@@ -250,7 +250,6 @@ class Session {
     read();
     return exit.exit_code();
   }
-  long command_pid() const { return on_.workload ? on_.workload->pid() : on_.emulated ? on_.emulated->pid() : 0; }
 
   // The last read as numbers (reading_arrays).
   py::tuple values() const { return reading_arrays(session_->reading()); }
@@ -265,13 +264,30 @@ class Session {
   std::uint64_t readings_ = 0;
 };
 
-// perfmon2's event sets over a block of the calling thread: one set on the PMU at a time, each
-// giving way to the next after `switch_ns` of the thread's CPU time (switched in the library's
-// signal handler, in the thread itself: nothing to drive from Python).
+// perfmon2's event sets: one set on the PMU at a time, each giving way to the next after
+// `switch_ns` of the target's CPU time. Over a block of the calling thread the switches run in the
+// library's signal handler, in the thread itself (nothing to drive from Python); over a command,
+// run_command() drives them while it waits.
 class SetsSession {
  public:
-  SetsSession(const std::vector<std::string>& sets, std::int64_t switch_ns, bool inherit)
-      : sets_(definitions(sets, switch_ns), perfmon::Target::self(), options(inherit)) {}
+  SetsSession(const std::vector<std::string>& sets, const TargetSpec& where, std::int64_t switch_ns, bool inherit)
+      : definitions_(definitions(sets, switch_ns)),
+        on_(all_groups(definitions_), where),
+        sets_(definitions_, on_.target, options(inherit)) {}
+
+  // Runs the command to its end, switching the sets as their turns end; its exit code.
+  int run_command() {
+    if (!on_.workload) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "these sets count no command.");
+    perfmon::WorkloadExit exit;
+    {
+      py::gil_scoped_release others_run;
+      on_.workload->start();
+      do sets_.service(100);
+      while (!on_.workload->wait(exit, false));
+    }
+    end();
+    return exit.exit_code();
+  }
 
   void begin() {
     sets_.reset();
@@ -311,12 +327,20 @@ class SetsSession {
     }
     return definitions;
   }
+  static std::vector<perfmon::EventGroup> all_groups(const std::vector<perfmon::EventSetDefinition>& sets) {
+    std::vector<perfmon::EventGroup> groups;
+    for (const perfmon::EventSetDefinition& set : sets)
+      groups.insert(groups.end(), set.groups.begin(), set.groups.end());
+    return groups;
+  }
   static perfmon::EventSetOptions options(bool inherit) {
     perfmon::EventSetOptions options;
     options.session.inherit = inherit;
     return options;
   }
 
+  std::vector<perfmon::EventSetDefinition> definitions_;
+  Footing on_;
   perfmon::EventSets sets_;
   std::uint64_t readings_ = 0;
 };
@@ -809,15 +833,15 @@ PYBIND11_MODULE(_perfmonpy, module) {
       .def("count", &Session::count, py::arg("event"))
       .def_property_readonly("readings", &Session::readings)
       .def("run_command", &Session::run_command)
-      .def_property_readonly("command_pid", &Session::command_pid)
       .def_property_readonly("emulated", &Session::emulated)
       .def_property_readonly("notes", &Session::notes)
       .def_property_readonly("summary", &Session::summary)
       .def("value_arrays", &Session::values);
 
   py::class_<SetsSession>(module, "EventSets")
-      .def(py::init<const std::vector<std::string>&, std::int64_t, bool>(), py::arg("sets"), py::arg("switch_ns"),
-           py::arg("inherit"))
+      .def(py::init<const std::vector<std::string>&, const TargetSpec&, std::int64_t, bool>(), py::arg("sets"),
+           py::arg("target"), py::arg("switch_ns"), py::arg("inherit"))
+      .def("run_command", &SetsSession::run_command)
       .def("__enter__",
            [](py::object self) {
              self.cast<SetsSession&>().begin();

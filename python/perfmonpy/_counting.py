@@ -173,6 +173,12 @@ class counters(_Readings, _native.Session):
         return _Counted(function, self)
 
 
+def _set_lists(sets):
+    if isinstance(sets, str):
+        raise ValueError("give the sets as a list of event lists: ['{cycles,instructions}', 'branches'].")
+    return [str(events) for events in sets]
+
+
 class event_sets(_Readings, _native.EventSets):
     """More events than the PMU has counters, switched by perfmon rather than the kernel (perfmon2's
     event sets), over a block of the calling thread: one set on the PMU at a time, each giving way
@@ -189,9 +195,7 @@ class event_sets(_Readings, _native.EventSets):
     """
 
     def __init__(self, sets, *, switch_ms=10, inherit=False):
-        if isinstance(sets, str):
-            raise ValueError("give the sets as a list of event lists: ['{cycles,instructions}', 'branches'].")
-        super().__init__([str(events) for events in sets], int(switch_ms * 1e6), inherit)
+        super().__init__(_set_lists(sets), _native.TargetSpec(), int(switch_ms * 1e6), inherit)
 
     @property
     def turns(self):
@@ -250,16 +254,15 @@ def measure(function, events, *, repeat=1, args=(), kwargs=None, **options):
 
 
 class CommandCounts(Counts):
-    """Counts of a command: also its exit code (128 + signal where a signal ended it) and pid."""
+    """Counts of a command: also its exit code (128 + signal where a signal ended it)."""
 
     def __init__(self, session, exit_code):
         super().__init__(session)
         self.exit_code = exit_code
-        self.pid = session.command_pid
 
 
-def stat(command, events, *, emulate=False, inherit=True, strict=False, skip_unsupported=False, repeat=None,
-         passes=False):
+def stat(command, events=None, *, emulate=False, inherit=True, strict=False, skip_unsupported=False, repeat=None,
+         passes=False, sets=None, switch_ms=10):
     """Runs a command (a list of words, as for subprocess) to its end, counting it from its exec:
     CommandCounts. emulate=True runs it on perfmon's emulated CPU (QEMU with perfmon's plugin),
     whose instructions and branches are counted exactly where the machine has no PMU; its counts
@@ -267,11 +270,20 @@ def stat(command, events, *, emulate=False, inherit=True, strict=False, skip_uns
     one row a run, with .exit_codes. passes=True runs it once per pass of events that fit on the
     counters at once, so that none is multiplexed: each row's part says its pass ("pass1"),
     .exit_codes each pass's, .plan the plan as perfmon stat --plan prints it; events that need no
-    counter are counted in every pass."""
+    counter are counted in every pass. sets=[...] counts event sets instead of events, each set on
+    the PMU in turn for switch_ms of the command's CPU time (as event_sets does over a block)."""
     if isinstance(command, str):
         raise ValueError("give the command as a list of words, as for subprocess: ['ls', '-l'].")
     if repeat is not None and repeat < 1:
         raise ValueError("repeat is at least 1.")
+    if (events is None) == (sets is None):
+        raise ValueError("give the events, or sets=[...] of them: one of the two.")
+    if sets is not None:
+        if repeat is not None or emulate or passes:
+            raise ValueError("sets=[...] counts one run on the host: without repeat=, emulate= or passes=.")
+        counting = _native.EventSets(_set_lists(sets), _target(None, None, None, None, command, False),
+                                     int(switch_ms * 1e6), inherit)
+        return CommandCounts(counting, counting.run_command())
     if passes:
         if repeat is not None or emulate:
             raise ValueError("passes=True runs the command once per pass: without repeat= or emulate=.")

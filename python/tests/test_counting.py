@@ -237,3 +237,17 @@ def test_passes_without_a_pmu_say_why():
     with pytest.raises(perfmonpy.UnsupportedError) as raised:
         perfmonpy.stat([worker(), "exit", "0"], "instructions,task-clock", passes=True)
     assert str(raised.value) == reason
+
+
+def test_event_sets_over_a_command_are_switched_while_it_runs():
+    needs_event(GETPPID)
+    counts = perfmonpy.stat([worker(), "getppid", "200000"],
+                            sets=[f"{{{GETPPID},task-clock}}", f"{{{GETPPID},page-faults}}"], switch_ms=1)
+    assert counts.exit_code == 0
+    counted = counts.values[counts.values["event"] == GETPPID]
+    assert list(counted["part"]) == ["set0", "set1"]
+    # One set on the PMU at a time: no call counted twice; a few go uncounted between one set's
+    # end and the next one's start, as perfmon switches from another process (docs/benchmarks.md,
+    # "the blind spot").
+    assert 0.8 * 200000 < counted["value"].sum() <= 200000
+    assert all(value > 0 for value in counted["value"]), counts.summary
