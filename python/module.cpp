@@ -200,7 +200,8 @@ class Session {
   std::uint64_t readings() const { return readings_; }
 
   // An event's last count, by its name as written or its index: an int where it counted all the
-  // time it was enabled, else the float estimate. KeyError for an event not counted or not known.
+  // time it was enabled, else the float estimate (NaN where it was never on the PMU). KeyError for
+  // an event this machine cannot count or that was not asked for.
   py::object count(const py::object& event) const {
     std::size_t index = session_->event_count();
     if (py::isinstance<py::int_>(event)) {
@@ -225,6 +226,7 @@ class Session {
                           "' was not counted: " + session_->unsupported_reason(index));
     const perfmon::CounterValue value = session_->value(index);
     if (value.running == value.enabled) return py::int_(value.raw);
+    if (value.running == 0) return py::float_(std::nan(""));  // never on the PMU: not counted, not zero
     return py::float_(value.scaled());
   }
 

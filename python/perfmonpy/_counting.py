@@ -31,9 +31,12 @@ def _table(names, parts, counts, estimates, supported):
 
 
 def _count_of(row):
-    """An int where the event counted all the time it was enabled; else the float estimate."""
+    """An int where the event counted all the time it was enabled; else the float estimate, NaN
+    where it was never on the PMU (not counted, which is not zero)."""
     if row["running"] == row["enabled"]:
         return int(row["value"])
+    if row["running"] == 0:
+        return float("nan")
     return float(row["scaled"])
 
 
