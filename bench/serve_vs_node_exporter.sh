@@ -3,7 +3,9 @@
 # software events of every CPU: both started here on loopback, scraped alternately ROUNDS times
 # (bench/scrape_compare.cpp: latency, the daemon's CPU time a scrape, resident memory); then each
 # daemon's own CPU use over IDLE seconds scraped every 15 s, as Prometheus would; then perfmon serve
-# alone under LOAD seconds of 50 scrapers at once (bench/scrape_load.cpp).
+# alone under LOAD seconds of 50 scrapers at once (bench/scrape_load.cpp). Between them, perfmon serve
+# with ten events (five more software events and tracepoints: all a VM without a PMU has) against
+# node_exporter's five, for the goal's "2 CPUs x 10 events".
 #   bench/serve_vs_node_exporter.sh [build-dir] [rounds] [idle-seconds] [load-seconds]
 set -euo pipefail
 build=${1:-build}
@@ -34,6 +36,16 @@ ne_port=$(ss -ltnpH | awk -v pid="${pids[0]}" '$0 ~ "pid=" pid "," { split($4, a
 serve_port=$(sed -n 's|.*http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$dir/serve.log")
 echo "== $(nproc) CPUs, 5 software events each; $rounds scrapes each, alternately"
 "$compare" "$rounds" "perfmon serve" "$serve_port" "${pids[1]}" node_exporter "$ne_port" "${pids[0]}"
+
+"$perfmon" serve --listen 127.0.0.1:0 -C "$cpus" \
+  -e context-switches,cpu-migrations,major-faults,minor-faults,page-faults,task-clock,cpu-clock,alignment-faults,emulation-faults,syscalls:sys_enter_read \
+  2>"$dir/serve10.log" &
+pids+=($!)
+sleep 1
+serve10_port=$(sed -n 's|.*http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$dir/serve10.log")
+echo "== perfmon serve with 10 events against node_exporter's 5; $rounds scrapes each, alternately"
+"$compare" "$rounds" "perfmon serve (10)" "$serve10_port" "${pids[2]}" node_exporter "$ne_port" "${pids[0]}"
+kill "${pids[2]}"
 
 echo "== own CPU use over $idle s, scraped every 15 s"
 cpu_ns() { local sum=0; for t in /proc/"$1"/task/*/schedstat; do sum=$((sum + $(cut -d' ' -f1 "$t"))); done; echo "$sum"; }
