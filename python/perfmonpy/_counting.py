@@ -15,11 +15,12 @@ from . import _perfmonpy as _native
 #   scaled    value * enabled / running: the count over the whole enabled time
 #   stderr    the standard error of scaled (0: exact; NaN: unknown, without error_bars)
 #   supported False where this machine cannot count the event (reasons say why)
+#   emulated  True where perfmon's emulated CPU counted it, not the host's PMU
 _COLUMNS = [("value", np.uint64), ("enabled", np.uint64), ("running", np.uint64), ("scaled", np.float64),
-            ("stderr", np.float64), ("supported", np.bool_)]
+            ("stderr", np.float64), ("supported", np.bool_), ("emulated", np.bool_)]
 
 
-def _table(names, parts, counts, estimates, supported):
+def _table(names, parts, counts, estimates, supported, emulated):
     width = max([len(name) for name in names] + [1])
     part_width = max([len(part) for part in parts] + [1])
     table = np.zeros(len(names), dtype=[("event", f"U{width}"), ("part", f"U{part_width}")] + _COLUMNS)
@@ -27,6 +28,7 @@ def _table(names, parts, counts, estimates, supported):
     table["value"], table["enabled"], table["running"] = counts[:, 0], counts[:, 1], counts[:, 2]
     table["scaled"], table["stderr"] = estimates[:, 0], estimates[:, 1]
     table["supported"] = supported
+    table["emulated"] = emulated
     return table
 
 
@@ -71,7 +73,7 @@ class Counts:
 
     def __init__(self, session):
         names, parts, counts, estimates, supported, reasons = session.value_arrays()
-        self.values = _table(names, parts, counts, estimates, supported)
+        self.values = _table(names, parts, counts, estimates, supported, session.emulated)
         self.reasons = {name: reason for name, reason in zip(names, reasons) if reason}
         self.emulated = session.emulated
         self.notes = session.notes

@@ -42,7 +42,9 @@ def test_values_are_a_structured_array_one_row_an_event():
             os.getppid()
     values = c.values
     assert list(values["event"]) == ["task-clock", GETPPID, "page-faults"]
-    assert values.dtype.names == ("event", "part", "value", "enabled", "running", "scaled", "stderr", "supported")
+    assert values.dtype.names == ("event", "part", "value", "enabled", "running", "scaled", "stderr", "supported",
+                                  "emulated")
+    assert not values["emulated"].any()
     assert list(values["part"]) == ["", "", ""]  # one part: no sets, no passes
     row = values[1]
     assert row["value"] == 10 and row["scaled"] == 10.0 and row["stderr"] == 0.0 and row["supported"]
@@ -175,7 +177,7 @@ def test_emulated_instructions_are_exact_and_marked_emulated():
     first = perfmonpy.stat([worker(), "loop", "100000"], "instructions:u", emulate=True)
     again = perfmonpy.stat([worker(), "loop", "100000"], "instructions:u", emulate=True)
     longer = perfmonpy.stat([worker(), "loop", "200000"], "instructions:u", emulate=True)
-    assert first.emulated
+    assert first.emulated and first.values["emulated"].all()
     assert first["instructions:u"] == again["instructions:u"]  # the same, run after run
     assert first["instructions:u"] > 100000
     # The loop's instructions alone: the same per iteration, the program's start and end cancel.
