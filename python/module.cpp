@@ -2,9 +2,12 @@
 // The package around it (python/perfmonpy) gives the context managers, the decorator, the
 // exception classes and the tables; this file keeps to sessions, commands and perf.data files.
 // Its perfmon::Error become the package's exceptions (perfmonpy/errors.py) by kind.
+#include <pthread.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -273,9 +276,27 @@ class Session {
 class SetsSession {
  public:
   SetsSession(const std::vector<std::string>& sets, const TargetSpec& where, std::int64_t switch_ns, bool inherit)
-      : definitions_(definitions(sets, switch_ns)),
-        on_(all_groups(definitions_), where),
-        sets_(definitions_, on_.target, options(inherit)) {}
+      : definitions_(definitions(sets, switch_ns)), on_(all_groups(definitions_), where) {
+    perfmon::EventSetOptions options;
+    options.session.inherit = inherit;
+    if (where.kind != "self" && where.kind != "command") {
+      // Another thread, process, CPUs or a cgroup, over a block: a thread of perfmon's own takes
+      // the sets' signals and switches them while the block runs (made before the sets, with their
+      // signal blocked in it alone); the block's calls and its own are serialized by `serial_`.
+      taker_ = std::jthread([this](std::stop_token stop) { take_signals(stop); });
+      std::unique_lock<std::mutex> one(serial_);
+      taken_.wait(one, [this] { return taker_tid_ != 0; });
+      options.session.overflow_thread = taker_tid_;
+      options.signal = signal_number();
+    }
+    sets_.emplace(definitions_, on_.target, options);
+  }
+  ~SetsSession() {  // the taker stops before the sets it switches go
+    taker_.request_stop();
+    if (taker_.joinable()) taker_.join();
+  }
+  SetsSession(const SetsSession&) = delete;
+  SetsSession& operator=(const SetsSession&) = delete;
 
   // Runs the command to its end, switching the sets as their turns end; its exit code.
   int run_command() {
@@ -284,7 +305,7 @@ class SetsSession {
     {
       py::gil_scoped_release others_run;
       on_.workload->start();
-      do sets_.service(100);
+      do sets_->service(100);
       while (!on_.workload->wait(exit, false));
     }
     end();
@@ -292,30 +313,51 @@ class SetsSession {
   }
 
   void begin() {
-    sets_.reset();
-    sets_.start();
+    const std::lock_guard<std::mutex> one(serial_);
+    sets_->reset();
+    sets_->start();
   }
   bool end() {
-    sets_.stop();
-    if (const int failed = sets_.read(); failed != 0)
+    const std::lock_guard<std::mutex> one(serial_);
+    sets_->stop();
+    if (const int failed = sets_->read(); failed != 0)
       throw perfmon::Error(perfmon::ErrorKind::System,
                            std::string("reading the event sets failed (") + std::strerror(failed) + ").", failed);
     ++readings_;
     return false;
   }
   std::uint64_t readings() const { return readings_; }
-  py::tuple values() const { return reading_arrays(sets_.reading()); }
+  py::tuple values() const { return reading_arrays(sets_->reading()); }
   // How often each set was on the PMU, and for how long (ns), as of the last read.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> turns() const {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> turns;
-    for (std::size_t set = 0; set < sets_.set_count(); ++set)
-      turns.emplace_back(sets_.info(set).runs, sets_.info(set).active_ns);
+    for (std::size_t set = 0; set < sets_->set_count(); ++set)
+      turns.emplace_back(sets_->info(set).runs, sets_->info(set).active_ns);
     return turns;
   }
-  std::vector<std::string> summary() const { return sets_.reading().summary; }
-  std::vector<std::string> notes() const { return sets_.reading().notes; }
+  std::vector<std::string> summary() const { return sets_->reading().summary; }
+  std::vector<std::string> notes() const { return sets_->reading().notes; }
 
  private:
+  static int signal_number() { return SIGRTMIN + 2; }  // the library's default, named: the taker blocks it
+  void take_signals(std::stop_token stop) {
+    sigset_t ours;
+    sigemptyset(&ours);
+    sigaddset(&ours, signal_number());
+    pthread_sigmask(SIG_BLOCK, &ours, nullptr);
+    {
+      const std::lock_guard<std::mutex> one(serial_);
+      taker_tid_ = static_cast<pid_t>(::gettid());
+    }
+    taken_.notify_all();
+    const timespec patience{0, 100'000'000};
+    while (!stop.stop_requested()) {
+      siginfo_t info;
+      if (sigtimedwait(&ours, &info, &patience) <= 0) continue;
+      const std::lock_guard<std::mutex> one(serial_);
+      if (sets_) sets_->handle_overflow(info);
+    }
+  }
   static std::vector<perfmon::EventSetDefinition> definitions(const std::vector<std::string>& sets,
                                                               std::int64_t switch_ns) {
     if (sets.empty()) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "give at least one event set.");
@@ -335,16 +377,15 @@ class SetsSession {
       groups.insert(groups.end(), set.groups.begin(), set.groups.end());
     return groups;
   }
-  static perfmon::EventSetOptions options(bool inherit) {
-    perfmon::EventSetOptions options;
-    options.session.inherit = inherit;
-    return options;
-  }
 
   std::vector<perfmon::EventSetDefinition> definitions_;
   Footing on_;
-  perfmon::EventSets sets_;
+  std::mutex serial_;
+  std::condition_variable taken_;
+  pid_t taker_tid_ = 0;
+  std::optional<perfmon::EventSets> sets_;
   std::uint64_t readings_ = 0;
+  std::jthread taker_;  // last: it stops first
 };
 
 // A recording into a perf.data file, as perfmon record writes one: a sampler on the target, its

@@ -186,8 +186,8 @@ def _set_lists(sets):
 
 class event_sets(_Readings, _native.EventSets):
     """More events than the PMU has counters, switched by perfmon rather than the kernel (perfmon2's
-    event sets), over a block of the calling thread: one set on the PMU at a time, each giving way
-    to the next after switch_ms of the thread's CPU time.
+    event sets), over a block: one set on the PMU at a time, each giving way to the next after
+    switch_ms of the target's CPU time.
 
         with perfmonpy.event_sets(["{cycles,instructions}", "{branches,branch-misses}"], switch_ms=2) as s:
             work()
@@ -195,12 +195,16 @@ class event_sets(_Readings, _native.EventSets):
         s.values            # one row an event; part says its set ("set0", "set1")
         s.turns             # [{"runs": ..., "active_ns": ...}, ...] a set
 
-    The switches run in a signal handler of the library's in the thread itself, so the block needs
-    nothing from Python. Each set is a list in perf's syntax, groups kept whole.
+    Without a target, the calling thread: the switches run in a signal handler of the library's in
+    the thread itself, so nothing of its work falls between two sets. With pid=, tid=, cpus= or
+    cgroup= (as for counters), a thread of perfmon's own switches them while the block runs: the
+    target runs on meanwhile, so a few of its events fall between one set and the next. Each set is
+    a list in perf's syntax, groups kept whole.
     """
 
-    def __init__(self, sets, *, switch_ms=10, inherit=False):
-        super().__init__(_set_lists(sets), _native.TargetSpec(), int(switch_ms * 1e6), inherit)
+    def __init__(self, sets, *, switch_ms=10, inherit=False, pid=None, tid=None, cpus=None, cgroup=None):
+        super().__init__(_set_lists(sets), _target(pid, tid, cpus, cgroup, None, False), int(switch_ms * 1e6),
+                         inherit)
 
     @property
     def turns(self):

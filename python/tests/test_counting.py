@@ -253,3 +253,35 @@ def test_event_sets_over_a_command_are_switched_while_it_runs():
     # "the blind spot").
     assert 0.8 * 200000 < counted["value"].sum() <= 200000
     assert all(value > 0 for value in counted["value"]), counts.summary
+
+
+def test_event_sets_over_another_thread_are_switched_by_perfmons_own():
+    needs_event(GETPPID)
+    import time
+    ready, go, done = threading.Event(), threading.Event(), threading.Event()
+    tid, calls = [], []
+
+    def other():
+        tid.append(threading.get_native_id())
+        ready.set()
+        go.wait()
+        made = 0
+        began = time.thread_time()
+        while time.thread_time() - began < 0.05:  # 50 turns of 1 ms of its CPU time
+            os.getppid()
+            made += 1
+        calls.append(made)
+        done.set()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    ready.wait()
+    with perfmonpy.event_sets([f"{{{GETPPID},task-clock}}", f"{{{GETPPID},page-faults}}"], switch_ms=1,
+                              tid=tid[0]) as sets:
+        go.set()
+        done.wait()
+    thread.join()
+    counted = sets.values[sets.values["event"] == GETPPID]
+    assert 0.8 * calls[0] < counted["value"].sum() <= calls[0]  # never twice; the blind spot's few not at all
+    assert all(value > 0 for value in counted["value"]), sets.turns
+    assert all(turn["runs"] >= 3 for turn in sets.turns), sets.turns
