@@ -1,6 +1,7 @@
 // perfmonpy's compiled half, _perfmonpy: perfmon's C++ API as Python sees it (docs/python.md).
 // The package around it (python/perfmonpy) gives the context managers, the decorator, the
-// exception classes and the tables; this file keeps to sessions, commands and perf.data files.
+// exception classes and the tables; this file keeps to counting sessions, event sets, recordings,
+// the commands they run and perf.data files read into arrays.
 // Its perfmon::Error become the package's exceptions (perfmonpy/errors.py) by kind.
 #include <pthread.h>
 #include <pybind11/numpy.h>
