@@ -179,9 +179,6 @@ class Session {
     }
   }
 
-  void start() { session_->start(); }
-  void stop() { session_->stop(); }
-  void reset() { session_->reset(); }
   // Reads every group; an errno where a read failed.
   void read() {
     if (const int failed = session_->read(); failed != 0)
@@ -202,37 +199,6 @@ class Session {
   }
   // How many readings so far: what was made of the last one is made anew when this changes.
   std::uint64_t readings() const { return readings_; }
-
-  // An event's last count, by its name as written or its index: an int where it counted all the
-  // time it was enabled, else the float estimate (NaN where it was never on the PMU). KeyError for
-  // an event this machine cannot count or that was not asked for.
-  py::object count(const py::object& event) const {
-    std::size_t index = session_->event_count();
-    if (py::isinstance<py::int_>(event)) {
-      const long asked = event.cast<long>();
-      if (asked >= 0 && static_cast<std::size_t>(asked) < index) index = static_cast<std::size_t>(asked);
-    } else {
-      const std::string name = event.cast<std::string>();
-      for (std::size_t e = 0; e < session_->event_count(); ++e)
-        if (session_->event(e).name == name) {
-          index = e;
-          break;
-        }
-    }
-    if (index == session_->event_count()) {
-      std::string known;
-      for (std::size_t e = 0; e < session_->event_count(); ++e) known += (e ? ", " : "") + session_->event(e).name;
-      throw py::key_error("'" + py::str(event).cast<std::string>() + "' is not one of the events counted: " + known +
-                          ".");
-    }
-    if (!session_->supported(index))
-      throw py::key_error("'" + session_->event(index).name +
-                          "' was not counted: " + session_->unsupported_reason(index));
-    const perfmon::CounterValue value = session_->value(index);
-    if (value.running == value.enabled) return py::int_(value.raw);
-    if (value.running == 0) return py::float_(std::nan(""));  // never on the PMU: not counted, not zero
-    return py::float_(value.scaled());
-  }
 
   // Runs the command to its end, the counters on it; its exit code (128 + signal for a signal).
   int run_command() {
@@ -534,7 +500,8 @@ py::tuple stat_passes(const std::string& events, const std::vector<std::string>&
   for (std::size_t pass = 0; pass < plan.passes.size(); ++pass) {
     Session session(plan.groups_of(pass, groups), where, inherit, true, false, false);
     exit_codes.push_back(session.run_command());
-    for (perfmon::ReadingEvent& event : session.reading().events) {
+    perfmon::Reading reading = session.reading();
+    for (perfmon::ReadingEvent& event : reading.events) {
       event.label = "pass" + std::to_string(pass + 1);
       event.label_kind = "pass";
       merged.events.push_back(std::move(event));
@@ -863,9 +830,6 @@ PYBIND11_MODULE(_perfmonpy, module) {
   py::class_<Session>(module, "Session")
       .def(py::init<const std::string&, const TargetSpec&, bool, bool, bool, bool>(), py::arg("events"),
            py::arg("target"), py::arg("inherit"), py::arg("strict"), py::arg("skip_unsupported"), py::arg("error_bars"))
-      .def("start", &Session::start)
-      .def("stop", &Session::stop)
-      .def("reset", &Session::reset)
       .def("read", &Session::read)
       .def("__enter__",
            [](py::object self) {
@@ -874,7 +838,6 @@ PYBIND11_MODULE(_perfmonpy, module) {
            })
       .def("__exit__",
            [](Session& session, const py::object&, const py::object&, const py::object&) { return session.end(); })
-      .def("count", &Session::count, py::arg("event"))
       .def_property_readonly("readings", &Session::readings)
       .def("run_command", &Session::run_command)
       .def_property_readonly("emulated", &Session::emulated)

@@ -125,6 +125,8 @@ class _Readings:
         return self._made[1]
 
     def __getitem__(self, event):
+        """The last count of an event (its name as written, or its index): an int where it counted
+        all the time, else the float estimate (NaN where it was never on the PMU)."""
         return self.counts[event]
 
     @property
@@ -168,11 +170,6 @@ class counters(_Readings, _native.Session):
         """Reads the counters now, running or not: the counts so far."""
         _native.Session.read(self)
         return self.counts
-
-    def __getitem__(self, event):
-        """The last count of an event (its name as written, or its index): an int where it counted
-        all the time, else the float estimate."""
-        return self.count(event)
 
     def __call__(self, function):
         return _Counted(function, self)
