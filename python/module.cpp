@@ -386,10 +386,7 @@ class Recording {
       for (const perfmon::Event& event : group.events)
         if (event.attr.type == PERF_TYPE_TRACEPOINT) options.sample_type |= PERF_SAMPLE_RAW;
     sampler_.emplace(on_.groups, on_.target, options);
-    std::vector<perfmon::PerfDataEvent> described;
-    for (std::size_t e = 0; e < sampler_->event_count(); ++e)
-      described.push_back({sampler_->event(e).name, sampler_->opened_attr(e), sampler_->ids(e)});
-    file_.emplace(fd, std::move(described));
+    file_.emplace(fd, perfmon::recorded_events(*sampler_));
     file_->write_kernel_map();
     // What already runs is described as it is now: its threads' names and mappings.
     if (on_.target.cpu_wide())
@@ -458,14 +455,9 @@ class Recording {
       file_->finish_round();
     }
   }
-  // Every sample dropped in the file, the file finished and put in place.
+  // The file finished, every sample dropped in it, and put in place.
   void finish() {
-    sampler_->drain(*records_);
-    const std::uint64_t unreported = sampler_->lost_unreported();
-    if (unreported != 0) file_->write_lost_samples(unreported);
-    lost_ = sampler_->stats().lost + unreported;
-    file_->finish_round();
-    file_->finish(perfmon::describe_this_host(command_line_));
+    lost_ = perfmon::finish_recording(*sampler_, *file_, perfmon::describe_this_host(command_line_));
     out_.commit();
   }
 

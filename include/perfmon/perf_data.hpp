@@ -101,6 +101,14 @@ class PerfDataRecordWriter : public SampleHandler {
   PerfDataWriter& file_;
 };
 
+// A sampler's events as a perf.data file describes them: each name, attr as opened, and ids.
+std::vector<PerfDataEvent> recorded_events(const Sampler& sampler);
+
+// A recording's end, as perfmon record ends one (the sampler stopped, or its command gone): what
+// the rings still hold drained into the file, every sample dropped written down (those the kernel
+// reported and those it only counted), and the file finished. Returns the samples dropped.
+std::uint64_t finish_recording(Sampler& sampler, PerfDataWriter& file, const PerfDataHost& host);
+
 // A perf.data file read back: written by perfmon record or by perf record (PERFILE2, this machine's
 // byte order). Everything is checked against the file's size before it is read: a truncated or
 // corrupt file ends in perfmon::Error naming the offset of what is wrong, never in a crash.

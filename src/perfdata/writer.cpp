@@ -372,4 +372,21 @@ void PerfDataWriter::finish(const PerfDataHost& host) {
   if (::pwrite(fd_, &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header)) fail_write(errno);
 }
 
+std::vector<PerfDataEvent> recorded_events(const Sampler& sampler) {
+  std::vector<PerfDataEvent> events;
+  for (std::size_t e = 0; e < sampler.event_count(); ++e)
+    events.push_back({sampler.event(e).name, sampler.opened_attr(e), sampler.ids(e)});
+  return events;
+}
+
+std::uint64_t finish_recording(Sampler& sampler, PerfDataWriter& file, const PerfDataHost& host) {
+  PerfDataRecordWriter records(file);
+  sampler.drain(records);
+  const std::uint64_t unreported = sampler.lost_unreported();
+  if (unreported != 0) file.write_lost_samples(unreported);
+  file.finish_round();
+  file.finish(host);
+  return sampler.stats().lost + unreported;
+}
+
 }  // namespace perfmon

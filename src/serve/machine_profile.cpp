@@ -75,14 +75,11 @@ std::string profile_machine(const MachineProfileOptions& options, std::chrono::m
   if (memory.fd < 0)
     throw Error(ErrorKind::System,
                 std::string("cannot make a file in memory for the profile (") + std::strerror(errno) + ").", errno);
-  std::vector<PerfDataEvent> described;
-  for (std::size_t e = 0; e < sampler.event_count(); ++e)
-    described.push_back({sampler.event(e).name, sampler.opened_attr(e), sampler.ids(e)});
   const std::uint64_t began = wall_clock_ns();
   const auto start = std::chrono::steady_clock::now();
   auto end = start + duration;
   {
-    PerfDataWriter file(memory.fd, described);
+    PerfDataWriter file(memory.fd, recorded_events(sampler));
     file.write_kernel_map();
     file.write_every_process();
     PerfDataRecordWriter records(file);
@@ -98,11 +95,7 @@ std::string profile_machine(const MachineProfileOptions& options, std::chrono::m
       file.finish_round();
     }
     sampler.stop();
-    sampler.drain(records);
-    if (const std::uint64_t unreported = sampler.lost_unreported(); unreported != 0)
-      file.write_lost_samples(unreported);
-    file.finish_round();
-    file.finish(describe_this_host({"perfmon", "serve"}));
+    finish_recording(sampler, file, describe_this_host({"perfmon", "serve"}));
   }
 
   const PerfDataReader recording("/proc/self/fd/" + std::to_string(memory.fd));

@@ -333,10 +333,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   Sampler sampler(groups, target, options);
   for (const std::string& note : sampler.notes()) std::fprintf(stderr, "perfmon record: %s\n", note.c_str());
 
-  std::vector<PerfDataEvent> described;
-  for (std::size_t e = 0; e < sampler.event_count(); ++e)
-    described.push_back({sampler.event(e).name, sampler.opened_attr(e), sampler.ids(e)});
-  PerfDataWriter file(fd, std::move(described));
+  PerfDataWriter file(fd, recorded_events(sampler));
   file.write_kernel_map();
   // What already runs gets the records the kernel gave it before the recording: its threads' names
   // and its mappings (every process, system-wide).
@@ -367,16 +364,10 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
       [&] { return workload ? workload->wait(exit, false) : !targets_alive(target); },
       workload ? std::function<void(int)>([&](int signo) { workload->signal(signo); }) : nullptr);
   if (!target.enable_on_exec) sampler.stop();
-  sampler.drain(format);
-  // Every sample dropped is in the file: those the kernel reported, and those it only counted.
-  const std::uint64_t unreported = sampler.lost_unreported();
-  if (unreported != 0) file.write_lost_samples(unreported);
-  file.finish_round();
-  file.finish(describe_this_host(std::move(command_line)));
+  const std::uint64_t all_lost = finish_recording(sampler, file, describe_this_host(std::move(command_line)));
   commit(out);
   if (!o.quiet) {
     if (live) std::fputc('\n', stderr);
-    const std::uint64_t all_lost = sampler.stats().lost + unreported;
     const std::string lost = all_lost ? ", " + std::to_string(all_lost) + " lost" : "";
     std::fprintf(stderr, "[ perfmon record: wrote %llu samples (%.3f MB) to %s%s ]\n",
                  static_cast<unsigned long long>(sampler.stats().samples), static_cast<double>(file.data_bytes()) / 1e6,
