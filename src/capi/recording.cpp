@@ -12,9 +12,8 @@ int perfmon_recording_open(int fd, perfmon_sampler* const* samplers, size_t coun
   return guarded([&] {
     std::vector<perfmon::PerfDataEvent> events;
     for (size_t k = 0; k < count; ++k) {
-      const perfmon::Sampler& sampler = samplers[k]->sampler;
-      for (std::size_t e = 0; e < sampler.event_count(); ++e)
-        events.push_back({sampler.event(e).name, sampler.opened_attr(e), sampler.ids(e)});
+      std::vector<perfmon::PerfDataEvent> described = perfmon::recorded_events(samplers[k]->sampler);
+      events.insert(events.end(), std::make_move_iterator(described.begin()), std::make_move_iterator(described.end()));
     }
     auto made = std::make_unique<perfmon_recording>(fd, std::move(events));
     made->file.write_kernel_map();
