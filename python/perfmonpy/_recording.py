@@ -5,13 +5,13 @@ back into arrays."""
 import sys
 
 from . import _perfmonpy as _native
-from ._counting import _target
+from ._counting import _target, why_not
 from ._profiles import read_perf_data
 
 
 def _default_events():
     """perf record's default: cycles where the machine counts them, else cpu-clock."""
-    return "cycles" if not _native.probe("cycles")[0][1] else "cpu-clock"
+    return "cycles" if why_not("cycles") is None else "cpu-clock"
 
 
 def _options(period, frequency):

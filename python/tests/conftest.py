@@ -3,6 +3,8 @@ and skips that say what is missing."""
 
 import os
 import shutil
+import threading
+import time
 
 import pytest
 
@@ -39,8 +41,6 @@ def needs_program(path, package):
 def ticks_while(run, interval=0.001):
     """Calls run() while another Python thread ticks every `interval` s: (run's result, how many
     ticks fell while it ran) — none where run() held the GIL throughout."""
-    import threading
-    import time
     ticks = []
     stop = threading.Event()
 

@@ -1,6 +1,8 @@
 // The C ABI: perf.data recordings of samplers.
 #include "capi/handles.hpp"
 
+#include <iterator>
+
 using namespace perfmon::capi;
 
 extern "C" {
