@@ -4,6 +4,7 @@
 #include "perfmon/address_space.hpp"       // AddressSpaces: a recording's commands and mappings
 #include "perfmon/cache_geometry.hpp"      // CacheGeometry: a machine's caches (sysfs, CPUID)
 #include "perfmon/catalog.hpp"             // EventCatalog: event strings -> events and groups; listings
+#include "perfmon/control_channel.hpp"     // ControlChannel: perf's --control FIFO: enable, disable, named regions
 #include "perfmon/counter.hpp"             // CounterValue: raw, enabled, running; scaled()
 #include "perfmon/emulated.hpp"            // EmulatedWorkload: counts without a PMU on QEMU's emulated CPU
 #include "perfmon/encoding.hpp"            // an event's hardware encodings, and back from a PERFEVTSEL value
@@ -22,6 +23,7 @@
 #include "perfmon/profile.hpp"             // Profile: samples summed per command, file, function and stack
 #include "perfmon/random_period.hpp"       // RandomPeriod: perfmon2's randomized sampling periods
 #include "perfmon/reading.hpp"             // Reading: what any measurement counted, for every report
+#include "perfmon/regions.hpp"             // RegionCounts: what counters counted between begin and end of named regions
 #include "perfmon/report_output.hpp"       // perf report's shapes: table, JSON, folded stacks, flame graph
 #include "perfmon/sample.hpp"              // Sample: one PERF_RECORD_SAMPLE, decoded
 #include "perfmon/sampler.hpp"             // Sampler: sample events into ring buffers; SampleHandler

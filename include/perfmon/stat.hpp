@@ -21,6 +21,8 @@ struct StatRow {
   // What the prefix names when it is not a CPU or thread: "set" (event sets), "pass" (--passes);
   // JSON's key for it, with the number as its value.
   std::string prefix_kind;
+  // The named region whose counts the row shows (regions.hpp; perfmon stat --control), or "".
+  std::string region;
   std::string event;       // the name shown: as written, ":u" added where the session had to
   std::string total_name;  // hybrid per-PMU rows: the name of the row that sums them
   std::uint32_t type = 0;

@@ -63,9 +63,11 @@ const char* rate_unit(double& per_second) {
 }  // namespace
 
 void compute_metrics(std::vector<StatRow>& rows, double elapsed_ns) {
-  auto find = [&](const std::string& prefix, std::uint32_t type, std::uint64_t config) -> const StatRow* {
+  // A metric's rows are of one part of the measurement: its location, set or pass, and region.
+  auto find = [&](const StatRow& of, std::uint32_t type, std::uint64_t config) -> const StatRow* {
     for (const StatRow& row : rows)
-      if (row.prefix == prefix && row.type == type && row.config == config && row.state == StatRow::State::Counted)
+      if (row.prefix == of.prefix && row.region == of.region && row.type == type && row.config == config &&
+          row.state == StatRow::State::Counted)
         return &row;
     return nullptr;
   };
@@ -74,13 +76,13 @@ void compute_metrics(std::vector<StatRow>& rows, double elapsed_ns) {
     row.metric_unit.clear();
     if (row.state != StatRow::State::Counted) continue;
     if (analysis::is_clock_event(row.type, row.config)) {
-      if (elapsed_ns > 0) {
+      if (elapsed_ns > 0 && row.region.empty()) {    // a region was open for less than elapsed_ns
         row.metric = row.scaled * 1e6 / elapsed_ns;  // scaled is in msec
         row.metric_unit = "CPUs utilized";
       }
       continue;
     }
-    const StatRow* task_clock = find(row.prefix, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+    const StatRow* task_clock = find(row, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
     if (row.type == PERF_TYPE_HARDWARE && row.config == PERF_COUNT_HW_CPU_CYCLES) {
       if (task_clock != nullptr && task_clock->scaled > 0) {
         row.metric = row.scaled / (task_clock->scaled * 1e6);
@@ -91,7 +93,7 @@ void compute_metrics(std::vector<StatRow>& rows, double elapsed_ns) {
     bool ratio_done = false;
     for (const RatioMetric& ratio : kRatios) {
       if (row.type != ratio.type || row.config != ratio.config) continue;
-      const StatRow* base = find(row.prefix, ratio.base_type, ratio.base_config);
+      const StatRow* base = find(row, ratio.base_type, ratio.base_config);
       if (base != nullptr && base->scaled > 0) {
         row.metric = row.scaled / base->scaled * ratio.factor;
         row.metric_unit = ratio.unit;

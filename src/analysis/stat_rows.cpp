@@ -23,11 +23,13 @@ void append_hybrid_totals(std::vector<StatRow>& rows) {
     if (row.total_name.empty()) continue;
     bool last_of_its_event = true;
     for (std::size_t j = i + 1; j < rows.size(); ++j)
-      last_of_its_event &= !(rows[j].total_name == row.total_name && rows[j].prefix == row.prefix);
+      last_of_its_event &=
+          !(rows[j].total_name == row.total_name && rows[j].prefix == row.prefix && rows[j].region == row.region);
     if (!last_of_its_event) continue;
     StatRow total;
     total.prefix = row.prefix;
     total.prefix_kind = row.prefix_kind;
+    total.region = row.region;
     total.event = row.total_name;
     total.type = row.type;
     total.config = row.config & 0xffffffffULL;  // without the PMU type, as the generic event
@@ -35,7 +37,7 @@ void append_hybrid_totals(std::vector<StatRow>& rows) {
     total.unit = row.unit;
     total.state = StatRow::State::NotSupported;
     for (const StatRow& part : rows) {
-      if (part.total_name != row.total_name || part.prefix != row.prefix) continue;
+      if (part.total_name != row.total_name || part.prefix != row.prefix || part.region != row.region) continue;
       if (part.state != StatRow::State::Counted) continue;
       total.state = StatRow::State::Counted;
       total.value.raw += part.value.raw;  // each part counted only while the task ran on its CPUs
@@ -58,8 +60,13 @@ StatRow make_row(const ReadingEvent& counted, const CounterValue& value, bool em
                  const std::optional<CountEstimate>& estimate) {
   const Event& event = counted.event;
   StatRow row;
-  row.prefix = counted.label.empty() ? prefix : counted.label;
-  row.prefix_kind = counted.label_kind;
+  if (counted.label_kind == "region") {
+    row.prefix = prefix;
+    row.region = counted.label;
+  } else {
+    row.prefix = counted.label.empty() ? prefix : counted.label;
+    row.prefix_kind = counted.label_kind;
+  }
   // The session reports what it had to change; the name shows it as perf shows it.
   row.event = counted.fallbacks.user_space_only ? events::user_space_only_name(event.name) : event.name;
   row.total_name = event.total_name;
@@ -144,6 +151,8 @@ std::vector<StatRow> stat_interval_rows(const Reading& reading, std::vector<Coun
   const std::size_t events = reading.events.size();
   const bool apart = per_location(reading, breakdown);
   const std::size_t locations = row_locations(reading, apart);
+  // Event-major, so that events added while a run goes on (a region's, perfmon stat --control)
+  // keep the places of those before.
   previous.resize(events * locations);
   std::vector<StatRow> rows;
   for (std::size_t l = 0; l < locations; ++l) {
@@ -151,7 +160,7 @@ std::vector<StatRow> stat_interval_rows(const Reading& reading, std::vector<Coun
     for (std::size_t i = 0; i < events; ++i) {
       const ReadingEvent& event = reading.events[i];
       const CounterValue current = value_at(event, apart, l);
-      CounterValue& before = previous[l * events + i];
+      CounterValue& before = previous[i * locations + l];
       rows.push_back(make_row(event, current - before, reading.emulated, prefix, std::nullopt));
       before = current;
     }

@@ -8,6 +8,7 @@ std::string csv_rows(const std::vector<StatRow>& rows, const std::string& sep, c
   for (const StatRow& row : rows) {
     std::string line = lead;
     if (!row.prefix.empty()) line += row.prefix + sep;
+    if (!row.region.empty()) line += row.region + sep;
     line += value_text(row, false) + sep + row.unit + sep + row.event + sep;
     line += std::to_string(event_runtime(row)) + sep;
     line += format_text("%.2f", running_percent(row));

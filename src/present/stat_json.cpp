@@ -31,6 +31,7 @@ std::string json_rows(const std::vector<StatRow>& rows, const double* interval_s
       else
         line["thread"] = row.prefix;
     }
+    if (!row.region.empty()) line["region"] = row.region;
     line["counter-value"] =
         row.state == StatRow::State::Counted ? format_text("%f", row.scaled) : value_text(row, false);
     line["unit"] = row.unit;

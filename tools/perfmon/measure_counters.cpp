@@ -10,12 +10,16 @@ namespace {
 class CounterMeasurement final : public Measurement {
  public:
   explicit CounterMeasurement(const MeasurementRequest& request)
-      : native_(request), session_(request.groups, native_.target(), options(request)) {}
+      : native_(request),
+        session_(request.groups, native_.target(), options(request)),
+        start_paused_(request.start_paused) {}
 
   void start() override {
-    if (!native_.target().enable_on_exec) session_.start();
+    if (!native_.target().enable_on_exec && !start_paused_) session_.start();
   }
   void stop() override { session_.stop(); }
+  void pause() override { session_.stop(); }
+  void resume() override { session_.start(); }
   int read() noexcept override { return session_.read(); }
   Reading reading() const override { return session_.reading(); }
   Command* command() noexcept override { return native_.command(); }
@@ -32,6 +36,7 @@ class CounterMeasurement final : public Measurement {
 
   NativeTarget native_;
   CounterSession session_;
+  bool start_paused_;
 };
 
 }  // namespace

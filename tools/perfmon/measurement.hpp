@@ -11,7 +11,10 @@
 #include <string>
 #include <vector>
 
+#include <cerrno>
+
 #include "perfmon/cache_geometry.hpp"
+#include "perfmon/error.hpp"
 #include "perfmon/event.hpp"
 #include "perfmon/event_sets.hpp"
 #include "perfmon/reading.hpp"
@@ -52,6 +55,10 @@ class Measurement {
   // perfmon::Error.
   virtual void start() = 0;
   virtual void stop() = 0;
+  // Counting off and on again in the middle of a run (perfmon stat -D, --control): for the kinds
+  // that can, the counts kept across; the others throw perfmon::Error.
+  virtual void pause();
+  virtual void resume();
   // Takes the counts now: 0 or an errno. Called every interval while the measurement runs.
   virtual int read() noexcept = 0;
   // The last read as one value (before the first: the events as opened, with nothing counted).
@@ -67,6 +74,13 @@ class Measurement {
   virtual void handle_signal(const siginfo_t&) noexcept {}
 };
 
+inline void Measurement::pause() {
+  throw Error(ErrorKind::InvalidArgument, "only the events of -e can be counted in parts (-D, --control).", EINVAL);
+}
+inline void Measurement::resume() {
+  pause();  // the same refusal
+}
+
 // What perfmon stat asked a measurement to count, and where.
 struct MeasurementRequest {
   std::vector<EventGroup> groups;        // -e
@@ -75,7 +89,8 @@ struct MeasurementRequest {
   TargetChoice target;
   bool inherit = true;
   bool strict = false;
-  CacheHierarchy caches;  // --emulate's caches, where given
+  CacheHierarchy caches;      // --emulate's caches, where given
+  bool start_paused = false;  // -D, --control: start() leaves counting off, for resume()
 };
 
 // A native command, if one was given, and the target it or the options name: what the host's
@@ -88,6 +103,7 @@ class NativeTarget {
       command_.emplace(*workload_);
     }
     target_ = make_target(request.target, workload_ ? &*workload_ : nullptr);
+    if (request.start_paused) target_.enable_on_exec = false;  // on when resumed, not at the exec
   }
   Command* command() noexcept { return command_ ? &*command_ : nullptr; }
   const Target& target() const noexcept { return target_; }

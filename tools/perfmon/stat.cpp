@@ -31,6 +31,7 @@
 #include "perfmon/stat_output.hpp"
 #include "perfmon/target.hpp"
 #include "perfmon/workload.hpp"
+#include "stat_control.hpp"
 #include "targets.hpp"
 #include "waited_signals.hpp"
 
@@ -77,6 +78,8 @@ struct StatOptions {
   bool plan = false;
   bool emulate = false;
   CacheHierarchy caches;  // --I1, --D1, --LL: the emulated CPU's caches, where given
+  long delay_ms = 0;      // -D: -1 waits for "enable" on the control channel
+  std::string control;    // --control: fifo:CTL[,ACK] or fd:CTL[,ACK]
   std::vector<std::string> command;
 };
 
@@ -121,6 +124,13 @@ std::vector<Option> stat_options(StatOptions& o) {
        [&](std::string_view) { o.json = true; }},
       {'o', "output", "file", "write the counts to a file (atomically) instead of standard error",
        [&](std::string_view v) { o.output = std::string(v); }},
+      {'D', "delay", "ms",
+       "count from <ms> milliseconds after the start; -1: only once 'enable' comes on the --control channel",
+       [&](std::string_view v) { o.delay_ms = parse_long(v, "--delay", -1, 86'400'000); }},
+      {0, "control", "fifo:ctl[,ack]",
+       "turn counting on and off by commands on a FIFO (or fd:N[,M]): enable, disable, ping (perf's), and "
+       "enable NAME / disable NAME to count named regions apart",
+       [&](std::string_view v) { o.control = std::string(v); }},
       {'i', "no-inherit", "", "do not count threads and processes the command creates",
        [&](std::string_view) { o.inherit = false; }},
       {'v', "verbose", "", "say what is opened and when counting starts", [&](std::string_view) { o.verbose = true; }},
@@ -317,7 +327,7 @@ class StatCommand {
   // Waits until the command exits, a signal asks to stop, or (attached) the targets have gone,
   // calling tick() every `tick_ms`, and handing the measurement the signal it handles.
   template <typename Tick>
-  void wait_until_done(Run& run, Measurement& measurement, long tick_ms, Tick&& tick) {
+  void wait_until_done(Run& run, Measurement& measurement, StatControl& control, long tick_ms, Tick&& tick) {
     Command* const workload = measurement.command();
     const Target& target = measurement.target();
     const int extra_signal = measurement.signal_number();
@@ -328,6 +338,7 @@ class StatCommand {
       sigaddset(&signals, extra_signal);
       sigaddset(&signals, SIGIO);  // the kernel's stand-in when extra_signal's queue is full
     }
+    if (control.signal_number() != 0) sigaddset(&signals, control.signal_number());
     double next_tick = now_ns() + static_cast<double>(tick_ms) * 1e6;
     bool done = false;
     while (!done) {
@@ -337,6 +348,10 @@ class StatCommand {
         wake = next_tick;
       else if (!workload && target.kind == Target::Kind::Threads)
         wake = now_ns() + 200e6;
+      if (const auto deadline = control.deadline()) {
+        const double at = std::chrono::duration<double, std::nano>(deadline->time_since_epoch()).count();
+        wake = wake ? std::min(*wake, at) : at;
+      }
       timespec timeout{};
       if (wake) {
         double wait = std::max(0.0, *wake - now_ns());
@@ -356,6 +371,7 @@ class StatCommand {
       }
       if (signo != -1 && (signo == extra_signal || (extra_signal != 0 && signo == SIGIO)))
         measurement.handle_signal(info);
+      if (!done) control.act(measurement);
       if (!workload && !targets_alive(target)) done = true;
       if (tick_ms > 0 && (now_ns() >= next_tick || done)) {
         const double now = now_ns();
@@ -376,8 +392,8 @@ class StatCommand {
   // The measurement perfmon stat's options ask for: one line a kind.
   std::unique_ptr<Measurement> make_measurement(const std::vector<EventGroup>& groups,
                                                 const std::vector<std::string>& command) const {
-    MeasurementRequest request{groups,     set_definitions_,       command,  o_.target,
-                               o_.inherit, o_.strict || o_.passes, o_.caches};
+    MeasurementRequest request{groups,     set_definitions_,       command,   o_.target,
+                               o_.inherit, o_.strict || o_.passes, o_.caches, o_.delay_ms != 0};
 #define PERFMON_CHOOSE_MEASUREMENT(factory, chosen) \
   if (chosen) return factory(request);
     PERFMON_MEASUREMENT_KINDS(PERFMON_CHOOSE_MEASUREMENT)
@@ -401,26 +417,29 @@ class StatCommand {
         breakdown == StatBreakdown::PerLocation ? location_labels(opened.locations) : std::vector<std::string>{};
     if (o_.verbose)
       for (const ReadingEvent& event : opened.events) verbose_event(event.event, event.supported);
+    StatControl control(o_.delay_ms, o_.control, o_.verbose);
     measurement->start();
     const double start = now_ns();
     if (Command* workload = measurement->command()) workload->start();  // throws (exit 127) when it cannot run
-    if (o_.verbose) std::fprintf(stderr, "perfmon: counting started%s\n", measurement->counting_on().c_str());
+    control.started();
+    if (o_.verbose && !control.starts_paused())
+      std::fprintf(stderr, "perfmon: counting started%s\n", measurement->counting_on().c_str());
 
     const long tick_ms = o_.interval_ms > 0 ? o_.interval_ms : kSliceMs;
     std::vector<CounterValue> previous;
     bool header_printed = false;
-    wait_until_done(run, *measurement, tick_ms, [&](double interval_ns) {
+    wait_until_done(run, *measurement, control, tick_ms, [&](double interval_ns) {
       measurement->read();
       if (o_.interval_ms == 0 || command != o_.command) return;
-      print_interval(out, stat_interval_rows(measurement->reading(), previous, breakdown, labels), interval_ns, start,
-                     header_printed);
+      print_interval(out, stat_interval_rows(control.reading(*measurement), previous, breakdown, labels), interval_ns,
+                     start, header_printed);
     });
     run.figures.elapsed_ns = now_ns() - start;
     measurement->stop();
     if (int err = measurement->read(); err != 0)
       throw Error(ErrorKind::System, std::string("cannot read the counters: ") + std::strerror(err) + ".", err);
     if (measurement->command() && run.exit) run.figures.usage = run.exit->usage;
-    Reading reading = measurement->reading();
+    Reading reading = control.reading(*measurement);
     if (!pass_label.empty())
       for (ReadingEvent& event : reading.events) {
         event.label = pass_label;
@@ -428,6 +447,7 @@ class StatCommand {
       }
     run.figures.rows = stat_rows(reading, breakdown, labels);
     run.footnotes = stat_footnotes(reading);
+    for (std::string& line : control.footnotes()) run.footnotes.push_back(std::move(line));
     // Only where one measurement could count on the emulated CPU instead.
     if (!reading.emulated && o_.sets.empty())
       if (std::string hint = emulate_hint(run.figures.rows, command); !hint.empty()) run.footnotes.push_back(hint);
@@ -566,6 +586,16 @@ void validate(const StatOptions& o) {
   if (o.strict && !o.sets.empty())
     throw UsageError("--strict and --sets exclude each other: sets take turns on the counters by design");
   if (o.switching && o.sets.empty()) throw UsageError("--switch says when event sets switch: give them with --sets");
+  if ((o.delay_ms != 0 || !o.control.empty()) &&
+      (!o.sets.empty() || o.passes || o.emulate || o.repeat > 1 || o.calibrate))
+    throw UsageError(
+        "-D and --control turn the counting of the events of -e on and off during one run: they cannot be combined "
+        "with --sets, --passes, --emulate, -r or --calibrate");
+  if (!o.control.empty() && !o.control.starts_with("fifo:") && !o.control.starts_with("fd:"))
+    throw UsageError("--control takes fifo:CTL[,ACK] (FIFOs made with mkfifo) or fd:CTL[,ACK], not '" + o.control +
+                     "'");
+  if (o.delay_ms < 0 && o.control.empty())
+    throw UsageError("-D -1 starts with counting off: give --control, whose 'enable' turns it on");
   parse_switch(o.switching);
   if (o.per_thread && t.pids.empty() && t.tids.empty())
     throw UsageError(
