@@ -22,7 +22,8 @@
  * built; a library answers with its own, and keeps every call of lower versions), and the
  * library's ELF symbol versions: PERFMON_1 for the first calls, PERFMON_2 for those version 2
  * added or changed (perfmon_session_open, whose options grew; a program built against version 1
- * keeps calling the PERFMON_1 one, which reads the shorter options), PERFMON_3 for the event sets.
+ * keeps calling the PERFMON_1 one, which reads the shorter options), PERFMON_3 for the event sets,
+ * PERFMON_4 for one event's controls, PERFMON_5 (API version 4) for marked regions.
  */
 #ifndef PERFMON_PERFMON_H
 #define PERFMON_PERFMON_H
@@ -35,7 +36,7 @@
 extern "C" {
 #endif
 
-#define PERFMON_API_VERSION 3
+#define PERFMON_API_VERSION 4
 
 /* The C ABI version of the library in use, and its release ("0.1.0"). */
 int perfmon_api_version(void);
@@ -367,6 +368,54 @@ int perfmon_recording_drain(perfmon_recording* recording, perfmon_sampler* sampl
  * file says recorded it. */
 int perfmon_recording_finish(perfmon_recording* recording, const char* command_line);
 void perfmon_recording_close(perfmon_recording* recording);
+
+/* ---- Marked regions (perfmon/marked_regions.hpp): likwid's and PAPI's region models -------- */
+
+/* Regions a program marks in its own code, counted per thread: each thread's counters are opened on
+ * its first call and count from then on; a region's start and stop read them. `groups`: one event
+ * list (perf's syntax) per group; one group counts at a time (next_group). */
+typedef struct perfmon_markers perfmon_markers;
+int perfmon_markers_open(const char* const* groups, size_t count, perfmon_markers** markers);
+void perfmon_markers_close(perfmon_markers* markers);
+/* 0; PERFMON_MARKER_ALREADY_STARTED (start again: the start is taken anew), PERFMON_MARKER_NOT_STARTED
+ * (stop of a region not started; reset of an unknown one), PERFMON_MARKER_RUNNING (reset of a
+ * started region); or an errno (EIO: the thread's counters could not be opened, see
+ * perfmon_markers_error). Calls of a thread's own regions. */
+#define PERFMON_MARKER_ALREADY_STARTED (-1)
+#define PERFMON_MARKER_NOT_STARTED (-2)
+#define PERFMON_MARKER_RUNNING (-3)
+int perfmon_markers_register(perfmon_markers* markers, const char* tag);
+int perfmon_markers_start(perfmon_markers* markers, const char* tag);
+int perfmon_markers_stop(perfmon_markers* markers, const char* tag);
+int perfmon_markers_reset(perfmon_markers* markers, const char* tag);
+/* The calling thread's sums of the region in the active group: up to *value_count values (scaled
+ * counts; *value_count set to those given), its seconds and stops. ENOENT where never stopped. */
+int perfmon_markers_get(perfmon_markers* markers, const char* tag, double* values, size_t* value_count, double* seconds,
+                        uint64_t* count);
+int perfmon_markers_next_group(perfmon_markers* markers);
+size_t perfmon_markers_group_count(const perfmon_markers* markers);
+size_t perfmon_markers_active_group(const perfmon_markers* markers);
+size_t perfmon_markers_event_count(const perfmon_markers* markers, size_t group);
+/* An event's name as written (owned by the handle), NULL past the end. */
+const char* perfmon_markers_event_name(const perfmon_markers* markers, size_t group, size_t event);
+/* Why a thread's counters could not be opened (the first reason), "" when they all opened. */
+const char* perfmon_markers_error(const perfmon_markers* markers);
+
+/* Every thread's regions, taken at once (perfmon_markers_take_results), then read one by one. */
+typedef struct perfmon_marked_result {
+  const char* tag; /* owned by the handle until the next take */
+  size_t group;
+  pid_t tid;
+  size_t thread; /* in the order threads first marked */
+  int cpu;       /* where the region last started */
+  uint64_t count;
+  double seconds;
+  size_t value_count;
+  const perfmon_value* values; /* raw, enabled, running per event of the group */
+  int emulated;                /* counted on perfmon's emulated CPU, not the PMU */
+} perfmon_marked_result;
+size_t perfmon_markers_take_results(perfmon_markers* markers);
+int perfmon_markers_result(const perfmon_markers* markers, size_t index, perfmon_marked_result* result);
 
 /* ---- perfmon2's default sampling format (docs/sampling.md) ----------------------------------- */
 

@@ -69,6 +69,15 @@ LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/perfmon2-t
 # perfmon2's header of that name before perfmon's own C header (compiled: it runs on a PMU only).
 # shellcheck disable=SC2046
 gcc -c -o "$scratch/perfmon2-hardware.o" "$source_dir/../compat/perfmon2_hardware.c" $(pkg-config --cflags libperfmon2)
+# A likwid Marker API program through pkg-config libperfmon-likwid (perfmon's likwid-marker.h first on
+# the include path): its regions counted exactly, the marker file in likwid's layout.
+# shellcheck disable=SC2046
+gcc -DLIKWID_PERFMON -o "$scratch/likwid-threads" "$source_dir/../helpers/likwid_threads.c" \
+  $(pkg-config --cflags --libs libperfmon-likwid) -pthread -Wl,-rpath-link,"$scratch/prefix/lib"
+LIKWID_EVENTS=syscalls:sys_enter_getppid LIKWID_FILEPATH="$scratch/likwid.txt" \
+  LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/likwid-threads" 2>/dev/null |
+  grep -q "^twice: 1 events, first 3, 1 calls$" && head -1 "$scratch/likwid.txt" | grep -q "^9 4 1$" ||
+  { echo "install consumer: libperfmon-likwid's program miscounted" >&2; exit 1; }
 # perfmonpy, where this build made it: importable from where it is installed (by Debian's python3,
 # run from elsewhere than the source tree), counting, its pyperf hook registered by its metadata.
 site=$(find "$scratch/prefix/lib" -maxdepth 3 -type d -name dist-packages | head -1)
@@ -85,4 +94,4 @@ assert hooks.get("perfmon") == "perfmonpy.pyperf_hook:perfmon", hooks
 assert importlib.metadata.version("perfmonpy")
 ') || { echo "install consumer: the installed perfmonpy does not work" >&2; exit 1; }
 fi
-echo "install consumer: find_package, pkg-config (C++, C, libcpc, libpmc, libpctr, libperfmon2) builds all ran, beside libpfm4's headers; perfmonpy imported where installed"
+echo "install consumer: find_package, pkg-config (C++, C, libcpc, libpmc, libpctr, libperfmon2, libperfmon-likwid) builds all ran, beside libpfm4's headers; perfmonpy imported where installed"

@@ -32,6 +32,7 @@
 #include "perfmon/target.hpp"
 #include "perfmon/workload.hpp"
 #include "stat_control.hpp"
+#include "stat_markers.hpp"
 #include "targets.hpp"
 #include "waited_signals.hpp"
 
@@ -52,6 +53,8 @@ namespace {
 
 constexpr const char* kDefaultEvents =
     "task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,branch-misses";
+// What a program's marker regions count where -e names nothing: what every machine can.
+constexpr const char* kDefaultMarkerEvents = "task-clock,context-switches,page-faults";
 // What the emulated CPU counts.
 constexpr const char* kDefaultEmulatedEvents = "instructions,branches,branch-misses";
 // Without -I, the counters are read this often: each read is a slice of a multiplexed count's rate.
@@ -80,6 +83,7 @@ struct StatOptions {
   CacheHierarchy caches;  // --I1, --D1, --LL: the emulated CPU's caches, where given
   long delay_ms = 0;      // -D: -1 waits for "enable" on the control channel
   std::string control;    // --control: fifo:CTL[,ACK] or fd:CTL[,ACK]
+  bool markers = false;   // --markers: the regions the program marks (likwid Marker API)
   std::vector<std::string> command;
 };
 
@@ -131,6 +135,9 @@ std::vector<Option> stat_options(StatOptions& o) {
        "turn counting on and off by commands on a FIFO (or fd:N[,M]): enable, disable, ping (perf's), and "
        "enable NAME / disable NAME to count named regions apart",
        [&](std::string_view v) { o.control = std::string(v); }},
+      {0, "markers", "",
+       "count the regions the program marks with likwid's Marker API (linked with -lperfmon-likwid), per thread",
+       [&](std::string_view) { o.markers = true; }},
       {'i', "no-inherit", "", "do not count threads and processes the command creates",
        [&](std::string_view) { o.inherit = false; }},
       {'v', "verbose", "", "say what is opened and when counting starts", [&](std::string_view) { o.verbose = true; }},
@@ -296,6 +303,8 @@ class StatCommand {
       runs.push_back(run_passes(out));
       if (runs.back().exit) status = runs.back().exit->exit_code();
     }
+    StatMarkers markers(o_.markers,
+                        o_.events.lists.empty() ? std::vector<std::string>{kDefaultMarkerEvents} : o_.events.lists);
     std::optional<Run> floor;
     if (o_.calibrate) floor = run_once(out, groups_, {"true"});
     for (long i = 0; i < o_.repeat && !o_.passes; ++i) {
@@ -315,6 +324,10 @@ class StatCommand {
       StatReport report = summarise_runs(figures, describe_target(o_), runs.back().footnotes);
       out.write(format_stat_report(report, format_, separator_));
     }
+    std::vector<std::string> marker_notes;
+    for (const StatReport& region : markers.reports(groups_, marker_notes))
+      out.write(format_stat_report(region, format_, separator_));
+    for (const std::string& note : marker_notes) std::fprintf(stderr, "perfmon stat: %s\n", note.c_str());
     commit(out);
     // Table output carries its footnotes; CSV and JSON stay machine-readable, so the notes go to
     // standard error only when the data went to a file.
@@ -594,6 +607,9 @@ void validate(const StatOptions& o) {
   if (!o.control.empty() && !o.control.starts_with("fifo:") && !o.control.starts_with("fd:"))
     throw UsageError("--control takes fifo:CTL[,ACK] (FIFOs made with mkfifo) or fd:CTL[,ACK], not '" + o.control +
                      "'");
+  if (o.markers && (o.command.empty() || !o.sets.empty() || o.passes || o.repeat > 1 || o.calibrate))
+    throw UsageError(
+        "--markers counts the regions a command marks: give one, without --sets, --passes, -r or --calibrate");
   if (o.delay_ms < 0 && o.control.empty())
     throw UsageError("-D -1 starts with counting off: give --control, whose 'enable' turns it on");
   parse_switch(o.switching);

@@ -1,0 +1,208 @@
+/* likwid's Marker API over perfmon's marked regions (perfmon_markers_*, perfmon/perfmon.h): a
+ * program built against <likwid-marker.h> with -DLIKWID_PERFMON and linked against this library
+ * instead of liblikwid counts its regions per thread with perfmon. Active where the environment
+ * names the events and the result file, as likwid-perfctr -m sets it (perfmon stat --markers
+ * does): LIKWID_EVENTS (event lists in perf's syntax, groups separated by '|') and
+ * LIKWID_FILEPATH (the marker file, in likwid's layout); PERFMON_MARKERS_JSON, where set, gets
+ * perfmon's fuller results (enabled and running times). Otherwise every call is a cheap no-op.
+ * Misuse warns on standard error, as likwid does, and goes on. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfmon/perfmon.h"
+
+/* Set once by likwid_markerInit, before the threads mark (likwid's rule). */
+static perfmon_markers* markers;
+static int told_no_counters;
+
+static void warn_no_counters(void) {
+  if (__atomic_exchange_n(&told_no_counters, 1, __ATOMIC_RELAXED)) return;
+  fprintf(stderr, "WARN: perfmon cannot count this thread's events: %s\n", perfmon_markers_error(markers));
+}
+
+void likwid_markerInit(void) {
+  const char* events = getenv("LIKWID_EVENTS");
+  const char* file = getenv("LIKWID_FILEPATH");
+  if (markers != NULL) return;
+  if (events == NULL || file == NULL || *events == '\0') {
+    fprintf(stderr,
+            "Running without Marker API. Activate Marker API with -m on commandline "
+            "(perfmon stat --markers -e EVENTS -- PROGRAM).\n");
+    return;
+  }
+  /* The groups: split at '|'. */
+  char* lists = strdup(events);
+  const char* groups[64];
+  size_t count = 0;
+  for (char *save = NULL, *group = strtok_r(lists, "|", &save); group != NULL && count < 64;
+       group = strtok_r(NULL, "|", &save))
+    groups[count++] = group;
+  if (count == 0 || perfmon_markers_open(groups, count, &markers) != 0)
+    fprintf(stderr, "WARN: Running without Marker API: %s\n",
+            count == 0 ? "LIKWID_EVENTS names no events." : perfmon_last_error());
+  free(lists);
+}
+
+void likwid_markerThreadInit(void) {
+  /* Each thread's counters open at its first REGISTER or START: nothing to do here. */
+}
+
+int likwid_markerRegisterRegion(const char* tag) {
+  if (markers == NULL) return -EFAULT;
+  if (perfmon_markers_register(markers, tag) != 0) {
+    warn_no_counters();
+    return -EFAULT;
+  }
+  return 0;
+}
+
+int likwid_markerStartRegion(const char* tag) {
+  if (markers == NULL) return -EFAULT;
+  const int status = perfmon_markers_start(markers, tag);
+  if (status == PERFMON_MARKER_ALREADY_STARTED) fprintf(stderr, "WARN: Region %s was already started\n", tag);
+  if (status > 0) {
+    warn_no_counters();
+    return -EFAULT;
+  }
+  return 0;
+}
+
+int likwid_markerStopRegion(const char* tag) {
+  if (markers == NULL) return -EFAULT;
+  const int status = perfmon_markers_stop(markers, tag);
+  if (status == PERFMON_MARKER_NOT_STARTED) {
+    fprintf(stderr, "WARN: Stopping an unknown/not-started region %s\n", tag);
+    return -EFAULT;
+  }
+  return status == 0 ? 0 : -EFAULT;
+}
+
+int likwid_markerResetRegion(const char* tag) {
+  if (markers == NULL) return -EFAULT;
+  const int status = perfmon_markers_reset(markers, tag);
+  if (status == PERFMON_MARKER_RUNNING) fprintf(stderr, "WARN: Cannot reset running region %s\n", tag);
+  if (status == PERFMON_MARKER_NOT_STARTED) fprintf(stderr, "WARN: Cannot reset unknown region %s\n", tag);
+  return status == 0 ? 0 : -EFAULT;
+}
+
+void likwid_markerGetRegion(const char* tag, int* nr_events, double* events, double* time, int* count) {
+  if (markers == NULL || nr_events == NULL) {
+    if (nr_events != NULL) *nr_events = 0;
+    return;
+  }
+  size_t given = *nr_events > 0 ? (size_t)*nr_events : 0;
+  double seconds = 0;
+  uint64_t stops = 0;
+  perfmon_markers_get(markers, tag, events, &given, &seconds, &stops);
+  *nr_events = (int)given;
+  if (time != NULL) *time = seconds;
+  if (count != NULL) *count = (int)stops;
+}
+
+void likwid_markerNextGroup(void) {
+  if (markers != NULL) perfmon_markers_next_group(markers);
+}
+
+/* JSON text of a name: quotes, backslashes and control characters escaped. */
+static void json_string(FILE* out, const char* text) {
+  fputc('"', out);
+  for (const unsigned char* c = (const unsigned char*)text; *c != '\0'; ++c) {
+    if (*c == '"' || *c == '\\')
+      fprintf(out, "\\%c", *c);
+    else if (*c < 0x20)
+      fprintf(out, "\\u%04x", *c);
+    else
+      fputc(*c, out);
+  }
+  fputc('"', out);
+}
+
+/* The results as likwid writes its marker file: "<threads> <regions> <groups>", then
+ * "<id>:<tag>-<group>" per region, then per region and thread
+ * "<id> <group> <thread> <count> <time> <nevents> <value>...". The third column is perfmon's
+ * thread index (likwid's is the hardware thread its threads are pinned to: perfmon does not pin). */
+static int write_likwid_file(const char* path, size_t results) {
+  FILE* out = fopen(path, "w");
+  if (out == NULL) return -1;
+  /* Region ids: the distinct tag-group pairs, in order of first appearance. */
+  size_t* id_of = calloc(results + 1, sizeof *id_of);
+  size_t regions = 0, threads = 0;
+  perfmon_marked_result result, other;
+  for (size_t i = 0; i < results; ++i) {
+    perfmon_markers_result(markers, i, &result);
+    if (result.thread + 1 > threads) threads = result.thread + 1;
+    id_of[i] = regions;
+    for (size_t j = 0; j < i; ++j) {
+      perfmon_markers_result(markers, j, &other);
+      if (other.group == result.group && strcmp(other.tag, result.tag) == 0) {
+        id_of[i] = id_of[j];
+        break;
+      }
+    }
+    if (id_of[i] == regions) ++regions;
+  }
+  fprintf(out, "%zu %zu %zu\n", threads, regions, perfmon_markers_group_count(markers));
+  for (size_t id = 0; id < regions; ++id)
+    for (size_t i = 0; i < results; ++i)
+      if (id_of[i] == id) {
+        perfmon_markers_result(markers, i, &result);
+        fprintf(out, "%zu:%s-%zu\n", id, result.tag, result.group);
+        break;
+      }
+  for (size_t i = 0; i < results; ++i) {
+    perfmon_markers_result(markers, i, &result);
+    fprintf(out, "%zu %zu %zu %llu %e %zu ", id_of[i], result.group, result.thread, (unsigned long long)result.count,
+            result.seconds, result.value_count);
+    for (size_t v = 0; v < result.value_count; ++v) fprintf(out, "%e ", result.values[v].scaled);
+    fputc('\n', out);
+  }
+  free(id_of);
+  return fclose(out) == 0 ? 0 : -1;
+}
+
+/* perfmon's results: every value with its enabled and running times, for perfmon stat --markers. */
+static int write_perfmon_json(const char* path, size_t results) {
+  FILE* out = fopen(path, "w");
+  if (out == NULL) return -1;
+  fputs("{\"groups\":[", out);
+  for (size_t g = 0; g < perfmon_markers_group_count(markers); ++g) {
+    fputs(g == 0 ? "[" : ",[", out);
+    for (size_t e = 0; e < perfmon_markers_event_count(markers, g); ++e) {
+      if (e > 0) fputc(',', out);
+      json_string(out, perfmon_markers_event_name(markers, g, e));
+    }
+    fputc(']', out);
+  }
+  fputs("],\"regions\":[", out);
+  perfmon_marked_result result;
+  for (size_t i = 0; i < results; ++i) {
+    perfmon_markers_result(markers, i, &result);
+    fputs(i == 0 ? "\n{\"tag\":" : ",\n{\"tag\":", out);
+    json_string(out, result.tag);
+    fprintf(out, ",\"group\":%zu,\"thread\":%zu,\"tid\":%d,\"cpu\":%d,\"count\":%llu,\"seconds\":%.9f,\"values\":[",
+            result.group, result.thread, (int)result.tid, result.cpu, (unsigned long long)result.count,
+            result.seconds);
+    for (size_t v = 0; v < result.value_count; ++v)
+      fprintf(out, "%s{\"raw\":%llu,\"enabled\":%llu,\"running\":%llu}", v == 0 ? "" : ",",
+              (unsigned long long)result.values[v].raw, (unsigned long long)result.values[v].enabled,
+              (unsigned long long)result.values[v].running);
+    fprintf(out, "],\"emulated\":%s}", result.emulated ? "true" : "false");
+  }
+  fputs("]}\n", out);
+  return fclose(out) == 0 ? 0 : -1;
+}
+
+void likwid_markerClose(void) {
+  if (markers == NULL) return;
+  const size_t results = perfmon_markers_take_results(markers);
+  const char* file = getenv("LIKWID_FILEPATH");
+  const char* json = getenv("PERFMON_MARKERS_JSON");
+  if (file != NULL && write_likwid_file(file, results) != 0)
+    fprintf(stderr, "WARN: cannot write the marker file %s: %s\n", file, strerror(errno));
+  if (json != NULL && *json != '\0' && write_perfmon_json(json, results) != 0)
+    fprintf(stderr, "WARN: cannot write perfmon's marker results %s: %s\n", json, strerror(errno));
+  perfmon_markers_close(markers);
+  markers = NULL;
+}

@@ -1,0 +1,140 @@
+#include "stat_markers.hpp"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "perfmon/error.hpp"
+#include "perfmon/printable.hpp"
+
+namespace perfmon::cli {
+
+namespace {
+
+constexpr const char* kMissing =
+    "the program wrote no marker results: build it with -DLIKWID_PERFMON, link it with -lperfmon-likwid "
+    "(pkg-config libperfmon-likwid) and end its regions with LIKWID_MARKER_CLOSE (docs/regions.md).";
+
+// The event of -e a value is of, by its name as written: its attr, unit and scale.
+const Event* parsed_event(const std::vector<EventGroup>& groups, const std::string& name) {
+  for (const EventGroup& group : groups)
+    for (const Event& event : group.events)
+      if (event.name == name) return &event;
+  return nullptr;
+}
+
+}  // namespace
+
+StatMarkers::StatMarkers(bool on, const std::vector<std::string>& events) {
+  if (!on) return;
+  char name[] = "/tmp/perfmon-markers-XXXXXX";
+  if (mkdtemp(name) == nullptr)
+    throw Error(ErrorKind::System,
+                std::string("cannot make a directory for the marker results: ") + std::strerror(errno) + ".", errno);
+  dir_ = name;
+  std::string lists;
+  for (const std::string& list : events) lists += (lists.empty() ? "" : ",") + list;
+  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  setenv("LIKWID_EVENTS", lists.c_str(), 1);
+  setenv("LIKWID_FILEPATH", (dir_ / "likwid.txt").c_str(), 1);
+  setenv("LIKWID_MODE", "perf_event", 1);
+  setenv("LIKWID_THREADS", ("0-" + std::to_string(cpus - 1)).c_str(), 1);
+  setenv("PERFMON_MARKERS_JSON", (dir_ / "markers.json").c_str(), 1);
+}
+
+StatMarkers::~StatMarkers() {
+  if (dir_.empty()) return;
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+  for (const char* name : {"LIKWID_EVENTS", "LIKWID_FILEPATH", "LIKWID_MODE", "LIKWID_THREADS", "PERFMON_MARKERS_JSON"})
+    unsetenv(name);
+}
+
+std::vector<StatReport> StatMarkers::reports(const std::vector<EventGroup>& events,
+                                             std::vector<std::string>& notes) const {
+  std::vector<StatReport> out;
+  if (dir_.empty()) return out;
+  std::ifstream file(dir_ / "markers.json");
+  nlohmann::json results = nlohmann::json::parse(file, nullptr, false);
+  if (!file || results.is_discarded() || !results.contains("regions")) {
+    notes.push_back(kMissing);
+    return out;
+  }
+  const nlohmann::json& groups = results["groups"];
+  // One report per region and group, in the order first met; a row per thread and event, then
+  // their sums.
+  std::map<std::pair<std::string, std::size_t>, std::size_t> report_of;
+  std::vector<std::vector<Reading>> threads;  // per report
+  std::vector<std::uint64_t> calls;
+  std::vector<double> seconds, longest;
+  std::vector<std::string> tag_of;
+  for (const nlohmann::json& region : results["regions"]) {
+    const std::string tag = region.value("tag", "");
+    const std::size_t group = region.value("group", std::size_t{0});
+    auto [found, added] = report_of.try_emplace({tag, group}, out.size());
+    if (added) {
+      StatReport& report = out.emplace_back();
+      report.target =
+          "region '" + printable(tag) + "'" + (groups.size() > 1 ? " (group " + std::to_string(group + 1) + ")" : "");
+      threads.emplace_back();
+      calls.push_back(0);
+      seconds.push_back(0);
+      longest.push_back(0);
+      tag_of.push_back(tag);
+    }
+    const std::size_t r = found->second;
+    Reading reading;
+    reading.emulated = region.value("emulated", false);
+    const nlohmann::json& names = group < groups.size() ? groups[group] : nlohmann::json::array();
+    std::size_t index = 0;
+    for (const nlohmann::json& value : region["values"]) {
+      ReadingEvent event;
+      event.event.name = index < names.size() ? names[index].get<std::string>() : "?";
+      if (const Event* known = parsed_event(events, event.event.name)) event.event = *known;
+      event.label = "thread" + std::to_string(region.value("thread", 0));
+      event.label_kind = "thread";
+      event.value = {value.value("raw", std::uint64_t{0}), value.value("enabled", std::uint64_t{0}),
+                     value.value("running", std::uint64_t{0}), 0};
+      reading.events.push_back(std::move(event));
+      ++index;
+    }
+    threads[r].push_back(std::move(reading));
+    calls[r] += region.value("count", std::uint64_t{0});
+    seconds[r] += region.value("seconds", 0.0);
+    longest[r] = std::max(longest[r], region.value("seconds", 0.0));
+  }
+  for (std::size_t r = 0; r < out.size(); ++r) {
+    StatReport& report = out[r];
+    Reading sum;
+    for (const Reading& reading : threads[r]) {
+      for (const StatRow& row : stat_rows(reading)) report.rows.push_back(row);
+      if (sum.events.empty()) {
+        sum = reading;
+        for (ReadingEvent& event : sum.events) event.label = "all";
+        continue;
+      }
+      for (std::size_t e = 0; e < sum.events.size() && e < reading.events.size(); ++e)
+        sum.events[e].value += reading.events[e].value;
+    }
+    if (threads[r].size() > 1)
+      for (const StatRow& row : stat_rows(sum)) report.rows.push_back(row);
+    for (StatRow& row : report.rows) row.region = tag_of[r];
+    report.elapsed_ns = longest[r] * 1e9;
+    char text[160];
+    std::snprintf(text, sizeof text, "%llu calls in %zu %s, %.6f s in the region summed over them",
+                  static_cast<unsigned long long>(calls[r]), threads[r].size(),
+                  threads[r].size() == 1 ? "thread" : "threads", seconds[r]);
+    report.footnotes.push_back(text);
+    compute_metrics(report.rows, 0);
+  }
+  return out;
+}
+
+}  // namespace perfmon::cli
