@@ -13,6 +13,8 @@
 
 #include "perfmon/perfmon.h"
 
+#include "../common/json_string.h"
+
 /* Set once by likwid_markerInit, before the threads mark (likwid's rule). */
 static perfmon_markers* markers;
 static int told_no_counters;
@@ -105,20 +107,6 @@ void likwid_markerNextGroup(void) {
   if (markers != NULL) perfmon_markers_next_group(markers);
 }
 
-/* JSON text of a name: quotes, backslashes and control characters escaped. */
-static void json_string(FILE* out, const char* text) {
-  fputc('"', out);
-  for (const unsigned char* c = (const unsigned char*)text; *c != '\0'; ++c) {
-    if (*c == '"' || *c == '\\')
-      fprintf(out, "\\%c", *c);
-    else if (*c < 0x20)
-      fprintf(out, "\\u%04x", *c);
-    else
-      fputc(*c, out);
-  }
-  fputc('"', out);
-}
-
 /* The results as likwid writes its marker file: "<threads> <regions> <groups>", then
  * "<id>:<tag>-<group>" per region, then per region and thread
  * "<id> <group> <thread> <count> <time> <nevents> <value>...". The third column is perfmon's
@@ -171,7 +159,7 @@ static int write_perfmon_json(const char* path, size_t results) {
     fputs(g == 0 ? "[" : ",[", out);
     for (size_t e = 0; e < perfmon_markers_event_count(markers, g); ++e) {
       if (e > 0) fputc(',', out);
-      json_string(out, perfmon_markers_event_name(markers, g, e));
+      write_json_string(out, perfmon_markers_event_name(markers, g, e));
     }
     fputc(']', out);
   }
@@ -180,10 +168,9 @@ static int write_perfmon_json(const char* path, size_t results) {
   for (size_t i = 0; i < results; ++i) {
     perfmon_markers_result(markers, i, &result);
     fputs(i == 0 ? "\n{\"tag\":" : ",\n{\"tag\":", out);
-    json_string(out, result.tag);
+    write_json_string(out, result.tag);
     fprintf(out, ",\"group\":%zu,\"thread\":%zu,\"tid\":%d,\"cpu\":%d,\"count\":%llu,\"seconds\":%.9f,\"values\":[",
-            result.group, result.thread, (int)result.tid, result.cpu, (unsigned long long)result.count,
-            result.seconds);
+            result.group, result.thread, (int)result.tid, result.cpu, (unsigned long long)result.count, result.seconds);
     for (size_t v = 0; v < result.value_count; ++v)
       fprintf(out, "%s{\"raw\":%llu,\"enabled\":%llu,\"running\":%llu}", v == 0 ? "" : ",",
               (unsigned long long)result.values[v].raw, (unsigned long long)result.values[v].enabled,

@@ -78,6 +78,17 @@ LIKWID_EVENTS=syscalls:sys_enter_getppid LIKWID_FILEPATH="$scratch/likwid.txt" \
   LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/likwid-threads" 2>/dev/null |
   grep -q "^twice: 1 events, first 3, 1 calls$" && head -1 "$scratch/likwid.txt" | grep -q "^9 4 1$" ||
   { echo "install consumer: libperfmon-likwid's program miscounted" >&2; exit 1; }
+# A PAPI high-level program (Debian's papi.h, where libpapi-dev is here) through pkg-config
+# libperfmon-papi: papi_hl_output/rank_N.json written with the exact count.
+if [ -e /usr/include/papi.h ]; then
+  # shellcheck disable=SC2046
+  gcc -o "$scratch/papi-hl" "$source_dir/../helpers/papi_hl_threads.c" $(pkg-config --cflags --libs libperfmon-papi) \
+    -pthread -Wl,-rpath-link,"$scratch/prefix/lib"
+  PAPI_EVENTS=syscalls:sys_enter_getppid PAPI_OUTPUT_DIRECTORY="$scratch" \
+    LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/papi-hl" >/dev/null &&
+    grep -q '"name":"main","parent_region_id":"-1",.*"syscalls:sys_enter_getppid":"5"' "$scratch"/papi_hl_output/rank_*.json ||
+    { echo "install consumer: libperfmon-papi's program miscounted" >&2; exit 1; }
+fi
 # perfmonpy, where this build made it: importable from where it is installed (by Debian's python3,
 # run from elsewhere than the source tree), counting, its pyperf hook registered by its metadata.
 site=$(find "$scratch/prefix/lib" -maxdepth 3 -type d -name dist-packages | head -1)
@@ -94,4 +105,4 @@ assert hooks.get("perfmon") == "perfmonpy.pyperf_hook:perfmon", hooks
 assert importlib.metadata.version("perfmonpy")
 ') || { echo "install consumer: the installed perfmonpy does not work" >&2; exit 1; }
 fi
-echo "install consumer: find_package, pkg-config (C++, C, libcpc, libpmc, libpctr, libperfmon2, libperfmon-likwid) builds all ran, beside libpfm4's headers; perfmonpy imported where installed"
+echo "install consumer: find_package, pkg-config (C++, C, libcpc, libpmc, libpctr, libperfmon2, libperfmon-likwid, libperfmon-papi) builds all ran, beside libpfm4's headers; perfmonpy imported where installed"
