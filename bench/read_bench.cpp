@@ -9,11 +9,27 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
 #include <vector>
 
 #include "perfmon/catalog.hpp"
 #include "perfmon/event_sets.hpp"
+#include "perfmon/scope.hpp"
 #include "perfmon/session.hpp"
+
+// The region libraries' calls (likwid-marker.h, papi.h), linked from libperfmon-likwid and
+// libperfmon-papi.
+extern "C" {
+void likwid_markerInit(void);
+void likwid_markerClose(void);
+int likwid_markerRegisterRegion(const char* tag);
+int likwid_markerStartRegion(const char* tag);
+int likwid_markerStopRegion(const char* tag);
+int PAPI_hl_region_begin(const char* region);
+int PAPI_hl_region_end(const char* region);
+}
 
 namespace {
 
@@ -205,6 +221,75 @@ void BM_EventSetSwitchRatio(benchmark::State& state) {
   sets.stop();
 }
 BENCHMARK(BM_EventSetSwitchRatio)->Iterations(200);
+
+// One region (start + stop) through each interface, on counters already counting, against the raw
+// pair of ioctls that turns the same events on and off (issue 32's goal: at most 1.2× for the
+// marker and PAPI paths). A region's start and stop each read the counters (one read(2) of the
+// group): the same number of system calls as the raw pair.
+void BM_MarkerRegionRatio(benchmark::State& state) {
+  setenv("LIKWID_EVENTS", kGroup, 1);
+  setenv("LIKWID_FILEPATH", (std::filesystem::temp_directory_path() / "perfmon-bench-likwid.txt").c_str(), 1);
+  likwid_markerInit();
+  likwid_markerRegisterRegion("region");
+  RawGroup group;
+  alternate(
+      state,
+      [&] {
+        ioctl(group.fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+        ioctl(group.fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+      },
+      [&] {
+        likwid_markerStartRegion("region");
+        likwid_markerStopRegion("region");
+      });
+  likwid_markerClose();
+  std::filesystem::remove(std::filesystem::temp_directory_path() / "perfmon-bench-likwid.txt");
+}
+BENCHMARK(BM_MarkerRegionRatio)->Iterations(200);
+
+// PAPI counts ungrouped events: one event (task-clock), against the raw pair on one.
+void BM_PapiRegionRatio(benchmark::State& state) {
+  static const std::filesystem::path output = std::filesystem::temp_directory_path() / "perfmon-bench-papi";
+  std::filesystem::create_directories(output);
+  // Registered before the library's own exit handler, so it runs after it: the output goes.
+  std::atexit([] { std::filesystem::remove_all(output); });
+  setenv("PAPI_OUTPUT_DIRECTORY", output.c_str(), 1);
+  setenv("PAPI_EVENTS", "perf::TASK-CLOCK", 1);
+  PAPI_hl_region_begin("warm-up");  // the library starts, the thread's counters open
+  PAPI_hl_region_end("warm-up");
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  attr.disabled = 1;
+  const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0));
+  alternate(
+      state,
+      [&] {
+        ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+        ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+      },
+      [&] {
+        PAPI_hl_region_begin("region");
+        PAPI_hl_region_end("region");
+      });
+  close(fd);
+}
+BENCHMARK(BM_PapiRegionRatio)->Iterations(200);
+
+// perfmon's own scope: zero, start, stop and read (four system calls) against the raw pair.
+void BM_ScopedRegionRatio(benchmark::State& state) {
+  perfmon::CounterSession session = make_session();
+  RawGroup group;
+  alternate(
+      state,
+      [&] {
+        ioctl(group.fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+        ioctl(group.fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+      },
+      [&] { perfmon::ScopedMeasurement region(session); });
+}
+BENCHMARK(BM_ScopedRegionRatio)->Iterations(200);
 
 }  // namespace
 
