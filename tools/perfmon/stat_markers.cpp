@@ -71,7 +71,8 @@ std::vector<StatReport> StatMarkers::reports(const std::vector<EventGroup>& even
   // One report per region and group, in the order first met; a row per thread and event, then
   // their sums.
   std::map<std::pair<std::string, std::size_t>, std::size_t> report_of;
-  std::vector<std::vector<Reading>> threads;  // per report
+  std::vector<std::vector<Reading>> threads;           // per report
+  std::vector<std::vector<std::string>> thread_lines;  // per report: each thread's calls and time
   std::vector<std::uint64_t> calls;
   std::vector<double> seconds, longest;
   std::vector<std::string> tag_of;
@@ -88,6 +89,7 @@ std::vector<StatReport> StatMarkers::reports(const std::vector<EventGroup>& even
       seconds.push_back(0);
       longest.push_back(0);
       tag_of.push_back(tag);
+      thread_lines.emplace_back();
     }
     const std::size_t r = found->second;
     Reading reading;
@@ -106,6 +108,12 @@ std::vector<StatReport> StatMarkers::reports(const std::vector<EventGroup>& even
       ++index;
     }
     threads[r].push_back(std::move(reading));
+    char line[160];
+    std::snprintf(line, sizeof line, "thread%d (tid %d, last on CPU %d): %llu calls, %.6f s", region.value("thread", 0),
+                  region.value("tid", 0), region.value("cpu", -1),
+                  static_cast<unsigned long long>(region.value("count", std::uint64_t{0})),
+                  region.value("seconds", 0.0));
+    thread_lines[r].push_back(line);
     calls[r] += region.value("count", std::uint64_t{0});
     seconds[r] += region.value("seconds", 0.0);
     longest[r] = std::max(longest[r], region.value("seconds", 0.0));
@@ -132,6 +140,8 @@ std::vector<StatReport> StatMarkers::reports(const std::vector<EventGroup>& even
                   static_cast<unsigned long long>(calls[r]), threads[r].size(),
                   threads[r].size() == 1 ? "thread" : "threads", seconds[r]);
     report.footnotes.push_back(text);
+    if (threads[r].size() > 1)
+      report.footnotes.insert(report.footnotes.end(), thread_lines[r].begin(), thread_lines[r].end());
     compute_metrics(report.rows, 0);
   }
   return out;

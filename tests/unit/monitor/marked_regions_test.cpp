@@ -1,0 +1,95 @@
+// Regions marked in a program's code, counted per thread: exact tracepoint counts, the statuses of
+// misuse, groups taking turns, results per thread and group.
+#include "perfmon/marked_regions.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+namespace perfmon {
+namespace {
+
+using Status = MarkedRegions::Status;
+constexpr const char* kGetppid = "syscalls:sys_enter_getppid";
+
+void calls(int n) {
+  for (int i = 0; i < n; ++i) syscall(SYS_getppid);
+}
+
+TEST(MarkedRegions, EachThreadCountsItsOwnRegionsExactly) {
+  MarkedRegions regions({kGetppid});
+  std::vector<std::thread> threads;
+  for (int t = 1; t <= 4; ++t)
+    threads.emplace_back([&regions, t] {
+      EXPECT_EQ(regions.start("work"), Status::Done);
+      calls(10 * t);
+      EXPECT_EQ(regions.start("inner"), Status::Done);  // overlapping names: their own sums
+      calls(1);
+      EXPECT_EQ(regions.stop("work"), Status::Done);
+      calls(2);
+      EXPECT_EQ(regions.stop("inner"), Status::Done);
+    });
+  for (std::thread& thread : threads) thread.join();
+  std::vector<std::uint64_t> work, inner;
+  for (const MarkedRegionResult& result : regions.results()) {
+    ASSERT_EQ(result.values.size(), 1u);
+    EXPECT_EQ(result.count, 1u);
+    EXPECT_GT(result.seconds, 0);
+    (result.tag == "work" ? work : inner).push_back(result.values[0].raw);
+  }
+  std::sort(work.begin(), work.end());
+  EXPECT_EQ(work, (std::vector<std::uint64_t>{11, 21, 31, 41}));
+  EXPECT_EQ(inner, std::vector<std::uint64_t>(4, 3));
+}
+
+TEST(MarkedRegions, MisuseIsToldAndTheCountsStayRight) {
+  MarkedRegions regions({kGetppid});
+  EXPECT_EQ(regions.stop("never"), Status::NotStarted);
+  EXPECT_EQ(regions.reset("never"), Status::NotStarted);
+  EXPECT_EQ(regions.start("r"), Status::Done);
+  calls(5);
+  EXPECT_EQ(regions.start("r"), Status::AlreadyStarted);  // its start taken again
+  EXPECT_EQ(regions.reset("r"), Status::Running);
+  calls(3);
+  EXPECT_EQ(regions.stop("r"), Status::Done);
+  EXPECT_EQ(regions.stop("r"), Status::NotStarted);
+  std::vector<double> values;
+  double seconds = 0;
+  std::uint64_t count = 0;
+  ASSERT_TRUE(regions.get("r", values, seconds, count));
+  EXPECT_EQ(values, std::vector<double>{3});
+  EXPECT_EQ(count, 1u);
+  EXPECT_EQ(regions.reset("r"), Status::Done);
+  EXPECT_FALSE(regions.get("r", values, seconds, count));
+  EXPECT_TRUE(regions.errors().empty());
+}
+
+TEST(MarkedRegions, GroupsTakeTurnsAndKeepTheirOwnSums) {
+  MarkedRegions regions({kGetppid, std::string(kGetppid) + ",task-clock"});
+  ASSERT_EQ(regions.group_count(), 2u);
+  EXPECT_EQ(regions.event_names(1), (std::vector<std::string>{kGetppid, "task-clock"}));
+  regions.start("r");
+  calls(7);
+  regions.stop("r");
+  regions.next_group();
+  EXPECT_EQ(regions.active_group(), 1u);
+  regions.start("r");
+  calls(9);
+  regions.stop("r");
+  const std::vector<MarkedRegionResult> results = regions.results();
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].group, 0u);
+  EXPECT_EQ(results[0].values[0].raw, 7u);
+  EXPECT_EQ(results[1].group, 1u);
+  ASSERT_EQ(results[1].values.size(), 2u);
+  EXPECT_EQ(results[1].values[0].raw, 9u);
+  regions.next_group();
+  EXPECT_EQ(regions.active_group(), 0u);  // round robin
+}
+
+}  // namespace
+}  // namespace perfmon
