@@ -18,8 +18,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "../helpers/overflow_signal.hpp"
 #include "../helpers/spin.hpp"
@@ -28,6 +30,7 @@
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/event_sets.hpp"
+#include "perfmon/marked_regions.hpp"
 #include "perfmon/pass_plan.hpp"
 #include "perfmon/probe.hpp"
 #include "perfmon/sampler.hpp"
@@ -92,6 +95,44 @@ TEST_F(HardwarePmu, InstructionsOfAKnownLoopAreLinear) {
     EXPECT_NEAR(static_cast<double>(twice - once), static_cast<double>(expected), 1e-3 * expected + 100);
   }
   EXPECT_GE(once, spin_instructions(1'000'000));
+}
+
+// Regions marked in code (likwid's and PAPI's model, perfmon/marked_regions.hpp) on the PMU: two
+// threads, each timing loops of n and 2n iterations in regions of their own; the difference of
+// the least counts is the loop's exactly (an interrupt only adds, as above).
+TEST_F(HardwarePmu, MarkedRegionsCountEachThreadsLoops) {
+  MarkedRegions regions({"instructions:u"});
+  auto work = [&regions] {
+    for (int run = 0; run < 7; ++run) {
+      const std::string once = "once" + std::to_string(run), twice = "twice" + std::to_string(run);
+      regions.start(once);
+      perfmon_spin(1'000'000);
+      regions.stop(once);
+      regions.start(twice);
+      perfmon_spin(2'000'000);
+      regions.stop(twice);
+    }
+  };
+  std::thread first(work), second(work);
+  first.join();
+  second.join();
+  ASSERT_TRUE(regions.errors().empty()) << regions.errors().front();
+  std::map<std::size_t, std::pair<std::uint64_t, std::uint64_t>> fewest;  // thread -> (once, twice)
+  for (const MarkedRegionResult& result : regions.results()) {
+    auto [at, added] = fewest.try_emplace(result.thread, UINT64_MAX, UINT64_MAX);
+    std::uint64_t& least = result.tag.starts_with("once") ? at->second.first : at->second.second;
+    least = std::min(least, result.values.at(0).raw);
+  }
+  ASSERT_EQ(fewest.size(), 2u);
+  const std::uint64_t expected = spin_instructions(2'000'000) - spin_instructions(1'000'000);
+  for (const auto& [thread, counts] : fewest) {
+    if (in_rig()) {
+      EXPECT_EQ(counts.second - counts.first, expected) << "thread " << thread;
+    } else {
+      EXPECT_NEAR(static_cast<double>(counts.second - counts.first), static_cast<double>(expected),
+                  1e-3 * expected + 100);
+    }
+  }
 }
 
 TEST_F(HardwarePmu, GroupOfInstructionsAndCyclesIsReadTogether) {
