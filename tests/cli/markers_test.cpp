@@ -159,6 +159,18 @@ TEST(CliMarkers, LikwidsOwnExampleCountsEveryOpenMPThread) {
   EXPECT_NE(r.out.find("The region was called 10 times"), std::string::npos) << r.out;
 }
 
+TEST(CliMarkers, LikwidsFortranExampleCountsEveryOpenMPThread) {
+  if (std::string(LIKWID_FORTRAN_EXAMPLE).empty())
+    GTEST_SKIP() << "gfortran, likwid's F-markerAPI.F90 or its likwid.mod is missing (Debian's gfortran and likwid)";
+  const char* event = "syscalls:sys_enter_clock_nanosleep";
+  Result r = run({"/usr/bin/env", "OMP_NUM_THREADS=3", PERFMON, "stat", "-x,", "--markers", "-e", event, "--",
+                  LIKWID_FORTRAN_EXAMPLE});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // One round, each thread sleeping once in the region.
+  EXPECT_EQ(values_of(region_rows(r.err, event), "example", false), std::vector<long long>(3, 1)) << r.err;
+  EXPECT_NE(r.out.find("The region was called 1 times"), std::string::npos) << r.out;
+}
+
 TEST(CliMarkers, OnTheEmulatedCpuARegionsInstructionsAreTheSameEveryRun) {
   REQUIRE_QEMU();
   std::vector<long long> counts;
