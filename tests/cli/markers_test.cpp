@@ -38,7 +38,8 @@ std::vector<RegionRow> region_rows(const std::string& err, const std::string& ev
 std::vector<long long> values_of(const std::vector<RegionRow>& rows, const std::string& region, bool sums) {
   std::vector<long long> values;
   for (const RegionRow& row : rows)
-    if (row.region == region && (row.thread == "all") == sums) values.push_back(row.value);
+    if (row.region == region && (sums ? row.thread == "all" : row.thread.starts_with("thread")))
+      values.push_back(row.value);
   std::sort(values.begin(), values.end());
   return values;
 }
@@ -51,6 +52,15 @@ TEST(CliMarkers, EachPthreadCountsItsOwnRegionsExactly) {
   const std::vector<RegionRow> rows = region_rows(r.err, kGetppid);
   EXPECT_EQ(values_of(rows, "work", false), (std::vector<long long>{100, 200, 300, 400, 500, 600, 700, 800})) << r.err;
   EXPECT_EQ(values_of(rows, "work", true), std::vector<long long>{3600});
+  // likwid's statistics over the threads: the least, the most, the mean.
+  const auto statistic = [&](const std::string& label) {
+    for (const RegionRow& row : rows)
+      if (row.region == "work" && row.thread == label) return row.value;
+    return -1LL;
+  };
+  EXPECT_EQ(statistic("min"), 100);
+  EXPECT_EQ(statistic("max"), 800);
+  EXPECT_EQ(statistic("mean"), 450);
   EXPECT_EQ(values_of(rows, "outer", false), std::vector<long long>(8, 7));
   EXPECT_EQ(values_of(rows, "inner", false), std::vector<long long>(8, 2));
   EXPECT_EQ(values_of(rows, "twice", false), std::vector<long long>{3});  // from its second start

@@ -120,19 +120,28 @@ std::vector<StatReport> StatMarkers::reports(const std::vector<EventGroup>& even
   }
   for (std::size_t r = 0; r < out.size(); ++r) {
     StatReport& report = out[r];
-    Reading sum;
-    for (const Reading& reading : threads[r]) {
+    for (const Reading& reading : threads[r])
       for (const StatRow& row : stat_rows(reading)) report.rows.push_back(row);
-      if (sum.events.empty()) {
-        sum = reading;
-        for (ReadingEvent& event : sum.events) event.label = "all";
-        continue;
+    // With several threads, likwid's statistics over them: the sum, the least, the most and the
+    // mean of each event (the least and the most as the threads counted them, with their times).
+    if (threads[r].size() > 1) {
+      Reading sum = threads[r].front(), least = sum, most = sum;
+      for (std::size_t t = 1; t < threads[r].size(); ++t)
+        for (std::size_t e = 0; e < sum.events.size() && e < threads[r][t].events.size(); ++e) {
+          const CounterValue& value = threads[r][t].events[e].value;
+          sum.events[e].value += value;
+          if (value.scaled() < least.events[e].value.scaled()) least.events[e].value = value;
+          if (value.scaled() > most.events[e].value.scaled()) most.events[e].value = value;
+        }
+      Reading mean = sum;
+      const std::uint64_t n = threads[r].size();
+      for (ReadingEvent& event : mean.events)
+        event.value = {event.value.raw / n, event.value.enabled / n, event.value.running / n, 0};
+      for (auto [statistic, label] : {std::pair{&sum, "all"}, {&least, "min"}, {&most, "max"}, {&mean, "mean"}}) {
+        for (ReadingEvent& event : statistic->events) event.label = label;
+        for (const StatRow& row : stat_rows(*statistic)) report.rows.push_back(row);
       }
-      for (std::size_t e = 0; e < sum.events.size() && e < reading.events.size(); ++e)
-        sum.events[e].value += reading.events[e].value;
     }
-    if (threads[r].size() > 1)
-      for (const StatRow& row : stat_rows(sum)) report.rows.push_back(row);
     for (StatRow& row : report.rows) row.region = tag_of[r];
     report.elapsed_ns = longest[r] * 1e9;
     char text[160];
@@ -143,6 +152,12 @@ std::vector<StatReport> StatMarkers::reports(const std::vector<EventGroup>& even
     if (threads[r].size() > 1)
       report.footnotes.insert(report.footnotes.end(), thread_lines[r].begin(), thread_lines[r].end());
     compute_metrics(report.rows, 0);
+    // A rate of the least or the most of each event mixes threads: shown for threads and sums only.
+    for (StatRow& row : report.rows)
+      if (row.prefix == "min" || row.prefix == "max" || row.prefix == "mean") {
+        row.metric.reset();
+        row.metric_unit.clear();
+      }
   }
   return out;
 }
