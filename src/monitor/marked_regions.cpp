@@ -69,12 +69,13 @@ struct MarkedRegions::State {
     std::lock_guard lock(mutex);
     if (std::find(errors.begin(), errors.end(), text) == errors.end()) errors.push_back(text);
   }
-  // The thread's counts now, in `thread.now`.
-  void read(Thread& thread) {
+  // The thread's counts now, into `values`: sized before the counters are read, so that no
+  // allocation falls between a region's two reads (it would count, and not the same every time).
+  void read(Thread& thread, std::vector<CounterValue>& values) {
     CounterSession& session = *thread.sessions[thread.counting];
+    values.resize(session.event_count());
     session.read();
-    thread.now.resize(session.event_count());
-    for (std::size_t i = 0; i < thread.now.size(); ++i) thread.now[i] = session.value(i);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = session.value(i);
   }
   Region* find(Thread& thread, std::string_view tag) {
     for (Region& region : thread.regions)
@@ -164,8 +165,7 @@ MarkedRegions::Status MarkedRegions::start(std::string_view tag) {
   region.started_group = thread.counting;
   region.by_group[thread.counting].cpu = sched_getcpu();
   region.started_at = now_seconds();
-  state_->read(thread);  // last: what follows is the region's
-  region.at_start = thread.now;
+  state_->read(thread, region.at_start);  // last: what follows is the region's
   return status;
 }
 
@@ -177,7 +177,7 @@ MarkedRegions::Status MarkedRegions::stop(std::string_view tag) {
     if (region != nullptr) region->started = false;  // a group switched under it: its counts are lost
     return Status::NotStarted;
   }
-  state_->read(thread);  // first: what came before is the region's
+  state_->read(thread, thread.now);  // first: what came before is the region's
   const double ended = now_seconds();
   State::Sums& sums = region->by_group[region->started_group];
   sums.values.resize(thread.now.size());
