@@ -19,6 +19,7 @@ constexpr const char* kUsage =
     "  record  sample a command into a perf.data file (read by perf report and perf script)\n"
     "  report  show where a perf.data file's samples landed: table, JSON, folded stacks, flame graph\n"
     "  script  print each sample of a perf.data file\n"
+    "  diff    compare two perf.data files: each function's share in both, and the change\n"
     "  serve   count events on every CPU and answer Prometheus' scrapes at /metrics\n"
     "  list    list the events this machine can resolve, and whether they can be counted here\n"
     "  info    report what this machine and kernel allow (PMUs, permissions, limits) and why\n"
@@ -36,6 +37,7 @@ int run_command(std::string_view command, std::span<char* const> rest) {
   if (command == "record") return perfmon::cli::run_record(rest);
   if (command == "script") return perfmon::cli::run_script(rest);
   if (command == "report") return perfmon::cli::run_report(rest);
+  if (command == "diff") return perfmon::cli::run_diff(rest);
   if (command == "serve") return perfmon::cli::run_serve(rest);
   if (command == "list") return perfmon::cli::run_list(rest);
   if (command == "info") return perfmon::cli::run_info(rest);

@@ -17,6 +17,7 @@
 #include "perfmon/printable.hpp"
 #include "perfmon/profile.hpp"
 #include "perfmon/report_output.hpp"
+#include "profile_reading.hpp"
 
 namespace perfmon::cli {
 
@@ -131,20 +132,6 @@ int run_report(std::span<char* const> args) {
     return *status;
   try {
     const PerfDataReader file(o.input);
-    // Samples recorded with --call-graph dwarf are unwound where this build can.
-    auto unwind_copied_stacks = [&](auto& handler) {
-      for (std::size_t e = 0; e < file.events().size(); ++e) {
-        const perf_event_attr& attr = file.events()[e].attr;
-        const std::uint64_t copied = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-        if ((attr.sample_type & copied) != copied || handler.unwind_user_stacks(e, attr.sample_regs_user)) continue;
-        std::fprintf(stderr,
-                     "perfmon report: '%s' was recorded with --call-graph dwarf, but this build cannot unwind its "
-                     "stacks (it was built without libdw): its user frames show as the sampled address alone.\n",
-                     printable(file.events()[e].name).c_str());
-        return false;
-      }
-      return true;
-    };
     if (!o.pprof_path.empty()) {
       std::vector<PprofEvent> events;
       for (const PerfDataEvent& event : file.events()) events.push_back({event.name, event.attr});
@@ -152,15 +139,13 @@ int run_report(std::span<char* const> args) {
       pprof_options.inlined_frames = o.inlined_frames;
       pprof_options.build_ids = file.build_ids();
       PprofProfile pprof(std::move(events), std::move(pprof_options));
-      unwind_copied_stacks(pprof);
+      unwind_copied_stacks(file, pprof);
       file.read(pprof);
       OutputFile out(o.pprof_path, stdout);
       out.write(pprof.encode());
       commit(out);
       return 0;
     }
-    std::vector<std::string> names;
-    for (const PerfDataEvent& event : file.events()) names.push_back(event.name);
     ProfileOptions looked_up;
     // DWARF is read only for what will be shown: inlined functions in stacks, lines in a column.
     const bool one_event = o.shape->draws != ReportShape::Draws::AllEvents;
@@ -168,20 +153,8 @@ int run_report(std::span<char* const> args) {
     looked_up.inlined_frames = o.inlined_frames && looked_up.stacks;
     looked_up.source_lines =
         std::find(o.report.sort.begin(), o.report.sort.end(), ReportKey::SourceLine) != o.report.sort.end();
-    // One profile per share of the file, each later one merged into the first.
-    std::vector<std::unique_ptr<Profile>> shares;
-    std::vector<SampleHandler*> handlers;
-    const std::size_t threads = o.threads > 0 ? static_cast<std::size_t>(o.threads) : file.threads_worth();
-    const auto symbols = std::make_shared<SymbolTables>(looked_up.debug_root);
-    for (std::size_t k = 0; k < (threads == 1 ? 1 : threads * PerfDataReader::kSharesPerThread); ++k) {
-      shares.push_back(std::make_unique<Profile>(names, looked_up, symbols));
-      handlers.push_back(shares.back().get());
-    }
-    Profile& profile = *shares.front();
-    for (const auto& share : shares)
-      if (!unwind_copied_stacks(*share)) break;
-    file.read_in_shares(handlers, threads);
-    for (std::size_t k = 1; k < shares.size(); ++k) profile.merge(*shares[k]);
+    const std::unique_ptr<Profile> read = read_profile(file, looked_up, o.threads);
+    Profile& profile = *read;
     ReportView view;
     if (one_event) {
       view.event = chosen_event(profile, o.event);

@@ -1,0 +1,121 @@
+// perfmon diff as a user runs it: a profile against itself is all zeros, two known profiles give
+// the known changes exactly, and the table is perf diff's, row for row, on the same files.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "process.hpp"
+
+namespace perfmon::testing {
+namespace {
+
+// Two recordings of the same two programs (the worker, and a copy of it named "other"), 300 and
+// 100 getppid calls in the base, 100 and 300 in the new one.
+class CliDiff : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = std::filesystem::temp_directory_path() / ("perfmon-diff-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+    std::filesystem::copy_file(WORKER, dir_ / "other");
+    record("base.data", 300, 100);
+    record("new.data", 100, 300);
+  }
+  static void TearDownTestSuite() { std::filesystem::remove_all(dir_); }
+  static void record(const std::string& file, int worker_calls, int other_calls) {
+    const std::string script = std::string("'") + WORKER + "' getppid " + std::to_string(worker_calls) + "; '" +
+                               (dir_ / "other").string() + "' getppid " + std::to_string(other_calls);
+    Result r = run({PERFMON, "record", "-q", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o",
+                    (dir_ / file).string(), "--", "/bin/sh", "-c", script});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  static std::string path(const char* file) { return (dir_ / file).string(); }
+
+  static std::filesystem::path dir_;
+};
+std::filesystem::path CliDiff::dir_;
+
+// Lines without their trailing blanks (perf pads its last column; perfmon does not).
+std::string trimmed_lines(const std::string& text) {
+  std::string out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+TEST_F(CliDiff, AProfileAgainstItselfIsAllZeros) {
+  Result r = run({PERFMON, "diff", "--sort", "comm,dso,sym", path("base.data"), path("base.data")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int rows = 0;
+  for (const std::string& line : lines_of(r.out)) {
+    if (line.starts_with("#")) continue;
+    EXPECT_NE(line.find("     +0.00%  "), std::string::npos) << line;
+    ++rows;
+  }
+  EXPECT_GE(rows, 2);
+}
+
+TEST_F(CliDiff, KnownProfilesGiveTheKnownChanges) {
+  Result r = run({PERFMON, "diff", "--json", "--sort", "comm", path("base.data"), path("new.data")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json diff = nlohmann::json::parse(r.out);
+  ASSERT_EQ(diff["events"].size(), 1u);
+  const nlohmann::json& event = diff["events"][0];
+  EXPECT_EQ(event["event"], "syscalls:sys_enter_getppid");
+  std::map<std::string, nlohmann::json> rows;
+  for (const nlohmann::json& row : event["rows"]) rows[row["comm"]] = row;
+  ASSERT_TRUE(rows.count("perfmon-test-wo") && rows.count("other")) << r.out;
+  EXPECT_EQ(rows["perfmon-test-wo"]["base_period"], 300);
+  EXPECT_EQ(rows["perfmon-test-wo"]["new_period"], 100);
+  EXPECT_EQ(rows["other"]["base_period"], 100);
+  EXPECT_EQ(rows["other"]["new_period"], 300);
+  const double total = event["base_period"].get<double>();  // the same in both: the shell's calls too
+  EXPECT_DOUBLE_EQ(rows["other"]["delta"].get<double>(), 100.0 * 200 / total);
+  EXPECT_DOUBLE_EQ(rows["perfmon-test-wo"]["delta"].get<double>(), -100.0 * 200 / total);
+  // The table: the largest change first.
+  r = run({PERFMON, "diff", "--sort", "comm", path("base.data"), path("new.data")});
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_GE(lines.size(), 7u) << r.out;
+  EXPECT_NE(lines[5].find("-49.88%  perfmon-test-wo"), std::string::npos) << r.out;
+  EXPECT_NE(lines[6].find("+49.88%  other"), std::string::npos) << r.out;
+}
+
+TEST_F(CliDiff, TheTableIsPerfDiffs) {
+  if (access("/usr/bin/perf", X_OK) != 0) GTEST_SKIP() << "perf is missing (scripts/install-deps installs it)";
+  for (const std::vector<std::string>& sort : {std::vector<std::string>{}, {"--sort", "comm"}, {"--sort", "dso,sym"}}) {
+    std::vector<std::string> ours = {PERFMON, "diff"}, perfs = {"/usr/bin/perf", "diff"};
+    for (const std::string& word : sort) {
+      ours.push_back(word);
+      perfs.push_back(word);
+    }
+    for (const char* file : {"base.data", "new.data"}) {
+      ours.push_back(path(file));
+      perfs.push_back(path(file));
+    }
+    Result mine = run(ours), theirs = run(perfs);
+    ASSERT_EQ(mine.exit_code, 0) << mine.err;
+    ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
+    EXPECT_EQ(trimmed_lines(mine.out), trimmed_lines(theirs.out)) << ::testing::PrintToString(sort);
+  }
+}
+
+TEST_F(CliDiff, MistakesEndInOneSentence) {
+  Result r = run({PERFMON, "diff", path("base.data"), path("missing.data")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("missing.data"), std::string::npos) << r.err;
+  r = run({PERFMON, "diff", path("base.data"), path("new.data"), path("new.data")});
+  EXPECT_EQ(r.exit_code, 129);
+  EXPECT_NE(r.err.find("perfmon diff compares two files: BASE and NEW"), std::string::npos) << r.err;
+  r = run({PERFMON, "diff", "--sort", "srcline", path("base.data"), path("new.data")});
+  EXPECT_EQ(r.exit_code, 129);
+}
+
+}  // namespace
+}  // namespace perfmon::testing

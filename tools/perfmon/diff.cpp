@@ -1,0 +1,67 @@
+// perfmon diff: two perf.data files compared as perf diff compares them — each file and function's
+// share of its profile in the base and in the new file, and the change, largest first.
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "errors.hpp"
+#include "options.hpp"
+#include "output.hpp"
+#include "perfmon/error.hpp"
+#include "perfmon/perf_data.hpp"
+#include "perfmon/report_diff.hpp"
+#include "profile_reading.hpp"
+
+namespace perfmon::cli {
+
+namespace {
+constexpr const char* kSynopsis = "perfmon diff [--sort comm,dso,sym] [--stdio | --json] [BASE [NEW]]";
+}  // namespace
+
+int run_diff(std::span<char* const> args) {
+  DiffOptions diff;
+  bool json = false;
+  long threads = 0;
+  std::vector<std::string> files;
+  std::vector<Option> options = {
+      {'s', "sort", "keys", "the columns rows are compared by: comm, dso, sym (default dso,sym, as perf diff)",
+       [&](std::string_view v) {
+         try {
+           diff.sort = parse_report_keys(std::string(v));
+         } catch (const Error& error) {
+           throw UsageError(error.what());
+         }
+         for (ReportKey key : diff.sort)
+           if (key == ReportKey::SourceLine)
+             throw UsageError("perfmon diff compares by comm, dso and sym, not srcline");
+       }},
+      {0, "stdio", "", "print perf diff's table (the default)", [&](std::string_view) { json = false; }},
+      {0, "json", "", "print the rows as one JSON document", [&](std::string_view) { json = true; }},
+      {0, "threads", "n", "read each file with n threads (default: as perfmon report chooses)",
+       [&](std::string_view v) { threads = parse_long(v, "--threads", 1, 64); }},
+  };
+  if (auto status =
+          parse_command_line(args, "diff", kSynopsis, options, files, [](const std::vector<std::string>& words) {
+            if (words.size() > 2) throw UsageError("perfmon diff compares two files: BASE and NEW");
+          }))
+    return *status;
+  // perf diff's defaults: perf.data.old against perf.data.
+  const std::string base_path = files.size() == 2 ? files[0] : "perf.data.old";
+  const std::string new_path = files.size() == 2 ? files[1] : files.size() == 1 ? files[0] : "perf.data";
+  try {
+    ProfileOptions looked_up;
+    looked_up.stacks = false;  // rows only: each sample's leaf
+    const PerfDataReader base_file(base_path);
+    const std::unique_ptr<Profile> base = read_profile(base_file, looked_up, threads);
+    const PerfDataReader new_file(new_path);
+    const std::unique_ptr<Profile> now = read_profile(new_file, looked_up, threads);
+    OutputFile out("", stdout);
+    out.write(json ? format_diff_json(*base, *now, diff) : format_diff_table(*base, *now, diff));
+    commit(out);
+    return 0;
+  } catch (const Error& error) {
+    return report_error("diff", error, 1);
+  }
+}
+
+}  // namespace perfmon::cli
