@@ -35,14 +35,24 @@ std::string format_report_json(const Profile& profile, const ReportOptions& opti
 // Every distinct stack of an event, "command;outermost;...;leaf SAMPLES", one per line, depth first
 // with names sorted at each level (stackcollapse-perf.pl's shape and weights).
 std::string format_folded_stacks(const Profile& profile, std::size_t event);
+// A differential flame graph's base: the profile and event the drawn one is compared with.
+struct FlameGraphBase {
+  const Profile& profile;
+  std::size_t event;
+};
 // A flame graph of an event's stacks (widths by period, as the report's shares), `title` on top.
-std::string format_flame_graph(const Profile& profile, std::size_t event, const std::string& title);
+// With a base, a differential one: widths from this profile, each frame coloured by the change of
+// its share from the base's frame of the same path (red grew, blue shrank), with a legend, and the
+// base's share and the change in each frame's title and data-delta attribute.
+std::string format_flame_graph(const Profile& profile, std::size_t event, const std::string& title,
+                               const FlameGraphBase* base = nullptr);
 
 // What a shape that draws one event is told beyond the options: the event, and what it is (the
 // event's name, its samples and the file they came from).
 struct ReportView {
   std::size_t event = 0;
   std::string title;
+  const FlameGraphBase* base = nullptr;  // the flame graph's base: a differential one (report --diff)
 };
 
 // Every shape a profile is shown in, in one table (present/report_shapes.cpp): a new shape is a

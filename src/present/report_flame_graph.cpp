@@ -3,7 +3,10 @@
 // on the frame clicked, searches names by regular expression and shows a frame's figures under
 // the pointer; everything is in the file, so it opens from disk in any browser.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <map>
+#include <optional>
 
 #include "perfmon/printable.hpp"
 #include "present/report_rows.hpp"
@@ -64,6 +67,19 @@ std::string colour(std::string_view name, bool kernel) {
   else
     std::snprintf(text, sizeof text, "rgb(%d,%d,%d)", static_cast<int>(205 + 50 * v3), static_cast<int>(230 * v1),
                   static_cast<int>(55 * v2));
+  return text;
+}
+
+// A differential flame graph's colour: red where a frame's share grew, blue where it shrank, the
+// deeper the larger the change against the largest; near white where it stayed.
+std::string change_colour(double delta, double largest) {
+  const double strength = largest <= 0 ? 0 : std::min(1.0, std::abs(delta) / largest);
+  const int fade = static_cast<int>(230 - 200 * strength);
+  char text[32];
+  if (delta >= 0)
+    std::snprintf(text, sizeof text, "rgb(255,%d,%d)", fade, fade);
+  else
+    std::snprintf(text, sizeof text, "rgb(%d,%d,255)", fade, fade);
   return text;
 }
 
@@ -162,7 +178,37 @@ constexpr const char* kScript = R"JS(
 
 }  // namespace
 
-std::string format_flame_graph(const Profile& profile, std::size_t event_index, const std::string& title) {
+namespace {
+
+// Each node's share of the event's period in the base profile, where the base has a node of the
+// same path (names from the root), by node of the new profile: what a differential graph colours.
+std::vector<std::optional<double>> base_shares(const Profile& now, const EventProfile& event,
+                                               const FlameGraphBase& base) {
+  const EventProfile& before = base.profile.events().at(base.event);
+  // The base's children by parent and name.
+  std::map<std::pair<std::uint32_t, std::string_view>, std::uint32_t> child_of;
+  for (std::uint32_t n = 1; n < before.stacks.size(); ++n)
+    child_of.emplace(std::pair{before.stacks[n].parent, base.profile.name(before.stacks[n].name)}, n);
+  std::vector<std::optional<std::uint32_t>> match(event.stacks.size());
+  std::vector<std::optional<double>> shares(event.stacks.size());
+  match[0] = 0;
+  for (std::uint32_t n = 0; n < event.stacks.size(); ++n) {  // a parent comes before its children
+    if (n > 0) {
+      const std::optional<std::uint32_t> parent = match[event.stacks[n].parent];
+      if (!parent) continue;
+      auto found = child_of.find({*parent, now.name(event.stacks[n].name)});
+      if (found == child_of.end()) continue;
+      match[n] = found->second;
+    }
+    shares[n] = present::percent(before.stacks[*match[n]].period, before.period);
+  }
+  return shares;
+}
+
+}  // namespace
+
+std::string format_flame_graph(const Profile& profile, std::size_t event_index, const std::string& title,
+                               const FlameGraphBase* base) {
   const EventProfile& event = profile.events().at(event_index);
   const std::vector<std::vector<std::uint32_t>> children = present::stack_children(profile, event);
   const double scale = event.period == 0 ? 0 : (kWidth - 2 * kPad) / static_cast<double>(event.period);
@@ -188,7 +234,16 @@ std::string format_flame_graph(const Profile& profile, std::size_t event_index, 
     }
   }
 
-  const double height = kTop + (max_depth + 1) * kFrameHeight + kBottom;
+  // A differential graph: each drawn frame's change in points, and the largest, for the colours.
+  std::vector<std::optional<double>> was;
+  double largest = 0;
+  if (base != nullptr) {
+    was = base_shares(profile, event, *base);
+    for (const Placed& at : placed)
+      largest = std::max(
+          largest, std::abs(present::percent(event.stacks[at.node].period, event.period) - was[at.node].value_or(0.0)));
+  }
+  const double height = kTop + (max_depth + 1) * kFrameHeight + kBottom + (base != nullptr ? kFrameHeight : 0);
   char number[64];
   auto fixed = [&](double value) {
     std::snprintf(number, sizeof number, "%.2f", value);
@@ -214,20 +269,39 @@ std::string format_flame_graph(const Profile& profile, std::size_t event_index, 
       fixed(kWidth - kPad) + "\" y=\"24\" text-anchor=\"end\">Search</text>\n" + "<text id=\"details\" x=\"" +
       fixed(kPad) + "\" y=\"" + fixed(height - 10) + "\"> </text>\n" + "<text id=\"matched\" x=\"" +
       fixed(kWidth - kPad) + "\" y=\"" + fixed(height - 10) + "\" text-anchor=\"end\"> </text>\n" +
+      (base == nullptr ? std::string()
+                       : "<text id=\"legend\" x=\"" + fixed(kPad) + "\" y=\"" + fixed(height - 10 - kFrameHeight) +
+                             "\">Widths: the new profile. Colours: the change of each frame's share from the base, red "
+                             "grew, blue shrank (deepest: " +
+                             fixed(largest) + " points).</text>\n") +
       "<g id=\"frames\">\n";
   for (const Placed& at : placed) {
     const StackNode& node = event.stacks[at.node];
     const std::string_view name = at.node == 0 ? "all" : profile.name(node.name);
     const double width = static_cast<double>(node.period) * scale;
     const double y = kTop + (max_depth - at.depth) * kFrameHeight;
-    std::snprintf(number, sizeof number, "%.2f", present::percent(node.period, event.period));
-    out += "<g class=\"frame\" data-depth=\"" + std::to_string(at.depth) + "\" data-name=\"" + xml_text(name) +
-           "\"><title>" + xml_text(name) + " (" + std::to_string(node.samples) + " samples, " + number +
-           "%)</title><rect x=\"" + fixed(at.x) + "\" y=\"" + fixed(y) + "\" width=\"" + fixed(width) + "\" height=\"" +
-           fixed(kFrameHeight - 1) + "\" rx=\"2\" fill=\"" +
-           (at.node == 0 ? std::string("rgb(200,200,200)") : colour(name, node.kernel)) + "\"/><text x=\"" +
-           fixed(at.x + 3) + "\" y=\"" + fixed(y + kFrameHeight - 4.5) + "\">" + xml_text(fitted(name, width)) +
-           "</text></g>\n";
+    const double share = present::percent(node.period, event.period);
+    std::snprintf(number, sizeof number, "%.2f", share);
+    std::string figures = std::to_string(node.samples) + " samples, " + number + "%";
+    std::string fill = at.node == 0 ? std::string("rgb(200,200,200)") : colour(name, node.kernel);
+    std::string changed;
+    if (base != nullptr) {
+      const double delta = share - was[at.node].value_or(0.0);
+      char text[96];
+      if (was[at.node])
+        std::snprintf(text, sizeof text, "; was %.2f%%, %+.2f points", *was[at.node], delta);
+      else
+        std::snprintf(text, sizeof text, "; new, %+.2f points", delta);
+      figures += text;
+      fill = change_colour(delta, largest);
+      std::snprintf(text, sizeof text, "%.4f", delta);
+      changed = std::string(" data-delta=\"") + text + "\"";
+    }
+    out += "<g class=\"frame\" data-depth=\"" + std::to_string(at.depth) + "\" data-name=\"" + xml_text(name) + "\"" +
+           changed + "><title>" + xml_text(name) + " (" + figures + ")</title><rect x=\"" + fixed(at.x) + "\" y=\"" +
+           fixed(y) + "\" width=\"" + fixed(width) + "\" height=\"" + fixed(kFrameHeight - 1) + "\" rx=\"2\" fill=\"" +
+           fill + "\"/><text x=\"" + fixed(at.x + 3) + "\" y=\"" + fixed(y + kFrameHeight - 4.5) + "\">" +
+           xml_text(fitted(name, width)) + "</text></g>\n";
   }
   out += "</g>\n<script type=\"text/ecmascript\"><![CDATA[" + std::string(kScript) + "]]></script>\n</svg>\n";
   return out;
@@ -235,7 +309,9 @@ std::string format_flame_graph(const Profile& profile, std::size_t event_index, 
 
 namespace present {
 std::string flame_graph_shape(const Profile& profile, const ReportOptions&, const ReportView& view) {
-  return format_flame_graph(profile, view.event, "Flame Graph: " + view.title);
+  return format_flame_graph(profile, view.event,
+                            (view.base != nullptr ? "Differential Flame Graph: " : "Flame Graph: ") + view.title,
+                            view.base);
 }
 }  // namespace present
 

@@ -714,6 +714,79 @@ window.addEventListener("load", () => {
   EXPECT_NEAR(seen["unzoomed_width"].get<double>(), 1180.0 * 0.75, 0.01) << seen;
 }
 
+// A differential flame graph (report --svg --diff BASE): the base runs the worker's call tree of
+// 100 (300 calls under branch a, 100 under b) and 400 plain calls; the new file the tree of 200 and
+// 100 plain calls. The tree's frames grew (red), the plain calls' frame shrank (blue).
+class DifferentialFlameGraph : public FlameGraph {
+ protected:
+  void SetUp() override {
+    FlameGraph::SetUp();
+    if (IsSkipped()) return;
+    base_ = (dir_ / "base.data").string();
+    now_ = (dir_ / "new.data").string();
+    record(base_, 100, 400);
+    record(now_, 200, 100);
+    Result r = run({PERFMON, "report", "-i", now_, "--svg", svg_, "--diff", base_});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  void record(const std::string& file, int tree, int plain) const {
+    const std::string script = std::string("'") + WORKER + "' tree-getppid " + std::to_string(tree) + "; '" + WORKER +
+                               "' getppid " + std::to_string(plain);
+    Result r = run({PERFMON, "record", "-q", "-g", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file, "--",
+                    "/bin/sh", "-c", script});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  // A frame's data-delta, by name (the first frame of that name).
+  double delta_of(const std::string& svg, const std::string& name) const {
+    const std::size_t at = svg.find("data-name=\"" + name + "\" data-delta=\"");
+    if (at == std::string::npos) return std::nan("");
+    const std::size_t from = svg.find("data-delta=\"", at) + std::strlen("data-delta=\"");
+    return std::stod(svg.substr(from, svg.find('"', from) - from));
+  }
+  std::string base_, now_;
+};
+
+TEST_F(DifferentialFlameGraph, FramesCarryTheirChangeInPoints) {
+  const std::string svg = read_file(svg_);
+  // Base: 400 of 801 calls in the tree (300 a, 100 b); new: 800 of 901 (600 a, 200 b).
+  EXPECT_NEAR(delta_of(svg, "perfmon_branch_a"), 100.0 * 600 / 901 - 100.0 * 300 / 801, 0.1) << svg.substr(0, 3000);
+  EXPECT_NEAR(delta_of(svg, "perfmon_branch_b"), 100.0 * 200 / 901 - 100.0 * 100 / 801, 0.1);
+  EXPECT_NEAR(delta_of(svg, "all"), 0.0, 1e-9);
+  EXPECT_NE(svg.find("Differential Flame Graph: "), std::string::npos);
+  EXPECT_NE(svg.find("id=\"legend\""), std::string::npos);
+  EXPECT_NE(svg.find("was 37.45%, +29.14 points"), std::string::npos);  // branch a's title
+  // Against itself, every frame is unchanged.
+  const std::string same = (dir_ / "same.svg").string();
+  ASSERT_EQ(run({PERFMON, "report", "-i", now_, "--svg", same, "--diff", now_}).exit_code, 0);
+  const std::string itself = read_file(same);
+  for (std::size_t at = 0; (at = itself.find("data-delta=\"", at)) != std::string::npos; ++at)
+    EXPECT_EQ(itself.substr(at + 12, 7), "0.0000\"") << itself.substr(at, 40);
+}
+
+TEST_F(DifferentialFlameGraph, ScreenshotShowsGrowthRedAndShrinkageBlue) {
+  const std::string shot = (dir_ / "diff.png").string();
+  Result r = chromium({"--screenshot=" + shot, "file://" + svg_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Picture picture = decode_png(read_file(shot));
+  ASSERT_EQ(picture.width, 1200u);
+  std::size_t red = 0, blue = 0;
+  for (std::size_t p = 0; p + 2 < picture.pixels.size(); p += picture.channels) {
+    const int r8 = picture.pixels[p], g8 = picture.pixels[p + 1], b8 = picture.pixels[p + 2];
+    red += r8 >= 240 && g8 <= 100 && b8 <= 100;
+    blue += b8 >= 240 && r8 <= 100 && g8 <= 100;
+  }
+  const double area = static_cast<double>(picture.width) * picture.height;
+  EXPECT_GE(red / area, 0.02) << "the frames that grew are not drawn red";
+  EXPECT_GE(blue / area, 0.002) << "the frame that shrank is not drawn blue";
+}
+
+TEST_F(DifferentialFlameGraph, DiffNeedsTheSvg) {
+  Result r = run({PERFMON, "report", "-i", now_, "--diff", base_});
+  EXPECT_EQ(r.exit_code, 129);
+  EXPECT_NE(r.err.find("--diff BASE draws a differential flame graph: give it with --svg FILE"), std::string::npos)
+      << r.err;
+}
+
 // The rows of go tool pprof's -top ("flat flat% sum% cum cum% name"), by function name.
 struct PprofRow {
   double flat = 0, flat_share = 0, cum = 0;

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,7 @@ std::string output_names() {
 
 std::string synopsis() {
   return "perfmon report [-i FILE] [--sort comm,dso,sym,srcline] [-g] [--no-inline] [--percent-limit PCT]\n"
-         "                      [-e EVENT] [--threads N] [" +
+         "                      [-e EVENT] [--threads N] [--diff BASE (with --svg)] [" +
          shape_choice() + " | --pprof FILE]";
 }
 
@@ -54,6 +55,7 @@ struct ReportCommand {
   std::string picture_path;  // a picture's file
   std::string pprof_path;    // --pprof's file: the samples in pprof's format, not a shape of the profile
   std::string event;         // a shape that draws one event draws this one, or the first with samples
+  std::string diff_base;     // --diff: the base of a differential flame graph
   bool inlined_frames = true;
   long threads = 0;  // 0: chosen by the file's size and places and the machine's CPUs
 };
@@ -107,6 +109,10 @@ int run_report(std::span<char* const> args) {
        [&](std::string_view) { o.inlined_frames = false; }},
       {0, "percent-limit", "pct", "leave out rows below this share",
        [&](std::string_view v) { o.report.percent_limit = parse_percent(v); }},
+      {0, "diff", "base",
+       "with --svg: a differential flame graph, the input's widths coloured by the change from the BASE file "
+       "(red grew, blue shrank)",
+       [&](std::string_view v) { o.diff_base = std::string(v); }},
       {'e', "event", "name", "the event --folded and --svg draw (default the first with samples)",
        [&](std::string_view v) { o.event = std::string(v); }},
       {0, "threads", "n",
@@ -128,8 +134,12 @@ int run_report(std::span<char* const> args) {
                        if (chosen != nullptr) throw UsageError("choose one of " + output_names());
                        o.pprof_path = std::string(v);
                      }});
-  if (auto status = parse_command_line(args, "report", synopsis(), options, rest, reads_a_file_only("report")))
-    return *status;
+  auto check = [&, only_a_file = reads_a_file_only("report")](const std::vector<std::string>& words) {
+    only_a_file(words);
+    if (!o.diff_base.empty() && o.shape->draws != ReportShape::Draws::OneEventsPicture)
+      throw UsageError("--diff BASE draws a differential flame graph: give it with --svg FILE");
+  };
+  if (auto status = parse_command_line(args, "report", synopsis(), options, rest, check)) return *status;
   try {
     const PerfDataReader file(o.input);
     if (!o.pprof_path.empty()) {
@@ -160,6 +170,15 @@ int run_report(std::span<char* const> args) {
       view.event = chosen_event(profile, o.event);
       const EventProfile& drawn = profile.events()[view.event];
       view.title = drawn.name + ", " + std::to_string(drawn.samples) + " samples of " + o.input;
+    }
+    std::unique_ptr<Profile> base;
+    std::optional<FlameGraphBase> compared;
+    if (!o.diff_base.empty()) {
+      const PerfDataReader base_file(o.diff_base);
+      base = read_profile(base_file, looked_up, o.threads);
+      compared.emplace(FlameGraphBase{*base, chosen_event(*base, profile.events()[view.event].name)});
+      view.base = &*compared;
+      view.title += " against " + o.diff_base;
     }
     OutputFile out(o.picture_path, stdout);
     out.write(o.shape->format(profile, o.report, view));
