@@ -64,7 +64,10 @@ struct ProfileOptions {
   // perf report's table shows without -g): each sample costs its leaf's look-up, no stack is
   // resolved or unwound, and `stacks` holds the root alone.
   bool stacks = true;
-  bool inlined_frames = false;                // the functions inlined at each frame join the stacks, as "f (inlined)"
+  bool inlined_frames = false;  // the functions inlined at each frame join the stacks, as "f (inlined)"
+  // The stacks' roots are threads, "command-tid", instead of commands (and so are the entries'
+  // commands): what viewers that show a profile per thread need (report --speedscope).
+  bool thread_roots = false;
   bool source_lines = false;                  // each entry is split by the source line of its sampled address
   std::string debug_root = "/usr/lib/debug";  // where separate debug files are looked for
 };

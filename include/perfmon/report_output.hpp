@@ -46,6 +46,11 @@ struct FlameGraphBase {
 // base's share and the change in each frame's title and data-delta attribute.
 std::string format_flame_graph(const Profile& profile, std::size_t event, const std::string& title,
                                const FlameGraphBase* base = nullptr);
+// speedscope's file format (www.speedscope.app/file-format-schema.json): a "sampled" profile per
+// event and thread, each distinct stack a sample weighted by its period (nanoseconds for the
+// clocks), frames shared; `name` names the file. The profile must have been made with
+// ProfileOptions::thread_roots (its roots are the threads).
+std::string format_speedscope(const Profile& profile, const std::string& name);
 
 // What a shape that draws one event is told beyond the options: the event, and what it is (the
 // event's name, its samples and the file they came from).
@@ -61,9 +66,10 @@ struct ReportShape {
   const char* name;         // "stdio", "json", "folded", "svg"
   const char* description;  // what it shows
   enum class Draws {
-    AllEvents,        // every event's rows
-    OneEventsStacks,  // one event's stacks (ReportView::event): inlined frames are worth reading
-    OneEventsPicture  // the same, as a picture for a browser: written to a file, not a terminal
+    AllEvents,         // every event's rows
+    OneEventsStacks,   // one event's stacks (ReportView::event): inlined frames are worth reading
+    OneEventsPicture,  // the same, as a picture for a browser: written to a file, not a terminal
+    ThreadsStacks      // every event's stacks, a profile per thread, for a viewer: written to a file
   } draws;
   std::string (*format)(const Profile& profile, const ReportOptions& options, const ReportView& view);
 };

@@ -98,6 +98,12 @@ struct Profile::State {
   std::uint32_t leaf_entry(std::size_t event, const Sample& sample, NameId command, bool kernel_leaf,
                            std::uint64_t generation);
   void add_totals();
+  // "command-tid", made once per thread and command.
+  NameId thread_root(std::uint32_t tid, NameId command) {
+    auto [found, added] = thread_names.try_emplace(std::uint64_t{tid} << 32 | command, 0);
+    if (added) *found = names.intern(label.assign(names[command]).append("-").append(std::to_string(tid)));
+    return *found;
+  }
 
   ProfileOptions options;
   std::vector<EventProfile> events;
@@ -108,7 +114,8 @@ struct Profile::State {
   // Names the symbol and DWARF tables keep, by their place there: a function's -> its id, an
   // inlined function's -> its label's ("f (inlined)").
   FlatIndex<std::uintptr_t, WordHash> kept_names;
-  FlatIndex<std::uint64_t, WordHash> file_labels;  // a file's name id -> its "[file]"
+  FlatIndex<std::uint64_t, WordHash> file_labels;   // a file's name id -> its "[file]"
+  FlatIndex<std::uint64_t, WordHash> thread_names;  // (tid << 32 | command) -> "command-tid"
   struct {
     std::string text;  // "" is NameId 0
     NameId id = 0;
@@ -335,7 +342,8 @@ void Profile::sample(std::size_t event, const Sample& sample) {
   const std::uint64_t period = sample.period != 0 ? sample.period : 1;
   const bool kernel_leaf =
       sample.record != nullptr && (sample.record->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-  const NameId command = s.processes.command_of(sample.tid, s.symbolizer.spaces(), s.names);
+  NameId command = s.processes.command_of(sample.tid, s.symbolizer.spaces(), s.names);
+  if (s.options.thread_roots) command = s.thread_root(sample.tid, command);
   const std::uint64_t generation = s.processes.generation_of(sample.pid);
   EventProfile& profile = s.events[event];
   profile.samples += 1;

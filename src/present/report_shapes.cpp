@@ -2,12 +2,14 @@
 // and the function (in present/report_<name>.cpp) that writes it.
 #include "perfmon/report_output.hpp"
 
-#define PERFMON_REPORT_SHAPES(SHAPE)                                                                              \
-  SHAPE("stdio", "print perf report's table (the default)", AllEvents, report_table_shape)                        \
-  SHAPE("json", "print the figures as one JSON document", AllEvents, report_json_shape)                           \
-  SHAPE("folded", "print collapsed stacks (comm;outer;...;leaf SAMPLES), flamegraph.pl's input", OneEventsStacks, \
-        folded_stacks_shape)                                                                                      \
-  SHAPE("svg", "draw a flame graph into an SVG file (zoom on click, search)", OneEventsPicture, flame_graph_shape)
+#define PERFMON_REPORT_SHAPES(SHAPE)                                                                               \
+  SHAPE("stdio", "print perf report's table (the default)", AllEvents, report_table_shape)                         \
+  SHAPE("json", "print the figures as one JSON document", AllEvents, report_json_shape)                            \
+  SHAPE("folded", "print collapsed stacks (comm;outer;...;leaf SAMPLES), flamegraph.pl's input", OneEventsStacks,  \
+        folded_stacks_shape)                                                                                       \
+  SHAPE("svg", "draw a flame graph into an SVG file (zoom on click, search)", OneEventsPicture, flame_graph_shape) \
+  SHAPE("speedscope", "write speedscope's JSON file: a profile per event and thread (www.speedscope.app)",         \
+        ThreadsStacks, speedscope_shape)
 
 namespace perfmon::present {
 #define PERFMON_DECLARE_SHAPE(name, description, draws, function) \

@@ -787,6 +787,72 @@ TEST_F(DifferentialFlameGraph, DiffNeedsTheSvg) {
       << r.err;
 }
 
+// report --speedscope, loaded by speedscope's own page (npm's speedscope, which scripts/install-deps
+// fetches) from a web server on loopback, in headless Chromium: the page names the profile's
+// thread, and draws its frames.
+class Speedscope : public FlameGraph {
+ protected:
+  static constexpr const char* kPage = "/usr/local/share/perfmon/npm/node_modules/speedscope/dist/release";
+  void SetUp() override {
+    if (access((std::string(kPage) + "/index.html").c_str(), R_OK) != 0)
+      GTEST_SKIP() << "speedscope's page is missing (scripts/install-deps fetches it from npm into " << kPage << ")";
+    FlameGraph::SetUp();
+    if (IsSkipped()) return;
+    site_ = dir_ / "site";
+    fs::copy(kPage, site_, fs::copy_options::recursive);
+    Result r = run({PERFMON, "report", "-i", file_, "--speedscope", (site_ / "profile.json").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  fs::path site_;
+};
+
+TEST_F(Speedscope, TheFileHasAProfilePerThreadWithThePeriods) {
+  const auto data = nlohmann::json::parse(read_file((site_ / "profile.json").string()));
+  EXPECT_EQ(data["$schema"], "https://www.speedscope.app/file-format-schema.json");
+  ASSERT_EQ(data["profiles"].size(), 1u);  // one thread sampled
+  const auto& profile = data["profiles"][0];
+  EXPECT_EQ(profile["type"], "sampled");
+  EXPECT_TRUE(profile["name"].get<std::string>().starts_with("syscalls:sys_enter_getppid: perfmon-test-wo-"));
+  EXPECT_EQ(profile["endValue"], 400);
+  // The stacks through perfmon_branch_a weigh 300, through b 100.
+  std::map<std::string, std::uint64_t> through;
+  for (std::size_t k = 0; k < profile["samples"].size(); ++k)
+    for (const auto& index : profile["samples"][k])
+      through[data["shared"]["frames"][index.get<std::size_t>()]["name"]] += profile["weights"][k].get<std::uint64_t>();
+  EXPECT_EQ(through["perfmon_branch_a"], 300u);
+  EXPECT_EQ(through["perfmon_branch_b"], 100u);
+}
+
+TEST_F(Speedscope, SpeedscopesPageShowsTheProfile) {
+  Process server({"/usr/bin/python3", "-c",
+                  "import http.server, functools, sys\n"
+                  "handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])\n"
+                  "server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)\n"
+                  "print(server.server_address[1], flush=True)\n"
+                  "server.serve_forever()\n",
+                  site_.string()});
+  const std::string port = server.read_stdout_until("\n");
+  ASSERT_FALSE(port.empty());
+  const std::string base = "http://127.0.0.1:" + port.substr(0, port.find('\n'));
+  const std::string url = base + "/index.html#profileURL=" + base + "/profile.json";
+  Result dom = chromium({"--virtual-time-budget=8000", "--dump-dom", url});
+  const std::string shot = (dir_ / "speedscope.png").string();
+  Result picture_run = chromium({"--virtual-time-budget=8000", "--screenshot=" + shot, url});
+  server.signal(SIGTERM);
+  server.wait();
+  ASSERT_EQ(dom.exit_code, 0) << dom.err;
+  EXPECT_NE(dom.out.find("syscalls:sys_enter_getppid: perfmon-test-wo-"), std::string::npos) << dom.out.substr(0, 2000);
+  ASSERT_EQ(picture_run.exit_code, 0) << picture_run.err;
+  // The frames are drawn in speedscope's pastel colours: much of the picture is neither white nor grey.
+  const Picture picture = decode_png(read_file(shot));
+  std::size_t coloured = 0;
+  for (std::size_t p = 0; p + 2 < picture.pixels.size(); p += picture.channels) {
+    const int r8 = picture.pixels[p], g8 = picture.pixels[p + 1], b8 = picture.pixels[p + 2];
+    coloured += std::max({r8, g8, b8}) - std::min({r8, g8, b8}) >= 30;
+  }
+  EXPECT_GE(static_cast<double>(coloured) / (picture.width * picture.height), 0.05) << "no frames drawn";
+}
+
 // The rows of go tool pprof's -top ("flat flat% sum% cum cum% name"), by function name.
 struct PprofRow {
   double flat = 0, flat_share = 0, cum = 0;

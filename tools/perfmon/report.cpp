@@ -24,12 +24,16 @@ namespace perfmon::cli {
 
 namespace {
 
+// Pictures and viewers' files go to a file (named with the option), not to a terminal.
+bool writes_a_file(const ReportShape& shape) {
+  return shape.draws == ReportShape::Draws::OneEventsPicture || shape.draws == ReportShape::Draws::ThreadsStacks;
+}
+
 // "--stdio | --json | --folded | --svg FILE": every shape of report_shapes(), in its order.
 std::string shape_choice() {
   std::string text;
   for (const ReportShape& shape : report_shapes())
-    text += (text.empty() ? "" : " | ") + std::string("--") + shape.name +
-            (shape.draws == ReportShape::Draws::OneEventsPicture ? " FILE" : "");
+    text += (text.empty() ? "" : " | ") + std::string("--") + shape.name + (writes_a_file(shape) ? " FILE" : "");
   return text;
 }
 
@@ -121,7 +125,7 @@ int run_report(std::span<char* const> args) {
        [&](std::string_view v) { o.threads = parse_long(v, "--threads", 1, 64); }},
   };
   for (const ReportShape& shape : report_shapes()) {
-    const bool picture = shape.draws == ReportShape::Draws::OneEventsPicture;
+    const bool picture = writes_a_file(shape);
     options.push_back({0, shape.name, picture ? "file" : "", shape.description, [&, picture](std::string_view v) {
                          choose(shape);
                          if (picture) o.picture_path = std::string(v);
@@ -158,8 +162,10 @@ int run_report(std::span<char* const> args) {
     }
     ProfileOptions looked_up;
     // DWARF is read only for what will be shown: inlined functions in stacks, lines in a column.
-    const bool one_event = o.shape->draws != ReportShape::Draws::AllEvents;
-    looked_up.stacks = o.report.callchains || one_event;  // only what is shown is built
+    const bool one_event =
+        o.shape->draws == ReportShape::Draws::OneEventsStacks || o.shape->draws == ReportShape::Draws::OneEventsPicture;
+    looked_up.stacks = o.report.callchains || o.shape->draws != ReportShape::Draws::AllEvents;  // only what is shown
+    looked_up.thread_roots = o.shape->draws == ReportShape::Draws::ThreadsStacks;
     looked_up.inlined_frames = o.inlined_frames && looked_up.stacks;
     looked_up.source_lines =
         std::find(o.report.sort.begin(), o.report.sort.end(), ReportKey::SourceLine) != o.report.sort.end();
@@ -170,6 +176,8 @@ int run_report(std::span<char* const> args) {
       view.event = chosen_event(profile, o.event);
       const EventProfile& drawn = profile.events()[view.event];
       view.title = drawn.name + ", " + std::to_string(drawn.samples) + " samples of " + o.input;
+    } else {
+      view.title = o.input;
     }
     std::unique_ptr<Profile> base;
     std::optional<FlameGraphBase> compared;

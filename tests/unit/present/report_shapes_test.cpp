@@ -24,10 +24,10 @@ void add_one_sample(Profile& profile) {
 
 TEST(ReportShapes, EachWritesWhatItsFunctionWrites) {
   const std::vector<ReportShape>& shapes = report_shapes();
-  ASSERT_EQ(shapes.size(), 4u);
+  ASSERT_EQ(shapes.size(), 5u);
   std::set<std::string> names;
   for (const ReportShape& shape : shapes) names.insert(shape.name);
-  EXPECT_EQ(names, (std::set<std::string>{"stdio", "json", "folded", "svg"}));
+  EXPECT_EQ(names, (std::set<std::string>{"stdio", "json", "folded", "svg", "speedscope"}));
   EXPECT_EQ(std::string(shapes.front().name), "stdio");  // the default comes first
   Profile profile({"cpu-clock"});
   add_one_sample(profile);
@@ -41,9 +41,11 @@ TEST(ReportShapes, EachWritesWhatItsFunctionWrites) {
     if (name == "json") expected = format_report_json(profile, options);
     if (name == "folded") expected = format_folded_stacks(profile, 0);
     if (name == "svg") expected = format_flame_graph(profile, 0, "Flame Graph: " + view.title);
+    if (name == "speedscope") expected = format_speedscope(profile, view.title);
     EXPECT_EQ(text, expected) << name;
     EXPECT_EQ(shape.draws == ReportShape::Draws::OneEventsPicture, name == "svg") << name;
     EXPECT_EQ(shape.draws == ReportShape::Draws::AllEvents, name == "stdio" || name == "json") << name;
+    EXPECT_EQ(shape.draws == ReportShape::Draws::ThreadsStacks, name == "speedscope") << name;
   }
 }
 
