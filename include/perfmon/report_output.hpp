@@ -35,6 +35,10 @@ std::string format_report_json(const Profile& profile, const ReportOptions& opti
 // Every distinct stack of an event, "command;outermost;...;leaf SAMPLES", one per line, depth first
 // with names sorted at each level (stackcollapse-perf.pl's shape and weights).
 std::string format_folded_stacks(const Profile& profile, std::size_t event);
+// Two profiles' stacks of an event, as difffolded.pl writes them for flamegraph.pl's differential
+// graphs: "command;outermost;...;leaf BASE NEW", every stack of either, in name order.
+std::string format_folded_stacks_diff(const Profile& base, std::size_t base_event, const Profile& now,
+                                      std::size_t now_event);
 // A differential flame graph's base: the profile and event the drawn one is compared with.
 struct FlameGraphBase {
   const Profile& profile;
@@ -57,7 +61,7 @@ std::string format_speedscope(const Profile& profile, const std::string& name);
 struct ReportView {
   std::size_t event = 0;
   std::string title;
-  const FlameGraphBase* base = nullptr;  // the flame graph's base: a differential one (report --diff)
+  const FlameGraphBase* base = nullptr;  // a differential graph's base (report --diff): --svg, --folded
 };
 
 // Every shape a profile is shown in, in one table (present/report_shapes.cpp): a new shape is a

@@ -780,10 +780,19 @@ TEST_F(DifferentialFlameGraph, ScreenshotShowsGrowthRedAndShrinkageBlue) {
   EXPECT_GE(blue / area, 0.002) << "the frame that shrank is not drawn blue";
 }
 
-TEST_F(DifferentialFlameGraph, DiffNeedsTheSvg) {
+TEST_F(DifferentialFlameGraph, FoldedStacksCarryBothCountsAsDifffoldedWritesThem) {
+  Result r = run({PERFMON, "report", "-i", now_, "--folded", "--diff", base_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(";main;perfmon_branch_a;syscall 300 600\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(";main;perfmon_branch_b;syscall 100 200\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(";__libc_start_call_main;syscall 400 100\n"), std::string::npos) << r.out;
+}
+
+TEST_F(DifferentialFlameGraph, DiffNeedsTheSvgOrFoldedStacks) {
   Result r = run({PERFMON, "report", "-i", now_, "--diff", base_});
   EXPECT_EQ(r.exit_code, 129);
-  EXPECT_NE(r.err.find("--diff BASE draws a differential flame graph: give it with --svg FILE"), std::string::npos)
+  EXPECT_NE(r.err.find("--diff BASE draws a differential flame graph, or its two-count folded stacks"),
+            std::string::npos)
       << r.err;
 }
 

@@ -48,7 +48,7 @@ std::string output_names() {
 
 std::string synopsis() {
   return "perfmon report [-i FILE] [--sort comm,dso,sym,srcline] [-g] [--no-inline] [--percent-limit PCT]\n"
-         "                      [-e EVENT] [--threads N] [--diff BASE (with --svg)] [" +
+         "                      [-e EVENT] [--threads N] [--diff BASE (with --svg, --folded)] [" +
          shape_choice() + " | --pprof FILE]";
 }
 
@@ -115,7 +115,7 @@ int run_report(std::span<char* const> args) {
        [&](std::string_view v) { o.report.percent_limit = parse_percent(v); }},
       {0, "diff", "base",
        "with --svg: a differential flame graph, the input's widths coloured by the change from the BASE file "
-       "(red grew, blue shrank)",
+       "(red grew, blue shrank); with --folded: each stack's samples in BASE and in the input (difffolded.pl's lines)",
        [&](std::string_view v) { o.diff_base = std::string(v); }},
       {'e', "event", "name", "the event --folded and --svg draw (default the first with samples)",
        [&](std::string_view v) { o.event = std::string(v); }},
@@ -140,8 +140,11 @@ int run_report(std::span<char* const> args) {
                      }});
   auto check = [&, only_a_file = reads_a_file_only("report")](const std::vector<std::string>& words) {
     only_a_file(words);
-    if (!o.diff_base.empty() && o.shape->draws != ReportShape::Draws::OneEventsPicture)
-      throw UsageError("--diff BASE draws a differential flame graph: give it with --svg FILE");
+    if (!o.diff_base.empty() && o.shape->draws != ReportShape::Draws::OneEventsPicture &&
+        o.shape->draws != ReportShape::Draws::OneEventsStacks)
+      throw UsageError(
+          "--diff BASE draws a differential flame graph, or its two-count folded stacks: give it with --svg FILE or "
+          "--folded");
   };
   if (auto status = parse_command_line(args, "report", synopsis(), options, rest, check)) return *status;
   try {
