@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <optional>
 
@@ -22,6 +23,14 @@ constexpr std::size_t kNoGroup = static_cast<std::size_t>(-1);
 
 // Which MarkedRegions a thread's cached state belongs to: a number never reused, unlike an address.
 std::atomic<std::uint64_t> next_serial{1};
+
+// The live instances by serial, for the threads that end: a thread's counters are closed when it
+// exits (its sums stay), unless its MarkedRegions went first.
+std::mutex live_mutex;
+std::map<std::uint64_t, MarkedRegions::State*>& live() {
+  static std::map<std::uint64_t, MarkedRegions::State*> instances;
+  return instances;
+}
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -52,6 +61,7 @@ struct MarkedRegions::State {
     std::size_t counting = kNoGroup;
     std::vector<Region> regions;
     std::vector<CounterValue> now;  // scratch of a read
+    bool exited = false;            // its counters closed, its sums kept
   };
 
   std::uint64_t serial = next_serial.fetch_add(1);
@@ -63,6 +73,17 @@ struct MarkedRegions::State {
   std::vector<std::string> errors;
 
   Thread* this_thread();
+  // The thread with this id has exited: its counters are closed.
+  void thread_exited(pid_t tid) {
+    std::lock_guard lock(mutex);
+    for (const std::unique_ptr<Thread>& thread : threads) {
+      if (thread->tid != tid || thread->exited) continue;
+      std::lock_guard thread_lock(thread->mutex);
+      for (std::optional<CounterSession>& session : thread->sessions) session.reset();
+      thread->counting = kNoGroup;
+      thread->exited = true;
+    }
+  }
   // The thread's counters on the active group. False where they could not be opened.
   bool count_active_group(Thread& thread);
   void note_error(const std::string& text) {
@@ -109,6 +130,17 @@ MarkedRegions::State::Thread* MarkedRegions::State::this_thread() {
     found->sessions.resize(groups.size());
   }
   cached = {serial, found};
+  // When this thread exits, the instances it marked in (those still alive) close its counters.
+  thread_local struct ExitWatch {
+    std::vector<std::uint64_t> serials;
+    ~ExitWatch() {
+      const pid_t self = gettid();
+      std::lock_guard live_lock(live_mutex);
+      for (std::uint64_t serial : serials)
+        if (auto found = live().find(serial); found != live().end()) found->second->thread_exited(self);
+    }
+  } watch;
+  watch.serials.push_back(serial);
   return found;
 }
 
@@ -143,9 +175,14 @@ MarkedRegions::MarkedRegions(const std::vector<std::string>& groups) : state_(st
     for (const EventGroup& group : state_->groups.back())
       for (const Event& event : group.events) names.push_back(event.name);
   }
+  std::lock_guard lock(live_mutex);
+  live()[state_->serial] = state_.get();
 }
 
-MarkedRegions::~MarkedRegions() = default;
+MarkedRegions::~MarkedRegions() {
+  std::lock_guard lock(live_mutex);
+  live().erase(state_->serial);
+}
 
 MarkedRegions::Status MarkedRegions::register_region(std::string_view tag) {
   State::Thread& thread = *state_->this_thread();
@@ -219,7 +256,7 @@ void MarkedRegions::next_group() {
   std::lock_guard lock(state_->mutex);
   for (const std::unique_ptr<State::Thread>& thread : state_->threads) {
     std::lock_guard thread_lock(thread->mutex);
-    state_->count_active_group(*thread);
+    if (!thread->exited) state_->count_active_group(*thread);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <thread>
 #include <vector>
 
@@ -89,6 +90,30 @@ TEST(MarkedRegions, GroupsTakeTurnsAndKeepTheirOwnSums) {
   EXPECT_EQ(results[1].values[0].raw, 9u);
   regions.next_group();
   EXPECT_EQ(regions.active_group(), 0u);  // round robin
+}
+
+// Threads come and go (OpenMP pools, task runtimes): a thread's counters close when it exits, its
+// sums stay.
+TEST(MarkedRegions, ThreadsThatEndGiveBackTheirCounters) {
+  auto open_descriptors = [] {
+    std::size_t count = 0;
+    for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) ++count;
+    return count;
+  };
+  MarkedRegions regions({std::string(kGetppid) + ",task-clock"});
+  const std::size_t before = open_descriptors();
+  for (int t = 0; t < 60; ++t)
+    std::thread([&regions] {
+      regions.start("short");
+      calls(2);
+      regions.stop("short");
+    }).join();
+  EXPECT_LE(open_descriptors(), before + 4);  // not 120
+  const std::vector<MarkedRegionResult> results = regions.results();
+  ASSERT_EQ(results.size(), 60u);
+  for (const MarkedRegionResult& result : results) EXPECT_EQ(result.values.at(0).raw, 2u);
+  regions.next_group();  // the threads that ended are not opened again
+  EXPECT_TRUE(regions.errors().empty()) << regions.errors().front();
 }
 
 }  // namespace
