@@ -62,6 +62,7 @@ struct MarkedRegions::State {
     std::vector<Region> regions;
     std::vector<CounterValue> now;  // scratch of a read
     bool exited = false;            // its counters closed, its sums kept
+    bool emulated = false;          // its counters were the emulated CPU's (kept past their closing)
   };
 
   std::uint64_t serial = next_serial.fetch_add(1);
@@ -158,6 +159,7 @@ bool MarkedRegions::State::count_active_group(Thread& thread) {
       session.emplace(groups[group], thread.tid == gettid() ? Target::self() : Target::thread(thread.tid), options);
     }
     session->start();
+    thread.emulated = session->emulated();
     thread.counting = group;
     return true;
   } catch (const Error& error) {
@@ -281,9 +283,8 @@ std::vector<MarkedRegionResult> MarkedRegions::results() const {
       for (std::size_t g = 0; g < region.by_group.size(); ++g) {
         const State::Sums& sums = region.by_group[g];
         if (sums.count == 0) continue;
-        const bool emulated = thread->sessions[g] && thread->sessions[g]->emulated();
-        out.push_back(
-            {region.tag, g, thread->tid, thread->index, sums.cpu, sums.count, sums.seconds, sums.values, emulated});
+        out.push_back({region.tag, g, thread->tid, thread->index, sums.cpu, sums.count, sums.seconds, sums.values,
+                       thread->emulated});
       }
   }
   return out;
