@@ -59,6 +59,12 @@ struct RawGroup {
   }
 };
 
+// The raw pair a start and stop (or a region) is compared with: the group on and off again.
+void raw_enable_disable(const RawGroup& group) {
+  ioctl(group.fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+  ioctl(group.fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+}
+
 perfmon::CounterSession make_session() {
   perfmon::SessionOptions options;
   options.inherit = false;
@@ -159,11 +165,7 @@ void BM_StartStopRatio(benchmark::State& state) {
   perfmon::CounterSession session = make_session();
   RawGroup group;
   alternate(
-      state,
-      [&] {
-        ioctl(group.fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
-        ioctl(group.fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
-      },
+      state, [&] { raw_enable_disable(group); },
       [&] {
         session.start();
         session.stop();
@@ -182,12 +184,8 @@ BENCHMARK(BM_Calibration)->Iterations(500);
 
 void BM_CalibrationStartStop(benchmark::State& state) {
   RawGroup a, b;
-  auto toggle = [](RawGroup& g) {
-    ioctl(g.fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
-    ioctl(g.fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
-  };
   alternate(
-      state, [&] { toggle(a); }, [&] { toggle(b); });
+      state, [&] { raw_enable_disable(a); }, [&] { raw_enable_disable(b); });
 }
 BENCHMARK(BM_CalibrationStartStop)->Iterations(200);
 
@@ -233,11 +231,7 @@ void BM_MarkerRegionRatio(benchmark::State& state) {
   likwid_markerRegisterRegion("region");
   RawGroup group;
   alternate(
-      state,
-      [&] {
-        ioctl(group.fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
-        ioctl(group.fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
-      },
+      state, [&] { raw_enable_disable(group); },
       [&] {
         likwid_markerStartRegion("region");
         likwid_markerStopRegion("region");
@@ -282,12 +276,7 @@ void BM_ScopedRegionRatio(benchmark::State& state) {
   perfmon::CounterSession session = make_session();
   RawGroup group;
   alternate(
-      state,
-      [&] {
-        ioctl(group.fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
-        ioctl(group.fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
-      },
-      [&] { perfmon::ScopedMeasurement region(session); });
+      state, [&] { raw_enable_disable(group); }, [&] { perfmon::ScopedMeasurement region(session); });
 }
 BENCHMARK(BM_ScopedRegionRatio)->Iterations(200);
 
