@@ -11,13 +11,13 @@
 #include <string>
 #include <string_view>
 #include <thread>
-#include <type_traits>
 
 #include "perfmon/error.hpp"
 
 #if PERFMON_HAVE_MICROHTTPD
-#include <dlfcn.h>
 #include <microhttpd.h>
+
+#include "kernel/loaded_library.hpp"
 #endif
 
 namespace perfmon {
@@ -81,13 +81,10 @@ struct Microhttpd {
 const Microhttpd* mhd = nullptr;
 
 const Microhttpd* load_microhttpd() {
-  void* library = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
-  if (library == nullptr) return nullptr;
+  const kernel::LoadedLibrary library("libmicrohttpd.so.12");
+  if (!library.loaded()) return nullptr;
   static Microhttpd loaded;
-  auto take = [&](auto& function, const char* name) {
-    function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, name));
-    return function != nullptr;
-  };
+  auto take = [&](auto& function, const char* name) { return library.find(name, function); };
   if (!take(loaded.start_daemon, "MHD_start_daemon") || !take(loaded.stop_daemon, "MHD_stop_daemon") ||
       !take(loaded.get_daemon_info, "MHD_get_daemon_info") ||
       !take(loaded.create_response_from_buffer, "MHD_create_response_from_buffer") ||

@@ -8,8 +8,9 @@
 #include <optional>
 
 #if PERFMON_HAVE_LIBPFM
-#include <dlfcn.h>
 #include <perfmon/pfmlib_perf_event.h>
+
+#include "kernel/loaded_library.hpp"
 #endif
 
 namespace perfmon::events {
@@ -31,29 +32,23 @@ struct Library {
   std::string missing;  // why it cannot be used; empty when it can
 };
 
-template <typename Function>
-bool find(void* handle, const char* name, Function& function) {
-  function = reinterpret_cast<Function>(::dlsym(handle, name));
-  return function != nullptr;
-}
-
 const Library& library() {
   static const Library loaded = [] {
     Library lib;
-    void* handle = ::dlopen("libpfm.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      lib.missing = std::string("model-specific event names need libpfm4, which cannot be loaded (") + ::dlerror() +
+    const kernel::LoadedLibrary libpfm("libpfm.so.4");
+    if (!libpfm.loaded()) {
+      lib.missing = "model-specific event names need libpfm4, which cannot be loaded (" + libpfm.why() +
                     "); install Debian's libpfm4 package";
       return lib;
     }
-    bool all = find(handle, "pfm_initialize", lib.initialize) && find(handle, "pfm_terminate", lib.terminate) &&
-               find(handle, "pfm_strerror", lib.strerror) && find(handle, "pfm_get_pmu_info", lib.get_pmu_info) &&
-               find(handle, "pfm_get_os_event_encoding", lib.get_os_event_encoding) &&
-               find(handle, "pfm_get_event_next", lib.get_event_next) &&
-               find(handle, "pfm_get_event_info", lib.get_event_info) &&
-               find(handle, "pfm_get_event_attr_info", lib.get_event_attr_info);
+    bool all = libpfm.find("pfm_initialize", lib.initialize) && libpfm.find("pfm_terminate", lib.terminate) &&
+               libpfm.find("pfm_strerror", lib.strerror) && libpfm.find("pfm_get_pmu_info", lib.get_pmu_info) &&
+               libpfm.find("pfm_get_os_event_encoding", lib.get_os_event_encoding) &&
+               libpfm.find("pfm_get_event_next", lib.get_event_next) &&
+               libpfm.find("pfm_get_event_info", lib.get_event_info) &&
+               libpfm.find("pfm_get_event_attr_info", lib.get_event_attr_info);
     if (!all) lib.missing = "the libpfm.so.4 found here lacks functions perfmon needs; install Debian's libpfm4 4.13";
-    return lib;  // the handle stays open for the process's life
+    return lib;
   }();
   return loaded;
 }
