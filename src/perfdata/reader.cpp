@@ -395,8 +395,11 @@ void PerfDataReader::read_share(SampleHandler& handler, std::uint64_t begin, std
   // queue in the file's order, so it moves only when records are handed on.
   std::uint64_t first_waiting = data_offset_ + data_size_;
   auto hand_on = [&](std::uint64_t limit) {
-    std::sort(queue.begin() + static_cast<std::ptrdiff_t>(sorted), queue.end());
-    std::inplace_merge(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(sorted), queue.end());
+    // A round of one ring (one CPU, or a command's own) comes in order: checked, not sorted again.
+    const auto round = queue.begin() + static_cast<std::ptrdiff_t>(sorted);
+    if (!std::is_sorted(round, queue.end())) std::sort(round, queue.end());
+    if (round != queue.begin() && round != queue.end() && *round < *std::prev(round))
+      std::inplace_merge(queue.begin(), round, queue.end());
     std::size_t next = 0;
     while (next < queue.size() && queue[next].time <= limit && handed < end) deliver(queue[next++].at);
     queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(next));
