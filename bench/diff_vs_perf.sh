@@ -9,13 +9,8 @@ set -euo pipefail
 build=${1:-build}
 runs=${2:-7}
 samples=${3:-1000000}
-perfmon="$build/tools/perfmon/perfmon"
-compare="$build/bench/command_compare"
-worker="$build/tests/perfmon-test-worker"
-[ -x "$perfmon" ] && [ -x "$compare" ] && [ -x "$worker" ] || { echo "build first: cmake --build $build" >&2; exit 1; }
-command -v perf >/dev/null || { echo "perf is missing: apt-get install linux-perf" >&2; exit 1; }
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+# shellcheck source=bench/whole_command.sh
+source "$(dirname "$0")/whole_command.sh" "$build"
 
 event=syscalls:sys_enter_getppid
 # Base: three quarters from the call tree; new: a quarter.
@@ -26,14 +21,8 @@ event=syscalls:sys_enter_getppid
 echo "== two tracepoint files of $samples samples: perfmon diff against perf diff"
 "$compare" "$runs" "$perfmon" diff "$dir/base.data" "$dir/new.data" ::: perf diff "$dir/base.data" "$dir/new.data"
 
-compile() {
-  "$perfmon" record -q -g -e cpu-clock -c "$2" -o "$dir/$1" -- g++ -std=c++20 -O2 -Iinclude -Isrc \
-    -DPERFMON='"perfmon"' -DWORKER='"worker"' -DWORKER_WITHOUT_FRAME_POINTERS='"nofp"' -DBENCHMARK_COUNTERS='"b"' \
-    -DEMULATED_LOOP='"l"' -DEMULATED_REGION='"r"' -DLIKWID_THREADS='"t"' -DLIKWID_EXAMPLE='""' \
-    -DLIKWID_FORTRAN_EXAMPLE='""' -DLIKWID_READER='"r"' -DPAPI_HL_PROGRAM='""' -c tests/cli/cli_test.cpp -o "$dir/cc.o"
-}
-compile cc-base.data 40000
-compile cc-new.data 50000
+record_compiler "$dir/cc-base.data" 40000 -g
+record_compiler "$dir/cc-new.data" 50000 -g
 echo "== two compiler profiles: perfmon diff against perf diff"
 "$compare" "$runs" "$perfmon" diff "$dir/cc-base.data" "$dir/cc-new.data" ::: \
   perf diff "$dir/cc-base.data" "$dir/cc-new.data"

@@ -11,13 +11,8 @@ set -euo pipefail
 build=${1:-build}
 runs=${2:-10}
 samples=${3:-1000000}
-perfmon="$build/tools/perfmon/perfmon"
-compare="$build/bench/command_compare"
-worker="$build/tests/perfmon-test-worker"
-[ -x "$perfmon" ] && [ -x "$compare" ] && [ -x "$worker" ] || { echo "build first: cmake --build $build" >&2; exit 1; }
-command -v perf >/dev/null || { echo "perf is missing: apt-get install linux-perf" >&2; exit 1; }
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+# shellcheck source=bench/whole_command.sh
+source "$(dirname "$0")/whole_command.sh" "$build"
 
 event=syscalls:sys_enter_getppid
 "$perfmon" record -q -g -e "$event" -c 1 -o "$dir/perfmon.data" -- "$worker" tree-getppid $((samples / 4))
@@ -34,9 +29,7 @@ done
 # of distinct stacks through g++, cc1plus, as, libc and the kernel). Then perfmon report alone:
 # one thread against the default (both cores), and --folded and --svg against the table.
 cc_source=tests/cli/cli_test.cpp
-"$perfmon" record -q -g -e cpu-clock -c 40000 -o "$dir/cc.data" -- g++ -std=c++20 -O2 -Iinclude -Isrc \
-  -DPERFMON='"perfmon"' -DWORKER='"worker"' -DWORKER_WITHOUT_FRAME_POINTERS='"nofp"' -DBENCHMARK_COUNTERS='"b"' \
-  -DEMULATED_LOOP='"l"' -DEMULATED_REGION='"r"' -c "$cc_source" -o "$dir/cc.o"
+record_compiler "$dir/cc.data" 40000 -g
 echo "== cc.data: $(du -m "$dir/cc.data" | cut -f1) MB, $("$perfmon" report -i "$dir/cc.data" | sed -n 's/^# Samples: \([^ ]*\).*/\1/p') samples of g++ -O2 $cc_source; without call chains, then with -g"
 "$compare" "$runs" "$perfmon" report -i "$dir/cc.data" --sort comm,dso,sym ::: \
   perf report -i "$dir/cc.data" --stdio --sort comm,dso,sym -g none --no-children

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -30,6 +31,24 @@ struct SourcePlace {
   unsigned line = 0;                 // its line (0 unknown)
 };
 
+// One level of where an instruction's code came from: the function and the source line in it. An
+// instruction of an inlined function has several: the line of the function that the symbol table
+// names which calls the outermost inlined one, that one's line which calls the next, down to the
+// innermost function's own line.
+struct SourceFrame {
+  std::string function;  // "" for the outermost: the symbol table's function
+  std::string file;      // as the compiler named it ("" unknown)
+  unsigned line = 0;     // 0 unknown
+};
+
+// A function's code as an ELF file holds it.
+struct FunctionCode {
+  std::string name;
+  std::uint64_t start = 0, size = 0;  // the file's own addresses, as its symbol table gives them
+  std::vector<std::uint8_t> bytes;    // its instructions; fewer than `size` where the file ends first
+  std::uint16_t machine = 0;          // the file's ELF e_machine (EM_X86_64, EM_AARCH64, ...)
+};
+
 // Thread-safe: the profiles of the shares of one file, read at once, look up through one.
 class SymbolTables {
  public:
@@ -45,6 +64,13 @@ class SymbolTables {
   // nullptr where it has none there, or this build has no libdw; kept as long as these tables.
   // The function that the symbol table names for the address encloses the inlined ones.
   const SourcePlace* source_in_file(const std::string& path, std::uint64_t file_offset);
+  // The function at `file_offset` with its code, for a disassembler; nullopt where no symbol covers
+  // it. The code is read from the file itself (a separate debug file holds none).
+  std::optional<FunctionCode> function_code(const std::string& path, std::uint64_t file_offset);
+  // Where the code at `address` (the file's own, as FunctionCode::start) came from, outermost first
+  // (SourceFrame); empty where DWARF says nothing of it, or this build has no libdw. Not kept: each
+  // call asks DWARF again (a disassembly asks once an instruction).
+  std::vector<SourceFrame> source_frames(const std::string& path, std::uint64_t address);
   // The kernel function at a kernel address, or nullptr (kallsyms hidden or no such address).
   // /proc/kallsyms is read once per process (about 200,000 lines), as perf reads it once per run:
   // modules loaded after that are not named.

@@ -42,6 +42,27 @@ std::string function_name(Dwarf_Die* die) {
   return name != nullptr ? name : "";
 }
 
+// The file that an inlined call's DW_AT_call_file names, in its unit's file table ("" unknown).
+std::string call_file(Dwarf_Die* call) {
+  Dwarf_Attribute attribute;
+  Dwarf_Word index = 0;
+  Dwarf_Die unit;
+  Dwarf_Files* files = nullptr;
+  std::size_t count = 0;
+  if (dwarf_formudata(dwarf_attr(call, DW_AT_call_file, &attribute), &index) != 0 ||
+      dwarf_diecu(call, &unit, nullptr, nullptr) == nullptr || dwarf_getsrcfiles(&unit, &files, &count) != 0 ||
+      index >= count)
+    return {};
+  const char* name = dwarf_filesrc(files, index, nullptr, nullptr);
+  return name != nullptr ? name : "";
+}
+
+unsigned call_line(Dwarf_Die* call) {
+  Dwarf_Attribute attribute;
+  Dwarf_Word line = 0;
+  return dwarf_formudata(dwarf_attr(call, DW_AT_call_line, &attribute), &line) == 0 ? static_cast<unsigned>(line) : 0;
+}
+
 }  // namespace
 
 std::unique_ptr<DebugInfo> DebugInfo::open(const std::string& path, const std::string& debug_root) {
@@ -89,7 +110,41 @@ bool DebugInfo::look_up(std::uint64_t address, SourcePlace& place) {
   return true;
 }
 
+std::vector<SourceFrame> DebugInfo::frames(std::uint64_t address) {
+  std::vector<SourceFrame> found;
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* unit = dwfl_module_addrdie(session_->module, address, &bias);
+  if (unit == nullptr) return found;
+  Dwarf_Die* scopes = nullptr;
+  const int count = dwarf_getscopes(unit, address - bias, &scopes);
+  int outermost_inlined = -1;  // scopes are innermost first, up to the function's own
+  for (int i = 0; i < count && dwarf_tag(&scopes[i]) != DW_TAG_subprogram; ++i)
+    if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) outermost_inlined = i;
+  // Each level's line is where it calls the next: the next inlined call's call site.
+  found.push_back({});
+  for (int i = outermost_inlined; i >= 0; --i) {
+    if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) continue;
+    found.back().file = call_file(&scopes[i]);
+    found.back().line = call_line(&scopes[i]);
+    found.push_back({function_name(&scopes[i]), "", 0});
+  }
+  std::free(scopes);
+  // The innermost's is the line table's.
+  if (Dwfl_Line* line = dwfl_module_getsrc(session_->module, address)) {
+    int number = 0;
+    if (const char* file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr)) {
+      found.back().file = file;
+      found.back().line = number > 0 ? static_cast<unsigned>(number) : 0;
+    }
+  }
+  return found;
+}
+
 #else  // no libdw: no DWARF
+
+std::vector<SourceFrame> DebugInfo::frames(std::uint64_t) {
+  return {};
+}
 
 struct DebugInfo::Session {};
 

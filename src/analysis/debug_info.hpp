@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "analysis/flat_index.hpp"
 #include "perfmon/symbols.hpp"
@@ -29,6 +30,10 @@ class DebugInfo {
   // looked up once: a recording passes the same few thousand addresses millions of times. One
   // thread at a time.
   const SourcePlace* describe(std::uint64_t address);
+
+  // Where the code at `address` came from, outermost first (perfmon::SourceFrame); empty where
+  // DWARF does not cover it. Not kept.
+  std::vector<SourceFrame> frames(std::uint64_t address);
 
   struct Session;  // libdwfl's
   explicit DebugInfo(std::unique_ptr<Session> session);

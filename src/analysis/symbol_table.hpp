@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/kept_text.hpp"
@@ -26,6 +27,7 @@ struct SymbolTables::Table {
   std::vector<Function> functions;
   std::vector<Function> plt_stubs;  // "f@plt", synthesized from the relocations as perf names them
   std::vector<Segment> segments;
+  std::uint16_t machine = 0;       // the ELF header's e_machine
   bool names_from_symtab = false;  // else from .dynsym, or none: a separate debug file may name more
   analysis::KeptText names;        // the functions' and stubs' names (a kernel has 100,000 of them)
 
@@ -52,6 +54,15 @@ struct SymbolTables::Table {
     for (const Segment& segment : segments)
       if (file_offset >= segment.file_offset && file_offset - segment.file_offset < segment.file_size)
         return file_offset - segment.file_offset + segment.address;
+    return std::nullopt;
+  }
+  // The file offset that holds an address of a loaded segment, and how many of the segment's bytes
+  // the file holds from there; nullopt outside them.
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> file_offset_of(std::uint64_t address) const {
+    for (const Segment& segment : segments)
+      if (address >= segment.address && address - segment.address < segment.file_size)
+        return std::make_pair(address - segment.address + segment.file_offset,
+                              segment.file_size - (address - segment.address));
     return std::nullopt;
   }
 };

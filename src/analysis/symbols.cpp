@@ -356,6 +356,7 @@ void read_debug_file(const std::string& path, std::string_view file, const std::
 
 void read_elf_symbols(std::string_view bytes, SymbolTables::Table& table) {
   const ElfView elf(bytes);
+  table.machine = elf.header.e_machine;
   for (unsigned i = 0; i < elf.header.e_phnum; ++i) {
     Elf64_Phdr segment;
     if (!elf.fits(elf.header.e_phoff + i * sizeof segment, sizeof segment)) break;
@@ -451,6 +452,35 @@ const SourcePlace* SymbolTables::source_in_file(const std::string& path, std::ui
   if (!address) return nullptr;
   analysis::DebugInfo* dwarf = dwarf_of(path);
   return dwarf != nullptr ? dwarf->describe(*address) : nullptr;
+}
+
+std::optional<FunctionCode> SymbolTables::function_code(const std::string& path, std::uint64_t file_offset) {
+  const Table& table = table_of(path);
+  const std::optional<std::uint64_t> address = table.address_of(file_offset);
+  const Table::Function* function = address ? table.at(*address) : nullptr;
+  if (function == nullptr) return std::nullopt;
+  FunctionCode code{std::string(function->name), function->start, function->size, {}, table.machine};
+  const auto held = table.file_offset_of(function->start);
+  const std::optional<kernel::FileMapping> file = kernel::FileMapping::map(path);
+  if (held && file && held->first < file->bytes().size()) {
+    // A symbol without a size (an assembly label) is read to the next function's start.
+    std::uint64_t size = function->size;
+    if (size == 0) {
+      auto next = std::upper_bound(table.functions.begin(), table.functions.end(), function->start,
+                                   [](std::uint64_t a, const Table::Function& f) { return a < f.start; });
+      size = next != table.functions.end() ? next->start - function->start : 0;
+      code.size = size;
+    }
+    size = std::min({size, held->second, file->bytes().size() - held->first});
+    const std::string_view bytes = file->bytes().substr(held->first, size);
+    code.bytes.assign(bytes.begin(), bytes.end());
+  }
+  return code;
+}
+
+std::vector<SourceFrame> SymbolTables::source_frames(const std::string& path, std::uint64_t address) {
+  analysis::DebugInfo* dwarf = dwarf_of(path);
+  return dwarf != nullptr ? dwarf->frames(address) : std::vector<SourceFrame>();
 }
 
 namespace {

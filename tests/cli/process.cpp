@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <sstream>
+#include <stdexcept>
 
 namespace perfmon::testing {
 
@@ -116,6 +118,21 @@ Result Process::wait() {
 Result run(const std::vector<std::string>& argv) {
   Process process(argv);
   return process.wait();
+}
+
+std::string stripped_copy_with_debug_file(const std::string& program, const std::string& dir, const std::string& name) {
+  const std::string copy = dir + "/" + name;
+  std::filesystem::copy_file(program, copy, std::filesystem::copy_options::overwrite_existing);
+  for (const std::vector<std::string>& step :
+       {std::vector<std::string>{"/usr/bin/objcopy", "--only-keep-debug", copy, copy + ".debug"},
+        std::vector<std::string>{"/usr/bin/strip", "--strip-all", copy},
+        // Run where both lie: the link holds the debug file's name alone, found beside the program.
+        std::vector<std::string>{"/bin/sh", "-c", "cd \"$0\" && objcopy --add-gnu-debuglink=\"$1.debug\" \"$1\"", dir,
+                                 name}}) {
+    const Result r = run(step);
+    if (r.exit_code != 0) throw std::runtime_error(step.front() + " failed: " + r.err);
+  }
+  return copy;
 }
 
 std::vector<std::string> lines_of(const std::string& text) {

@@ -37,6 +37,11 @@ class Process {
 
 Result run(const std::vector<std::string>& argv);
 
+// Copies `program` to dir/name, strips it and puts its debug information into dir/name.debug, which
+// a .gnu_debuglink in it names (as a distribution ships a program and its -dbgsym package).
+// Returns the stripped copy's path.
+std::string stripped_copy_with_debug_file(const std::string& program, const std::string& dir, const std::string& name);
+
 // The non-empty lines of a program's output.
 std::vector<std::string> lines_of(const std::string& text);
 

@@ -508,13 +508,7 @@ TEST_F(Report, ADeviceIsRefusedAndAFifoIsRead) {
 // A recording names files, and whoever made it chose their paths: a FIFO or a device named there,
 // as the program or as its .gnu_debuglink, is passed over, never opened and waited on.
 TEST_F(Report, FifosNamedByARecordingDoNotHangIt) {
-  const fs::path program = dir_ / "program";
-  fs::copy_file(WORKER, program);
-  ASSERT_EQ(std::system(("cd '" + dir_.string() +
-                         "' && objcopy --only-keep-debug program program.debug && strip --strip-all program && "
-                         "objcopy --add-gnu-debuglink=program.debug program")
-                            .c_str()),
-            0);
+  const fs::path program = stripped_copy_with_debug_file(WORKER, dir_.string(), "program");
   Result recorded = run({PERFMON, "record", "-q", "-g", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file_,
                          "--", program.string(), "tree-getppid", "10"});
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;

@@ -1,11 +1,14 @@
 // perf.data files, whole: the header, attrs and ids, feature sections (EVENT_DESC, HOSTNAME) and
 // every record of the data section decoded by its event, summed up as perfmon report does (user
-// stack copies unwound; and without stacks, as its table alone) and shown in each of its shapes.
+// stack copies unwound; and without stacks, as its table alone) and shown in each of its shapes;
+// and each event's heaviest function annotated as perfmon annotate does.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "perfmon/annotation.hpp"
+#include "perfmon/annotation_output.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/perf_data.hpp"
 #include "perfmon/profile.hpp"
@@ -47,6 +50,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     perfmon::Profile leaves(names, {.stacks = false, .debug_root = "/nonexistent"});
     file.read(leaves);
     sink = perfmon::format_report_table(leaves, {}).size();
+    perfmon::AnnotationSamples samples(names, "/nonexistent");
+    file.read(samples);
+    std::vector<perfmon::Annotation> annotations;
+    for (std::size_t event = 0; event < samples.events(); ++event)
+      if (const auto functions = samples.functions(event); !functions.empty())
+        annotations.push_back(samples.annotate(event, functions.front()));
+    sink = perfmon::format_annotation_text(annotations, {}).size() +
+           perfmon::format_annotation_json(annotations, {.order = perfmon::AnnotationFormat::Order::Period}).size();
   } catch (const perfmon::Error&) {
   }
   return 0;

@@ -13,6 +13,8 @@
 //   tree-getppid N   the same tree, its leaf calling getppid: exactly 3N calls under branch a, N under b
 //   inline-getppid N main -> perfmon_inline_caller, into which perfmon_inlined_getppid is inlined
 //                and calls getppid N times: DWARF (not the symbol table) knows the inner function
+//   annotate N   perfmon_annotated: N getppid system calls made by its own instruction, inlined
+//                into one line, N/4 from another line
 //   exec-after N PROGRAM [ARG...]   the call tree of tree-getppid N, then execs PROGRAM: the same
 //                process maps other files, perhaps where this one's were
 //   sleep MS     sleeps
@@ -63,6 +65,29 @@ extern "C" [[gnu::noinline]] void perfmon_inline_caller(unsigned long n) {
   perfmon_inlined_getppid(n);
   asm volatile("");
 }
+// The system call made by an instruction of this program (not libc's syscall()): a sample of
+// sys_enter_getppid lands on the instruction after it, in the function that inlined this.
+[[gnu::always_inline]] inline long perfmon_raw_getppid() {
+#if defined(__x86_64__)
+  long result;
+  asm volatile("syscall" : "=a"(result) : "a"(static_cast<long>(SYS_getppid)) : "rcx", "r11", "memory");
+  return result;
+#elif defined(__aarch64__)
+  register long number asm("x8") = SYS_getppid;
+  register long result asm("x0");
+  asm volatile("svc 0" : "=r"(result) : "r"(number) : "memory");
+  return result;
+#else
+  return syscall(SYS_getppid);
+#endif
+}
+// N system calls from the line marked hot, N/4 from the line marked quarter (perfmon annotate's tests).
+extern "C" [[gnu::noinline]] long perfmon_annotated(unsigned long n) {
+  long sum = 0;
+  for (unsigned long i = 0; i < n; ++i) sum += perfmon_raw_getppid();      // annotate: hot
+  for (unsigned long i = 0; i < n / 4; ++i) sum += perfmon_raw_getppid();  // annotate: quarter
+  return sum;
+}
 using Leaf = void (*)(unsigned long);
 extern "C" [[gnu::noinline]] void perfmon_branch_a(Leaf leaf, unsigned long n) {
   leaf(3 * n);
@@ -76,7 +101,8 @@ extern "C" [[gnu::noinline]] void perfmon_branch_b(Leaf leaf, unsigned long n) {
 int usage() {
   std::fprintf(stderr,
                "usage: perfmon-test-worker getppid N [--threads T] [--fork-child M] [--wait-stdin] | "
-               "touch K | call N | loop N | tree N | tree-getppid N | inline-getppid N | exec-after N PROGRAM [ARG...] "
+               "touch K | call N | loop N | tree N | tree-getppid N | inline-getppid N | annotate N | exec-after N "
+               "PROGRAM [ARG...] "
                "| sleep MS | spin MS | churn MS "
                "| exit CODE\n");
   return 2;
@@ -157,6 +183,10 @@ int main(int argc, char** argv) {
     execv(argv[3], argv + 3);
     std::perror(argv[3]);
     return 127;
+  }
+  if (mode == "annotate") {
+    std::printf("%ld\n", perfmon_annotated(static_cast<unsigned long>(n)) > 0 ? 1L : 0L);
+    return 0;
   }
   if (mode == "inline-getppid") {
     perfmon_inline_caller(static_cast<unsigned long>(n));

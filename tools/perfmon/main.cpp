@@ -15,16 +15,17 @@ namespace {
 constexpr const char* kUsage =
     "usage: perfmon <command> [<options>]\n"
     "\n"
-    "  stat    count events while a command runs, or on processes, threads, CPUs or a cgroup\n"
-    "  record  sample a command into a perf.data file (read by perf report and perf script)\n"
-    "  report  show where a perf.data file's samples landed: table, JSON, folded stacks, flame graph\n"
-    "  script  print each sample of a perf.data file\n"
-    "  diff    compare two perf.data files: each function's share in both, and the change\n"
-    "  serve   count events on every CPU and answer Prometheus' scrapes at /metrics\n"
-    "  list    list the events this machine can resolve, and whether they can be counted here\n"
-    "  info    report what this machine and kernel allow (PMUs, permissions, limits) and why\n"
-    "  encode  show an event's encodings: PERFEVTSEL value, fixed counter, perf attr\n"
-    "  decode  show the fields of a PERFEVTSEL value and the event it names\n"
+    "  stat      count events while a command runs, or on processes, threads, CPUs or a cgroup\n"
+    "  record    sample a command into a perf.data file (read by perf report and perf script)\n"
+    "  report    show where a perf.data file's samples landed: table, JSON, folded stacks, flame graph\n"
+    "  script    print each sample of a perf.data file\n"
+    "  diff      compare two perf.data files: each function's share in both, and the change\n"
+    "  annotate  show a function's source lines and instructions with the samples on each\n"
+    "  serve     count events on every CPU and answer Prometheus' scrapes at /metrics\n"
+    "  list      list the events this machine can resolve, and whether they can be counted here\n"
+    "  info      report what this machine and kernel allow (PMUs, permissions, limits) and why\n"
+    "  encode    show an event's encodings: PERFEVTSEL value, fixed counter, perf attr\n"
+    "  decode    show the fields of a PERFEVTSEL value and the event it names\n"
     "\n"
     "Run 'perfmon <command> --help' for a command's options.\n";
 
@@ -38,6 +39,7 @@ int run_command(std::string_view command, std::span<char* const> rest) {
   if (command == "script") return perfmon::cli::run_script(rest);
   if (command == "report") return perfmon::cli::run_report(rest);
   if (command == "diff") return perfmon::cli::run_diff(rest);
+  if (command == "annotate") return perfmon::cli::run_annotate(rest);
   if (command == "serve") return perfmon::cli::run_serve(rest);
   if (command == "list") return perfmon::cli::run_list(rest);
   if (command == "info") return perfmon::cli::run_info(rest);

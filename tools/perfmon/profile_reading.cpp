@@ -29,20 +29,13 @@ template bool unwind_copied_stacks(const PerfDataReader&, PprofProfile&);
 std::unique_ptr<Profile> read_profile(const PerfDataReader& file, const ProfileOptions& options, long threads) {
   std::vector<std::string> names;
   for (const PerfDataEvent& event : file.events()) names.push_back(event.name);
-  // One profile per share of the file, each later one merged into the first.
-  std::vector<std::unique_ptr<Profile>> shares;
-  std::vector<SampleHandler*> handlers;
-  const std::size_t count = threads > 0 ? static_cast<std::size_t>(threads) : file.threads_worth();
   const auto symbols = std::make_shared<SymbolTables>(options.debug_root);
-  for (std::size_t k = 0; k < (count == 1 ? 1 : count * PerfDataReader::kSharesPerThread); ++k) {
-    shares.push_back(std::make_unique<Profile>(names, options, symbols));
-    handlers.push_back(shares.back().get());
-  }
-  for (const auto& share : shares)
-    if (!unwind_copied_stacks(file, *share)) break;
-  file.read_in_shares(handlers, count);
-  for (std::size_t k = 1; k < shares.size(); ++k) shares.front()->merge(*shares[k]);
-  return std::move(shares.front());
+  bool unwinding = true;  // said once where this build cannot
+  return read_merged<Profile>(file, threads, [&] {
+    auto share = std::make_unique<Profile>(names, options, symbols);
+    unwinding = unwinding && unwind_copied_stacks(file, *share);
+    return share;
+  });
 }
 
 }  // namespace perfmon::cli

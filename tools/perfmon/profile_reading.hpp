@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "perfmon/perf_data.hpp"
 #include "perfmon/profile.hpp"
@@ -17,5 +18,22 @@ bool unwind_copied_stacks(const PerfDataReader& file, Handler& handler);
 
 // `threads` 0: as many as the file is worth (PerfDataReader::threads_worth).
 std::unique_ptr<Profile> read_profile(const PerfDataReader& file, const ProfileOptions& options, long threads);
+
+// The file read in shares by `threads` threads (0: as many as it is worth) into handlers that
+// make() makes, each later one merged into the first, which is returned: a Profile, or the
+// samples of perfmon annotate.
+template <class Handler, class Make>
+std::unique_ptr<Handler> read_merged(const PerfDataReader& file, long threads, Make make) {
+  std::vector<std::unique_ptr<Handler>> shares;
+  std::vector<SampleHandler*> handlers;
+  const std::size_t count = threads > 0 ? static_cast<std::size_t>(threads) : file.threads_worth();
+  for (std::size_t k = 0; k < (count == 1 ? 1 : count * PerfDataReader::kSharesPerThread); ++k) {
+    shares.push_back(make());
+    handlers.push_back(shares.back().get());
+  }
+  file.read_in_shares(handlers, count);
+  for (std::size_t k = 1; k < shares.size(); ++k) shares.front()->merge(*shares[k]);
+  return std::move(shares.front());
+}
 
 }  // namespace perfmon::cli

@@ -1,0 +1,248 @@
+// perfmon annotate as a user runs it: exact samples on the worker's known hot lines and instruction
+// (tracepoint samples of a system call made N times from one line and N/4 from another, through an
+// inlined helper), the same instruction percents as perf annotate on perf's own file, a function in
+// a shared library, a stripped program with its separate debug file, a loop in one line sampled on
+// cpu-clock, and the sentences for what cannot be annotated.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+
+#include "process.hpp"
+
+namespace perfmon::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CliAnnotate : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/perfmon-annotate-XXXXXX";
+    dir_ = mkdtemp(pattern);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // The worker's perfmon_annotated: `n` getppid calls from its hot line, n/4 from its quarter line.
+  std::string record_annotated(const std::string& program, long n) {
+    const std::string file = (dir_ / "perf.data").string();
+    Result r = run({PERFMON, "record", "-q", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file, "--", program,
+                    "annotate", std::to_string(n)});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return file;
+  }
+  static nlohmann::json annotation(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {PERFMON, "annotate", "--json"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    Result r = run(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json document = nlohmann::json::parse(r.out);
+    EXPECT_EQ(document["annotations"].size(), 1u) << r.out;
+    return document["annotations"][0];
+  }
+  // The top-level line whose source text holds `marker`.
+  static nlohmann::json line_marked(const nlohmann::json& annotation, const std::string& marker) {
+    for (const nlohmann::json& line : annotation["lines"])
+      if (line["text"].get<std::string>().find(marker) != std::string::npos) return line;
+    ADD_FAILURE() << "no line marked '" << marker << "' in " << annotation.dump(1);
+    return {};
+  }
+  static const nlohmann::json* hottest_instruction(const nlohmann::json& annotation) {
+    const nlohmann::json* hottest = nullptr;
+    for (const nlohmann::json& instruction : annotation["instructions"])
+      if (hottest == nullptr || instruction["samples"] > (*hottest)["samples"]) hottest = &instruction;
+    return hottest;
+  }
+  // The checks every build of perfmon_annotated passes: exact samples per line and instruction, the
+  // inlined helper under the line that calls it.
+  static void expect_annotated(const nlohmann::json& a, long n) {
+    EXPECT_EQ(a["function"], "perfmon_annotated");
+    EXPECT_EQ(a["samples"], n + n / 4);
+    EXPECT_EQ(a["note"], "") << a["note"];
+    const nlohmann::json hot = line_marked(a, "annotate: hot");
+    const nlohmann::json quarter = line_marked(a, "annotate: quarter");
+    EXPECT_EQ(hot["samples"], n);
+    EXPECT_EQ(quarter["samples"], n / 4);
+    EXPECT_DOUBLE_EQ(hot["percent"].get<double>(), 80.0);
+    // The helper inlined on the hot line, its own line (the system call) beneath it.
+    ASSERT_EQ(hot["inlined"].size(), 1u) << hot.dump(1);
+    EXPECT_EQ(hot["inlined"][0]["function"], "perfmon_raw_getppid");
+    ASSERT_FALSE(hot["inlined"][0]["lines"].empty());
+    EXPECT_NE(hot["inlined"][0]["lines"][0]["text"].get<std::string>().find("syscall"), std::string::npos);
+    EXPECT_NE(hot["inlined"][0]["lines"][0]["file"].get<std::string>().find("worker.cpp"), std::string::npos);
+    // The hottest instruction carries the hot line's samples, and is one of that line's.
+    const nlohmann::json* hottest = hottest_instruction(a);
+    ASSERT_NE(hottest, nullptr);
+    EXPECT_EQ((*hottest)["samples"], n);
+    const nlohmann::json& own = hot["instructions"];
+    EXPECT_NE(std::find(own.begin(), own.end(), (*hottest)["address"]), own.end()) << hot.dump(1);
+    // Every sample is on an instruction.
+    long on_instructions = 0;
+    for (const nlohmann::json& instruction : a["instructions"]) on_instructions += instruction["samples"].get<long>();
+    EXPECT_EQ(on_instructions, n + n / 4);
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(CliAnnotate, ExactSamplesOnTheHotLinesAndInstruction) {
+  const std::string file = record_annotated(WORKER, 2000);
+  const nlohmann::json a = annotation({"-i", file});  // the heaviest function by default
+  expect_annotated(a, 2000);
+  EXPECT_EQ(a["event"], "syscalls:sys_enter_getppid");
+  EXPECT_EQ(a["dso"], WORKER);
+#if defined(__x86_64__)
+  EXPECT_EQ(a["architecture"], "x86-64");
+  // The instruction before the hottest is the system call (the sample's address is where it returns).
+  const auto& instructions = a["instructions"];
+  for (std::size_t i = 1; i < instructions.size(); ++i)
+    if (instructions[i]["samples"] == 2000) {
+      EXPECT_EQ(instructions[i - 1]["text"], "syscall");
+    }
+#endif
+}
+
+TEST_F(CliAnnotate, TextShowsTheLinesWithTheirInstructionsAndSortsByPeriod) {
+  const std::string file = record_annotated(WORKER, 400);
+  Result r = run({PERFMON, "annotate", "-i", file, "perfmon_annotated"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("# perfmon_annotated in " + std::string(WORKER)), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# event 'syscalls:sys_enter_getppid': 500 of its 500 samples, 100.00% of its period"),
+            std::string::npos)
+      << r.out;
+  // "   80.00       400  worker.cpp:NN  for (...) sum += perfmon_raw_getppid();  // annotate: hot"
+  const std::regex hot(R"(\n   80\.00       400  worker\.cpp:\d+ +for .*// annotate: hot\n)");
+  const std::regex quarter(R"(\n   20\.00       100  worker\.cpp:\d+ +for .*// annotate: quarter\n)");
+  const std::regex inlined(R"(\n {22}inlined perfmon_raw_getppid\n)");
+  EXPECT_TRUE(std::regex_search(r.out, hot)) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, quarter)) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, inlined)) << r.out;
+  // Source order: the quarter line after the hot one; hottest first puts the function's closing
+  // lines (no samples) after both, and the quarter line second.
+  EXPECT_LT(r.out.find("annotate: hot"), r.out.find("annotate: quarter"));
+  Result by_period = run({PERFMON, "annotate", "-i", file, "--sort", "period"});
+  ASSERT_EQ(by_period.exit_code, 0) << by_period.err;
+  std::vector<std::string> top_lines;  // the rows of the function's own lines, in order
+  for (const std::string& line : lines_of(by_period.out))
+    if (std::regex_search(line, std::regex(R"(^[ 0-9.]{18}  worker\.cpp:)"))) top_lines.push_back(line);
+  ASSERT_GE(top_lines.size(), 3u) << by_period.out;
+  EXPECT_NE(top_lines[0].find("annotate: hot"), std::string::npos) << by_period.out;
+  EXPECT_NE(top_lines[1].find("annotate: quarter"), std::string::npos) << by_period.out;
+}
+
+// perf's own file, and perf annotate's percent on each instruction: the same.
+TEST_F(CliAnnotate, PerfsFileGivesPerfAnnotatesPercents) {
+  const std::string file = (dir_ / "perf.data").string();
+  Result recorded = run({"/usr/bin/perf", "record", "-q", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file,
+                         "--", WORKER, "annotate", "1000"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  expect_annotated(annotation({"-i", file, "perfmon_annotated"}), 1000);
+  Result perf = run({"/usr/bin/perf", "annotate", "-i", file, "--stdio", "perfmon_annotated"});
+  ASSERT_EQ(perf.exit_code, 0) << perf.err;
+  std::map<std::string, double> perf_percents;  // "   80.00 :   3435:   add ..." by address
+  const std::regex row(R"(^\s+(\d+\.\d+) :\s+([0-9a-f]+):)");
+  for (const std::string& line : lines_of(perf.out)) {
+    std::smatch m;
+    if (std::regex_search(line, m, row) && std::stod(m[1]) > 0) perf_percents["0x" + m[2].str()] = std::stod(m[1]);
+  }
+  ASSERT_EQ(perf_percents.size(), 2u) << perf.out;
+  std::map<std::string, double> ours;
+  const nlohmann::json a = annotation({"-i", file});
+  for (const nlohmann::json& instruction : a["instructions"])
+    if (instruction["samples"] > 0) ours[instruction["address"]] = instruction["percent"];
+  ASSERT_EQ(ours.size(), 2u);
+  for (const auto& [address, share] : perf_percents) EXPECT_NEAR(ours[address], share, 0.005) << address;
+}
+
+// A function in a shared library: libc's syscall(), which the worker's tree calls 4N times.
+TEST_F(CliAnnotate, AFunctionInASharedLibrary) {
+  const std::string file = (dir_ / "perf.data").string();
+  Result r = run({PERFMON, "record", "-q", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file, "--", WORKER,
+                  "tree-getppid", "250"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json a = annotation({"-i", file, "syscall"});
+  EXPECT_EQ(a["samples"], 1000);
+  EXPECT_NE(a["dso"].get<std::string>().find("libc.so"), std::string::npos) << a["dso"];
+  const nlohmann::json* hottest = hottest_instruction(a);
+  ASSERT_NE(hottest, nullptr);
+  EXPECT_EQ((*hottest)["samples"], 1000);
+#if defined(__x86_64__)
+  const auto& instructions = a["instructions"];
+  for (std::size_t i = 1; i < instructions.size(); ++i)
+    if (instructions[i]["samples"] == 1000) {
+      EXPECT_EQ(instructions[i - 1]["text"], "syscall");
+    }
+#endif
+}
+
+// A stripped program: its functions and lines come from its separate debug file, its code from itself.
+TEST_F(CliAnnotate, AStrippedProgramWithItsDebugFile) {
+  const std::string program = stripped_copy_with_debug_file(WORKER, dir_.string(), "program");
+  const std::string file = record_annotated(program, 1000);
+  expect_annotated(annotation({"-i", file, "perfmon_annotated"}), 1000);
+  // Without the debug file, no function is named there: nothing of the program to annotate.
+  fs::remove(dir_ / "program.debug");
+  Result r = run({PERFMON, "annotate", "-i", file, "perfmon_annotated"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("perfmon annotate: no samples of 'perfmon_annotated' in " + file +
+                       ": syscalls:sys_enter_getppid's samples land where no symbol names a function (in a stripped "
+                       "file whose debug file is not installed)."),
+            std::string::npos)
+      << r.err;
+}
+
+// A loop on one line sampled by the clock: that line, and an instruction of it, carry the most.
+TEST_F(CliAnnotate, ALoopOnOneLineIsTheHottestOnCpuClock) {
+  const std::string file = (dir_ / "perf.data").string();
+  Result r =
+      run({PERFMON, "record", "-q", "-e", "cpu-clock:u", "-F", "4000", "-o", file, "--", WORKER, "tree", "30000000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json a = annotation({"-i", file, "-e", "cpu-clock:u", "perfmon_leaf"});
+  ASSERT_GT(a["samples"].get<long>(), 20) << "too few samples to tell lines apart";
+  const nlohmann::json* hottest_line = nullptr;
+  for (const nlohmann::json& line : a["lines"])
+    if (hottest_line == nullptr || line["samples"] > (*hottest_line)["samples"]) hottest_line = &line;
+  ASSERT_NE(hottest_line, nullptr);
+  EXPECT_NE((*hottest_line)["text"].get<std::string>().find("sink = sink + i"), std::string::npos)
+      << a["lines"].dump(1);
+  EXPECT_GT((*hottest_line)["percent"].get<double>(), 50.0);
+  const nlohmann::json* hottest = hottest_instruction(a);
+  const nlohmann::json& own = (*hottest_line)["instructions"];
+  EXPECT_NE(std::find(own.begin(), own.end(), (*hottest)["address"]), own.end());
+}
+
+TEST_F(CliAnnotate, WhatCannotBeAnnotatedIsOneSentence) {
+  const std::string file = record_annotated(WORKER, 10);
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"-i", file, "no_such_function"},
+            "perfmon annotate: no samples of 'no_such_function' in " + file +
+                ": syscalls:sys_enter_getppid's heaviest are perfmon_annotated (perfmon-test-worker)."},
+           {{"-i", file, "-e", "cycles"},
+            "perfmon annotate: the file has no event 'cycles'; its events are syscalls:sys_enter_getppid (choose one "
+            "with -e)."},
+           {{"-i", file, "--dso", "libm.so.6"},
+            "perfmon annotate: no samples in " + file +
+                " landed in a function of 'libm.so.6'; there is nothing to annotate."},
+           {{"-i", file, "--sort", "heat"}, "--sort takes source or period, not 'heat'"},
+           {{"-i", file, "a", "b"}, "perfmon annotate shows one function: give one SYMBOL"},
+           {{"-i", (dir_ / "missing.data").string()}, "missing.data"},
+       }) {
+    std::vector<std::string> argv = {PERFMON, "annotate"};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    Result r = run(argv);
+    EXPECT_NE(r.exit_code, 0) << c.says;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+}  // namespace
+}  // namespace perfmon::testing
