@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -37,6 +38,20 @@ struct PerfDataHost {
 };
 // This machine, and the command line that records.
 PerfDataHost describe_this_host(std::vector<std::string> command_line);
+
+// What the kernel would have written had a process started under a recorder, made from /proc: a
+// record's type, misc and body (the part after the header, without a sample_id trailer), handed
+// on one by one. What perf record writes for the processes it did not start (PerfDataWriter), and
+// what perfmon top gives its profile before the first sample.
+using SynthesizedRecord = std::function<void(std::uint32_t type, std::uint16_t misc, const std::string& body)>;
+// The kernel's map record, as perf record synthesizes it ([kernel.kallsyms]_text at _text); nothing
+// where /proc/kallsyms hides the addresses.
+void describe_kernel_map(const SynthesizedRecord& take);
+// A COMM record for each of the process's threads and an MMAP2 record for each executable mapping;
+// nothing for a process gone by now.
+void describe_process(pid_t pid, const SynthesizedRecord& take);
+// describe_process for every process now in /proc.
+void describe_every_process(const SynthesizedRecord& take);
 
 class PerfDataWriter {
  public:
@@ -73,6 +88,7 @@ class PerfDataWriter {
  private:
   // A record the kernel did not write, with the zero sample_id trailer the events' attrs imply.
   void write_synthesized(std::uint32_t type, std::uint16_t misc, const std::string& body);
+  SynthesizedRecord synthesized_into_file();  // write_synthesized, for the describe_* functions
   void append(const void* bytes, std::size_t size);
   void flush();
 

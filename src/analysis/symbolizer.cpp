@@ -63,7 +63,7 @@ NamedAddress Symbolizer::name(std::uint32_t pid, std::uint64_t address, bool ker
   named.kernel = kernel || in_kernel;
   if (in_kernel)
     named.function = symbols_->function_in_kernel(address, named.into);
-  else if (!named.place.file.empty() && named.place.file.front() == '/')
+  else if ((!named.place.file.empty() && named.place.file.front() == '/') || named.place.file == "[vdso]")
     named.function = symbols_->function_in_file(named.place.file, named.place.offset, named.into);
   return named;
 }

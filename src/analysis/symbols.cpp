@@ -371,6 +371,23 @@ void read_elf_symbols(std::string_view bytes, SymbolTables::Table& table) {
 
 namespace {
 
+// This process's vDSO image, as its mapping in /proc/self/maps bounds it ("" where it has none).
+std::string_view this_process_vdso() {
+  const std::string maps = kernel::read_whole_file("/proc/self/maps").value_or(std::string());
+  for (std::string_view rest(maps); !rest.empty();) {
+    const std::size_t end = rest.find('\n');
+    const std::string_view line = rest.substr(0, end);
+    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+    if (!line.ends_with("[vdso]")) continue;
+    std::uint64_t start = 0, stop = 0;
+    const auto [dash, error] = std::from_chars(line.data(), line.data() + line.size(), start, 16);
+    if (error != std::errc() || dash == line.data() + line.size() || *dash != '-') return {};
+    if (std::from_chars(dash + 1, line.data() + line.size(), stop, 16).ec != std::errc() || stop <= start) return {};
+    return {reinterpret_cast<const char*>(start), static_cast<std::size_t>(stop - start)};
+  }
+  return {};
+}
+
 // What a thread asked a SymbolTables last: most addresses it looks up lie in the file of the one
 // before, and then it takes no lock (two threads taking one lock by turns for every address cost
 // more than the reading of the file's symbols itself). Tables are known by a number of their own,
@@ -410,8 +427,12 @@ const SymbolTables::Table& SymbolTables::read_table(const std::string& path) {
   std::unique_ptr<const Table>& known = files_[path];
   if (!known) {
     auto table = std::make_unique<Table>();
-    // Regular files only, mapped rather than copied: a recording may name /dev/zero or a FIFO.
-    if (const std::optional<kernel::FileMapping> file = kernel::FileMapping::map(path)) {
+    // The kernel's vDSO is no file: this process's own copy names its functions (the kernel maps
+    // the same image into every process of an architecture, as perf reads its own).
+    if (path == "[vdso]") {
+      if (const std::string_view image = this_process_vdso(); !image.empty()) read_elf_symbols(image, *table);
+    } else if (const std::optional<kernel::FileMapping> file = kernel::FileMapping::map(path)) {
+      // Regular files only, mapped rather than copied: a recording may name /dev/zero or a FIFO.
       read_elf_symbols(file->bytes(), *table);
       // Stripped of .symtab, its local functions are named by a separate debug file, if installed.
       if (!table->names_from_symtab) read_debug_file(path, file->bytes(), debug_root_, *table);

@@ -229,7 +229,7 @@ void put_record_name(std::string& out, std::string_view name) {
 }
 }  // namespace
 
-void PerfDataWriter::write_kernel_map() {
+void describe_kernel_map(const SynthesizedRecord& take) {
   std::uint64_t text = 0;
   std::ifstream kallsyms("/proc/kallsyms");
   for (std::string line; text == 0 && std::getline(kallsyms, line);)
@@ -243,10 +243,10 @@ void PerfDataWriter::write_kernel_map() {
   put(body, ~std::uint64_t{0} - text);
   put(body, text);
   put_record_name(body, "[kernel.kallsyms]_text");
-  write_synthesized(PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, body);
+  take(PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, body);
 }
 
-void PerfDataWriter::write_process(pid_t pid) {
+void describe_process(pid_t pid, const SynthesizedRecord& take) {
   namespace fs = std::filesystem;
   const fs::path process = fs::path("/proc") / std::to_string(pid);
   std::error_code ec;
@@ -258,7 +258,7 @@ void PerfDataWriter::write_process(pid_t pid) {
     put(body, static_cast<std::int32_t>(pid));
     put(body, static_cast<std::int32_t>(std::stol(thread.path().filename().string())));
     put_record_name(body, comm);
-    write_synthesized(PERF_RECORD_COMM, PERF_RECORD_MISC_USER, body);
+    take(PERF_RECORD_COMM, PERF_RECORD_MISC_USER, body);
   }
   // PERF_RECORD_MMAP2 {pid, tid, start, len, pgoff, maj, min, ino, ino_generation, prot, flags,
   // filename} for each executable mapping, as /proc/PID/maps lists them.
@@ -288,17 +288,34 @@ void PerfDataWriter::write_process(pid_t pid) {
     put(body, prot);
     put(body, static_cast<std::uint32_t>(permissions[3] == 's' ? MAP_SHARED : MAP_PRIVATE));
     put_record_name(body, name);
-    write_synthesized(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body);
+    take(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body);
   }
 }
 
-void PerfDataWriter::write_every_process() {
+void describe_every_process(const SynthesizedRecord& take) {
   std::error_code ec;
   for (const std::filesystem::directory_entry& entry : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string name = entry.path().filename().string();
     if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0])))
-      write_process(static_cast<pid_t>(std::stol(name)));
+      describe_process(static_cast<pid_t>(std::stol(name)), take);
   }
+}
+
+SynthesizedRecord PerfDataWriter::synthesized_into_file() {
+  return
+      [this](std::uint32_t type, std::uint16_t misc, const std::string& body) { write_synthesized(type, misc, body); };
+}
+
+void PerfDataWriter::write_kernel_map() {
+  describe_kernel_map(synthesized_into_file());
+}
+
+void PerfDataWriter::write_process(pid_t pid) {
+  describe_process(pid, synthesized_into_file());
+}
+
+void PerfDataWriter::write_every_process() {
+  describe_every_process(synthesized_into_file());
 }
 
 void PerfDataWriter::finish(const PerfDataHost& host) {

@@ -505,6 +505,23 @@ TEST_F(Report, ADeviceIsRefusedAndAFifoIsRead) {
   EXPECT_NE(r.out.find("syscalls:sys_enter_getppid"), std::string::npos);
 }
 
+// The vDSO is no file: its functions are named from perfmon's own copy of it, as perf names them
+// (the worker's spin loop reads the clock through it, where the clock source allows).
+TEST_F(Report, VdsoFunctionsAreNamed) {
+  Result recorded = run({PERFMON, "record", "-q", "-e", "cpu-clock:u", "-o", file_, "--", WORKER, "spin", "300"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  Result r = run({PERFMON, "report", "-i", file_, "--sort", "dso,sym"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int vdso_rows = 0;
+  for (const std::string& line : lines_of(r.out)) {
+    if (line.find(" [vdso] ") == std::string::npos) continue;
+    ++vdso_rows;
+    EXPECT_EQ(line.find("[.] 0x"), std::string::npos) << "an unnamed vDSO address: " << line;
+    EXPECT_NE(line.find("[.] __vdso_"), std::string::npos) << line;
+  }
+  if (vdso_rows == 0) GTEST_SKIP() << "this machine's clock is not read through the vDSO; nothing to name";
+}
+
 // A recording names files, and whoever made it chose their paths: a FIFO or a device named there,
 // as the program or as its .gnu_debuglink, is passed over, never opened and waited on.
 TEST_F(Report, FifosNamedByARecordingDoNotHangIt) {

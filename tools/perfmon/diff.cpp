@@ -26,17 +26,8 @@ int run_diff(std::span<char* const> args) {
   long threads = 0;
   std::vector<std::string> files;
   std::vector<Option> options = {
-      {'s', "sort", "keys", "the columns rows are compared by: comm, dso, sym (default dso,sym, as perf diff)",
-       [&](std::string_view v) {
-         try {
-           diff.sort = parse_report_keys(std::string(v));
-         } catch (const Error& error) {
-           throw UsageError(error.what());
-         }
-         for (ReportKey key : diff.sort)
-           if (key == ReportKey::SourceLine)
-             throw UsageError("perfmon diff compares by comm, dso and sym, not srcline");
-       }},
+      row_keys_option(diff.sort, "the columns rows are compared by: comm, dso, sym (default dso,sym, as perf diff)",
+                      "perfmon diff compares by comm, dso and sym, not srcline"),
       {0, "stdio", "", "print perf diff's table (the default)", [&](std::string_view) { json = false; }},
       {0, "json", "", "print the rows as one JSON document", [&](std::string_view) { json = true; }},
       {0, "threads", "n", "read each file with n threads (default: as perfmon report chooses)",

@@ -3,6 +3,7 @@
 #include <cerrno>
 
 #include "perfmon/error.hpp"
+#include "perfmon/probe.hpp"
 
 namespace perfmon::cli {
 
@@ -42,6 +43,22 @@ std::vector<EventGroup> EventArguments::parse(const EventCatalog& catalog) const
     for (EventGroup& group : parsed) groups.push_back(std::move(group));
   }
   return groups;
+}
+
+std::vector<Option> sampling_rate_options(long& period, long& frequency) {
+  return {
+      {'c', "count", "n", "a sample every n events",
+       [&](std::string_view v) { period = parse_long(v, "--count", 1, (1L << 62)); }},
+      {'F', "freq", "hz", "about hz samples a second on each CPU or thread (default 4000)",
+       [&](std::string_view v) { frequency = parse_long(v, "--freq", 1, 1'000'000); }},
+  };
+}
+
+std::string default_sampled_event(const EventCatalog& catalog, std::string& why) {
+  const std::string refused = probe_event(catalog.resolve("cycles").attr);
+  if (refused.empty()) return "cycles";
+  why = "sampling cpu-clock, not cycles: " + refused;
+  return "cpu-clock";
 }
 
 }  // namespace perfmon::cli

@@ -25,4 +25,12 @@ struct EventArguments {
   std::vector<EventGroup> parse(const EventCatalog& catalog) const;
 };
 
+// -c N and -F HZ, as perf record and perf top take them: a sample every N events, or about HZ a
+// second.
+std::vector<Option> sampling_rate_options(long& period, long& frequency);
+
+// The event to sample when none is named: cycles where the CPU's counters can be used, as perf
+// does, else the kernel's cpu-clock timer, with `why` set to "sampling cpu-clock, not cycles: ...".
+std::string default_sampled_event(const EventCatalog& catalog, std::string& why);
+
 }  // namespace perfmon::cli

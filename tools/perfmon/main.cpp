@@ -21,6 +21,7 @@ constexpr const char* kUsage =
     "  script    print each sample of a perf.data file\n"
     "  diff      compare two perf.data files: each function's share in both, and the change\n"
     "  annotate  show a function's source lines and instructions with the samples on each\n"
+    "  top       show where the machine spends its samples now, refreshed live\n"
     "  serve     count events on every CPU and answer Prometheus' scrapes at /metrics\n"
     "  list      list the events this machine can resolve, and whether they can be counted here\n"
     "  info      report what this machine and kernel allow (PMUs, permissions, limits) and why\n"
@@ -40,6 +41,7 @@ int run_command(std::string_view command, std::span<char* const> rest) {
   if (command == "report") return perfmon::cli::run_report(rest);
   if (command == "diff") return perfmon::cli::run_diff(rest);
   if (command == "annotate") return perfmon::cli::run_annotate(rest);
+  if (command == "top") return perfmon::cli::run_top(rest);
   if (command == "serve") return perfmon::cli::run_serve(rest);
   if (command == "list") return perfmon::cli::run_list(rest);
   if (command == "info") return perfmon::cli::run_info(rest);

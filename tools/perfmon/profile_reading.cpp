@@ -1,9 +1,11 @@
 #include "profile_reading.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "perfmon/error.hpp"
 #include "perfmon/pprof.hpp"
 #include "perfmon/printable.hpp"
 
@@ -25,6 +27,17 @@ bool unwind_copied_stacks(const PerfDataReader& file, Handler& handler) {
 }
 template bool unwind_copied_stacks(const PerfDataReader&, Profile&);
 template bool unwind_copied_stacks(const PerfDataReader&, PprofProfile&);
+
+Option row_keys_option(std::vector<ReportKey>& keys, std::string_view help, std::string refusal) {
+  return {'s', "sort", "keys", help, [&keys, refusal = std::move(refusal)](std::string_view v) {
+            try {
+              keys = parse_report_keys(std::string(v));
+            } catch (const Error& error) {
+              throw UsageError(error.what());
+            }
+            if (std::find(keys.begin(), keys.end(), ReportKey::SourceLine) != keys.end()) throw UsageError(refusal);
+          }};
+}
 
 std::unique_ptr<Profile> read_profile(const PerfDataReader& file, const ProfileOptions& options, long threads) {
   std::vector<std::string> names;

@@ -6,8 +6,10 @@
 #include <memory>
 #include <vector>
 
+#include "options.hpp"
 #include "perfmon/perf_data.hpp"
 #include "perfmon/profile.hpp"
+#include "perfmon/report_output.hpp"
 
 namespace perfmon::cli {
 
@@ -18,6 +20,10 @@ bool unwind_copied_stacks(const PerfDataReader& file, Handler& handler);
 
 // `threads` 0: as many as the file is worth (PerfDataReader::threads_worth).
 std::unique_ptr<Profile> read_profile(const PerfDataReader& file, const ProfileOptions& options, long threads);
+
+// --sort comm,dso,sym for the commands whose rows are those keys' (diff, top): `refusal` where
+// srcline is asked for.
+Option row_keys_option(std::vector<ReportKey>& keys, std::string_view help, std::string refusal);
 
 // The file read in shares by `threads` threads (0: as many as it is worth) into handlers that
 // make() makes, each later one merged into the first, which is returned: a Profile, or the

@@ -118,11 +118,8 @@ std::vector<Option> record_options(RecordOptions& o) {
   std::vector<Option> options =
       o.events.options("event to sample, perf syntax; repeatable (default: cycles, or cpu-clock without a PMU)");
   for (Option& option : target_options(o.target, Measure::Sample)) options.push_back(std::move(option));
+  for (Option& option : sampling_rate_options(o.period, o.frequency)) options.push_back(std::move(option));
   std::vector<Option> rest = {
-      {'c', "count", "n", "a sample every n events",
-       [&](std::string_view v) { o.period = parse_long(v, "--count", 1, (1L << 62)); }},
-      {'F', "freq", "hz", "about hz samples a second (default 4000)",
-       [&](std::string_view v) { o.frequency = parse_long(v, "--freq", 1, 1'000'000); }},
       {'o', "output", "file", "the perf.data file to write (default perf.data), replaced only when complete",
        [&](std::string_view v) { o.output = std::string(v); }},
       {'g', "", "", "record callchains (frame pointers)", [&](std::string_view) { o.callchains = true; }},
@@ -184,15 +181,6 @@ void validate(const RecordOptions& o) {
     throw UsageError(
         "--emulate samples every thread and process of the command every -c instructions: it cannot be combined "
         "with -b, -j, --no-inherit or --mmap-pages");
-}
-
-// The events to sample when none is named: cycles where the CPU's counters can be used, as perf
-// does, else the kernel's cpu-clock timer.
-std::string default_events(const EventCatalog& catalog, bool quiet) {
-  const std::string why = probe_event(catalog.resolve("cycles").attr);
-  if (why.empty()) return "cycles";
-  if (!quiet) std::fprintf(stderr, "perfmon record: sampling cpu-clock, not cycles: %s\n", why.c_str());
-  return "cpu-clock";
 }
 
 // The descriptor perf.data is written through: its header is written last, in place.
@@ -306,7 +294,9 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   EventCatalog catalog;
   std::vector<EventGroup> groups;
   try {
-    groups = o.events.lists.empty() ? catalog.parse(default_events(catalog, o.quiet)) : o.events.parse(catalog);
+    std::string why;
+    groups = o.events.lists.empty() ? catalog.parse(default_sampled_event(catalog, why)) : o.events.parse(catalog);
+    if (!why.empty() && !o.quiet) std::fprintf(stderr, "perfmon record: %s\n", why.c_str());
   } catch (const Error& error) {
     return report_event_error("record", error);
   }

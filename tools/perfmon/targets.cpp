@@ -2,6 +2,11 @@
 
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <system_error>
+
 #include "perfmon/target.hpp"
 
 namespace perfmon::cli {
@@ -19,8 +24,22 @@ std::vector<pid_t> parse_pid_list(std::string_view text, std::string_view option
   }
 }
 
+// One that has exited but is not reaped yet (a zombie, Z) has ended too, unless it leads a process
+// whose other threads still run.
 bool thread_alive(pid_t tid) {
-  return ::access(("/proc/" + std::to_string(tid)).c_str(), F_OK) == 0;
+  const std::string proc = "/proc/" + std::to_string(tid);
+  std::string stat;
+  std::getline(std::ifstream(proc + "/stat"), stat);
+  const std::size_t name_end = stat.rfind(')');
+  if (name_end == std::string::npos || name_end + 2 >= stat.size()) return false;
+  const char state = stat[name_end + 2];
+  if (state != 'Z' && state != 'X') return true;
+  std::error_code ec;
+  std::size_t threads = 0;
+  for (auto it = std::filesystem::directory_iterator(proc + "/task", ec); !ec && it != std::filesystem::end(it);
+       it.increment(ec))
+    ++threads;
+  return threads > 1;
 }
 
 }  // namespace

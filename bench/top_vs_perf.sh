@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# What watching costs: perfmon top's own CPU time against perf top's (Debian's linux-perf), both
+# sampling every CPU at 1 kHz (-F 1000 -a, cpu-clock where there is no PMU) and printing a table
+# every second (--stdio -d 1) for SECONDS seconds while a spinning worker keeps each CPU busy;
+# alternately, RUNS times each. CPU time is user + system of the tool, from /usr/bin/time.
+#   bench/top_vs_perf.sh [build-dir] [runs] [seconds]
+set -euo pipefail
+build=${1:-build}
+runs=${2:-3}
+seconds=${3:-20}
+# shellcheck source=bench/whole_command.sh
+source "$(dirname "$0")/whole_command.sh" "$build"
+
+cpu_seconds() {  # the command's user + system seconds
+  /usr/bin/time -f "%U %S" -o "$dir/time" timeout -s INT "$seconds" "$@" >/dev/null 2>&1 || true
+  awk '{ printf "%.2f", $1 + $2 }' "$dir/time"
+}
+workers=()
+for _ in $(seq "$(nproc)"); do
+  "$worker" spin $(((seconds + 5) * 1000 * runs * 2)) &
+  workers+=($!)
+done
+trap 'kill "${workers[@]}" 2>/dev/null; rm -rf "$dir"' EXIT
+perfmon_times=() perf_times=()
+for run in $(seq "$runs"); do
+  if [ $((run % 2)) -eq 1 ]; then
+    perfmon_times+=("$(cpu_seconds "$perfmon" top -F 1000 -a --stdio -d 1)")
+    perf_times+=("$(cpu_seconds perf top -F 1000 -a --stdio -d 1)")
+  else
+    perf_times+=("$(cpu_seconds perf top -F 1000 -a --stdio -d 1)")
+    perfmon_times+=("$(cpu_seconds "$perfmon" top -F 1000 -a --stdio -d 1)")
+  fi
+done
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+echo "== $(nproc) CPUs at 1 kHz for ${seconds} s, $runs runs each: CPU seconds of the tool"
+echo "perfmon top: ${perfmon_times[*]}  median $(median "${perfmon_times[@]}")"
+echo "perf top:    ${perf_times[*]}  median $(median "${perf_times[@]}")"
+awk -v a="$(median "${perfmon_times[@]}")" -v b="$(median "${perf_times[@]}")" 'BEGIN { printf "ratio %.3f\n", a / b }'

@@ -1,0 +1,395 @@
+// perfmon top: where the machine (or -p's processes) spends its samples now, refreshed every -d
+// seconds, per function with its file (and command), as perf top shows it: on a terminal, a live
+// view to sort, pause, zoom into a file and quit with q; else (--stdio) a table every -d seconds.
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "errors.hpp"
+#include "event_arguments.hpp"
+#include "options.hpp"
+#include "perfmon/catalog.hpp"
+#include "perfmon/error.hpp"
+#include "perfmon/perf_data.hpp"
+#include "perfmon/printable.hpp"
+#include "perfmon/profile.hpp"
+#include "perfmon/sampler.hpp"
+#include "profile_reading.hpp"
+#include "targets.hpp"
+#include "top_rows.hpp"
+
+namespace perfmon::cli {
+
+namespace {
+
+constexpr const char* kSynopsis =
+    "perfmon top [-e EVENT] [-F HZ | -c N] [-p PID | -t TID | -a | -C CPUS] [-d SECS] [--sort comm,dso,sym]\n"
+    "                   [-E ROWS] [--stdio]";
+constexpr long kDefaultFrequency = 4000;  // perf top's
+
+struct TopOptions {
+  EventArguments events;
+  TargetChoice target;
+  long frequency = 0, period = 0;
+  double delay_seconds = 2;  // perf top's -d
+  std::vector<ReportKey> sort = {ReportKey::Dso, ReportKey::Symbol};
+  long entries = 0;  // rows shown; 0: the terminal's height, or 30 with --stdio
+  bool stdio = false;
+};
+
+double parse_delay(std::string_view text) {
+  double value = 0;
+  try {
+    std::size_t used = 0;
+    value = std::stod(std::string(text), &used);
+    if (used != text.size()) value = 0;
+  } catch (const std::exception&) {
+    value = 0;
+  }
+  if (!(value >= 0.1 && value <= 3600))
+    throw UsageError("-d takes the seconds between refreshes, from 0.1 to 3600, such as 2; not '" + printable(text) +
+                     "'");
+  return value;
+}
+
+// Records the kernel would have written had what already runs started under the sampler, for the
+// profile to name its samples by.
+void describe_running(const TopOptions& o, const Target& target, Profile& profile) {
+  std::vector<std::uint64_t> record;
+  const SynthesizedRecord take = [&](std::uint32_t type, std::uint16_t misc, const std::string& body) {
+    const perf_event_header header{type, misc, static_cast<std::uint16_t>(sizeof(perf_event_header) + body.size())};
+    record.assign((header.size + 7) / 8, 0);
+    std::memcpy(record.data(), &header, sizeof header);
+    std::memcpy(reinterpret_cast<char*>(record.data()) + sizeof header, body.data(), body.size());
+    profile.record(*reinterpret_cast<const perf_event_header*>(record.data()));
+  };
+  describe_kernel_map(take);
+  if (target.cpu_wide()) {
+    describe_every_process(take);
+  } else {
+    for (pid_t pid : o.target.pids) describe_process(pid, take);
+    for (pid_t tid : o.target.tids) describe_process(tid, take);
+  }
+}
+
+const char* order_name(TopRows::Order order) {
+  switch (order) {
+    case TopRows::Order::Samples:
+      return "samples";
+    case TopRows::Order::Name:
+      return "name";
+    case TopRows::Order::Overhead:
+      break;
+  }
+  return "overhead";
+}
+
+// The column heading and the rows as text, columns as wide as what they show.
+std::vector<std::string> table_lines(const TopRows& top, const std::vector<TopRow>& rows, std::size_t limit) {
+  std::size_t command_width = 7, dso_width = 13;
+  for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
+    command_width = std::max(command_width, rows[i].command.size());
+    dso_width = std::max(dso_width, rows[i].dso.size());
+  }
+  auto has = [&](ReportKey key) { return std::find(top.keys().begin(), top.keys().end(), key) != top.keys().end(); };
+  auto pad = [](std::string text, std::size_t width) {
+    text.resize(std::max(width, text.size()), ' ');
+    return text;
+  };
+  std::string heading = "Overhead   Samples  ";
+  if (has(ReportKey::Command)) heading += pad("Command", command_width) + "  ";
+  if (has(ReportKey::Dso)) heading += pad("Shared Object", dso_width) + "  ";
+  if (has(ReportKey::Symbol)) heading += "Symbol";
+  std::vector<std::string> lines = {heading};
+  for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
+    const TopRow& row = rows[i];
+    char figures[48];
+    std::snprintf(figures, sizeof figures, "%7.2f%%  %8" PRIu64 "  ", 100.0 * row.weight / top.total_weight(),
+                  row.samples);
+    std::string line = figures;
+    if (has(ReportKey::Command)) line += pad(row.command, command_width) + "  ";
+    if (has(ReportKey::Dso)) line += pad(row.dso, dso_width) + "  ";
+    if (has(ReportKey::Symbol)) line += std::string(row.kernel ? "[k] " : "[.] ") + row.symbol;
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// The terminal as a live view needs it: keys read one at a time without echo, the screen of its
+// own (the alternate screen), no cursor; all as it was when this ends.
+class LiveTerminal {
+ public:
+  LiveTerminal() {
+    ::tcgetattr(STDIN_FILENO, &saved_);
+    termios raw = saved_;
+    raw.c_lflag &= ~static_cast<tcflag_t>(ICANON | ECHO);
+    raw.c_cc[VMIN] = 0;
+    raw.c_cc[VTIME] = 0;
+    ::tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+    std::fputs("\x1b[?1049h\x1b[?25l", stdout);
+    std::fflush(stdout);
+  }
+  ~LiveTerminal() {
+    std::fputs("\x1b[?25h\x1b[?1049l", stdout);
+    std::fflush(stdout);
+    ::tcsetattr(STDIN_FILENO, TCSANOW, &saved_);
+  }
+  LiveTerminal(const LiveTerminal&) = delete;
+  LiveTerminal& operator=(const LiveTerminal&) = delete;
+
+  static std::pair<std::size_t, std::size_t> size() {
+    winsize window{};
+    if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &window) != 0 || window.ws_row == 0) return {24, 80};
+    return {window.ws_row, window.ws_col};
+  }
+
+ private:
+  termios saved_{};
+};
+
+struct Screen {
+  std::string header, note;
+  TopRows::Order order = TopRows::Order::Overhead;
+  std::string zoomed_dso;  // "" every file
+  bool paused = false;
+  std::size_t selected = 0;
+  std::vector<TopRow> rows;  // as last shown (kept while paused)
+};
+
+void draw(const TopRows& top, Screen& screen) {
+  const auto [height, width] = LiveTerminal::size();
+  auto fit = [width = width](std::string line) {
+    if (line.size() > width) line.resize(width);
+    return line;
+  };
+  std::string out = "\x1b[H";
+  auto put = [&](const std::string& line, bool reverse = false) {
+    out += reverse ? "\x1b[7m" + fit(line) + "\x1b[0m" : fit(line);
+    out += "\x1b[K\r\n";
+  };
+  put(screen.header);
+  std::string status = "sort: " + std::string(order_name(screen.order)) +
+                       "   file: " + (screen.zoomed_dso.empty() ? "all" : screen.zoomed_dso) +
+                       (screen.paused ? "   PAUSED" : "");
+  if (!screen.note.empty()) status += "   " + screen.note;
+  put(status);
+  put("");
+  const std::size_t room = height > 6 ? height - 6 : 1;
+  if (!screen.rows.empty()) screen.selected = std::min(screen.selected, screen.rows.size() - 1);
+  const std::size_t first = screen.selected >= room ? screen.selected - room + 1 : 0;
+  std::vector<TopRow> visible(screen.rows.begin() + static_cast<std::ptrdiff_t>(std::min(first, screen.rows.size())),
+                              screen.rows.end());
+  const std::vector<std::string> lines = table_lines(top, visible, room);
+  put(lines.front());
+  for (std::size_t i = 1; i < lines.size(); ++i) put(lines[i], first + i - 1 == screen.selected);
+  if (screen.rows.empty()) put(screen.zoomed_dso.empty() ? "(waiting for samples)" : "(no samples in this file now)");
+  out += "\x1b[J";
+  // The keys, on the last line.
+  out += "\x1b[" + std::to_string(height) + ";1H" +
+         fit("q quit   up/down select   d zoom into the file (again: all)   s sort   p pause") + "\x1b[K";
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+}
+
+// A key pressed: false where it asks to quit. Arrows come as ESC [ A / ESC [ B.
+bool press(const std::string& keys, Screen& screen, const TopRows& top) {
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    char key = keys[i];
+    if (key == '\x1b' && i + 2 < keys.size() + 0 && keys[i + 1] == '[') {
+      key = keys[i + 2] == 'A' ? 'k' : keys[i + 2] == 'B' ? 'j' : '\0';
+      i += 2;
+    }
+    switch (key) {
+      case 'q':
+      case 'Q':
+        return false;
+      case 'j':
+        if (screen.selected + 1 < screen.rows.size()) ++screen.selected;
+        break;
+      case 'k':
+        if (screen.selected > 0) --screen.selected;
+        break;
+      case 'p':
+      case 'P':
+      case ' ':
+        screen.paused = !screen.paused;
+        break;
+      case 's':
+      case 'S':
+        screen.order = screen.order == TopRows::Order::Overhead  ? TopRows::Order::Samples
+                       : screen.order == TopRows::Order::Samples ? TopRows::Order::Name
+                                                                 : TopRows::Order::Overhead;
+        screen.rows = top.rows(screen.order, screen.zoomed_dso);
+        break;
+      case 'd':
+      case 'D':
+        if (!screen.zoomed_dso.empty())
+          screen.zoomed_dso.clear();
+        else if (screen.selected < screen.rows.size())
+          screen.zoomed_dso = screen.rows[screen.selected].dso;
+        screen.selected = 0;
+        screen.rows = top.rows(screen.order, screen.zoomed_dso);
+        break;
+      default:
+        break;
+    }
+  }
+  return true;
+}
+
+int top(const TopOptions& o) {
+  EventCatalog catalog;
+  std::vector<EventGroup> groups;
+  std::string note;
+  try {
+    groups = o.events.lists.empty() ? catalog.parse(default_sampled_event(catalog, note)) : o.events.parse(catalog);
+  } catch (const Error& error) {
+    return report_event_error("top", error);
+  }
+  std::size_t events = 0;
+  for (const EventGroup& group : groups) events += group.events.size();
+  if (events != 1)
+    return report_error("top", Error(ErrorKind::InvalidArgument, "perfmon top shows one event at a time: give one -e."),
+                        129);
+  const bool live = !o.stdio && ::isatty(STDIN_FILENO) && ::isatty(STDOUT_FILENO);
+  if (!note.empty() && !live) std::fprintf(stderr, "perfmon top: %s\n", note.c_str());
+
+  TopOptions chosen = o;
+  if (targets_given(chosen.target) == 0) chosen.target.all_cpus = true;  // the machine, as perf top
+  const Target target = make_target(chosen.target, nullptr);
+  SamplingOptions sampling;
+  sampling.period = static_cast<std::uint64_t>(o.period);
+  sampling.frequency = o.period == 0 ? static_cast<std::uint64_t>(o.frequency ? o.frequency : kDefaultFrequency) : 0;
+  sampling.inherit = !target.cpu_wide();
+  sampling.task_records = true;
+  Sampler sampler(groups, target, sampling);
+  for (const std::string& sampler_note : sampler.notes())
+    std::fprintf(stderr, "perfmon top: %s\n", sampler_note.c_str());
+
+  Profile profile({sampler.event(0).name}, ProfileOptions{.stacks = false});
+  describe_running(chosen, target, profile);
+  TopRows top(o.sort);
+  Screen screen;
+  screen.note = note.empty() ? "" : "(" + note.substr(0, note.find(':')) + ": no PMU)";
+  const std::string rate =
+      o.period != 0 ? "every " + std::to_string(o.period) + " " : std::to_string(sampling.frequency) + " Hz ";
+  const std::string where =
+      target.cpu_wide() ? (o.target.cpus ? "CPUs " + std::to_string(o.target.cpus->size())
+                                         : "all, " + std::to_string(sampler.locations().size()) + " CPUs")
+                        : "threads of " + std::to_string(o.target.pids.size() + o.target.tids.size()) + " target(s)";
+
+  std::optional<LiveTerminal> terminal;
+  if (live) terminal.emplace();
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int signo : {SIGINT, SIGTERM, SIGHUP, SIGWINCH}) sigaddset(&signals, signo);
+  sigprocmask(SIG_BLOCK, &signals, nullptr);
+
+  sampler.start();
+  using Clock = std::chrono::steady_clock;
+  const auto delay = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.delay_seconds));
+  auto last_refresh = Clock::now();
+  auto next_refresh = last_refresh + delay;
+  bool running = true, ended = false;
+  if (terminal) draw(top, screen);
+  while (running) {
+    pollfd input{live ? STDIN_FILENO : -1, POLLIN, 0};
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_refresh - Clock::now()).count();
+    ::poll(&input, 1, static_cast<int>(std::clamp<long long>(wait, 0, 50)));
+    sampler.drain(profile);
+    bool redraw = false;
+    siginfo_t info;
+    const timespec now_please{};
+    for (int signo; (signo = sigtimedwait(&signals, &info, &now_please)) > 0;) {
+      if (signo == SIGWINCH)
+        redraw = true;
+      else
+        running = false;
+    }
+    if (live && (input.revents & POLLIN)) {
+      char keys[64];
+      const ssize_t got = ::read(STDIN_FILENO, keys, sizeof keys);
+      if (got > 0) {
+        running = running && press(std::string(keys, static_cast<std::size_t>(got)), screen, top);
+        redraw = true;
+      }
+    }
+    ended = !targets_alive(target);
+    if (Clock::now() >= next_refresh || ended) {
+      const auto now = Clock::now();
+      const double seconds = std::chrono::duration<double>(now - last_refresh).count();
+      last_refresh = now;
+      next_refresh = now + delay;
+      const TopRefresh added = top.refresh(profile, 0);
+      char header[256];
+      std::snprintf(
+          header, sizeof header, "   perfmon top: %8.0f samples/sec  kernel: %5.1f%%  lost: %" PRIu64 "  [%s%s]  (%s)",
+          static_cast<double>(added.samples) / std::max(seconds, 1e-3),
+          added.samples ? 100.0 * static_cast<double>(added.kernel_samples) / static_cast<double>(added.samples) : 0.0,
+          sampler.stats().lost, rate.c_str(), printable(sampler.event(0).name).c_str(), where.c_str());
+      screen.header = header;
+      if (!screen.paused) screen.rows = top.rows(screen.order, screen.zoomed_dso);
+      if (live) {
+        redraw = true;
+      } else {
+        std::string block = screen.header + "\n" + std::string(79, '-') + "\n\n";
+        for (const std::string& line :
+             table_lines(top, screen.rows, o.entries > 0 ? static_cast<std::size_t>(o.entries) : 30))
+          block += line + "\n";
+        std::fputs((block + "\n").c_str(), stdout);
+        std::fflush(stdout);
+      }
+      if (ended) running = false;
+    }
+    if (redraw && terminal) draw(top, screen);
+  }
+  sampler.stop();
+  terminal.reset();
+  if (ended) std::fprintf(stderr, "perfmon top: every thread it sampled has exited.\n");
+  return 0;
+}
+
+}  // namespace
+
+int run_top(std::span<char* const> args) {
+  TopOptions o;
+  std::vector<Option> options =
+      o.events.options("the event to sample, perf syntax (default: cycles, or cpu-clock without a PMU)");
+  for (Option& option : target_options(o.target, Measure::Sample)) options.push_back(std::move(option));
+  for (Option& option : sampling_rate_options(o.period, o.frequency)) options.push_back(std::move(option));
+  std::vector<Option> rest = {
+      {'d', "delay", "secs", "refresh every secs seconds (default 2)",
+       [&](std::string_view v) { o.delay_seconds = parse_delay(v); }},
+      row_keys_option(o.sort, "the columns rows are merged by: comm, dso, sym (default dso,sym, as perf top)",
+                      "perfmon top merges rows by comm, dso and sym, not srcline"),
+      {'E', "entries", "n", "show this many rows (default: as many as the terminal has room for; 30 with --stdio)",
+       [&](std::string_view v) { o.entries = parse_long(v, "--entries", 1, 100000); }},
+      {0, "stdio", "", "print the table every -d seconds instead of the live view (also when not on a terminal)",
+       [&](std::string_view) { o.stdio = true; }},
+  };
+  for (Option& option : rest) options.push_back(std::move(option));
+  std::vector<std::string> words;
+  if (auto status = parse_command_line(args, "top", kSynopsis, options, words, [&](const std::vector<std::string>& w) {
+        if (!w.empty()) throw UsageError("perfmon top samples what runs already: give -p PID, not a command");
+        if (targets_given(o.target) > 1) throw UsageError("choose one of -p, -t and -a/-C");
+      }))
+    return *status;
+  try {
+    return top(o);
+  } catch (const Error& error) {
+    return report_run_error("top", error);
+  }
+}
+
+}  // namespace perfmon::cli
