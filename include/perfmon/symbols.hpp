@@ -55,6 +55,9 @@ class SymbolTables {
   // Separate debug files are looked for under `debug_root` (by build id, then by .gnu_debuglink
   // name) and next to the file, as gdb and perf look.
   explicit SymbolTables(std::string debug_root = "/usr/lib/debug");
+  // Files are read from under `root`: a recording's paths are another machine's, whose files lie
+  // there here (perf's --symfs). Paths keep their recorded names.
+  SymbolTables(std::string debug_root, std::string root);
   ~SymbolTables();
 
   // The function at `file_offset` of an ELF file (as a mapping's offset gives it), or nullptr;
@@ -86,6 +89,7 @@ class SymbolTables {
   analysis::DebugInfo* open_dwarf(const std::string& path);
 
   std::string debug_root_;
+  std::string root_;  // "" for this machine's files
   std::uint64_t id_;  // this one's number, among the SymbolTables of the process
   // Guards the maps; a file's tables, once read, change no more. Looked up far more often than
   // added to: lookups share it.

@@ -411,6 +411,8 @@ Value* last_asked(std::uint64_t id, const std::string& path, LookUp look_up) {
 
 SymbolTables::SymbolTables(std::string debug_root)
     : debug_root_(std::move(debug_root)), id_(tables_made.fetch_add(1) + 1) {}
+SymbolTables::SymbolTables(std::string debug_root, std::string root)
+    : debug_root_(std::move(debug_root)), root_(std::move(root)), id_(tables_made.fetch_add(1) + 1) {}
 SymbolTables::~SymbolTables() = default;
 
 const SymbolTables::Table& SymbolTables::table_of(const std::string& path) {
@@ -431,11 +433,11 @@ const SymbolTables::Table& SymbolTables::read_table(const std::string& path) {
     // the same image into every process of an architecture, as perf reads its own).
     if (path == "[vdso]") {
       if (const std::string_view image = this_process_vdso(); !image.empty()) read_elf_symbols(image, *table);
-    } else if (const std::optional<kernel::FileMapping> file = kernel::FileMapping::map(path)) {
+    } else if (const std::optional<kernel::FileMapping> file = kernel::FileMapping::map(root_ + path)) {
       // Regular files only, mapped rather than copied: a recording may name /dev/zero or a FIFO.
       read_elf_symbols(file->bytes(), *table);
       // Stripped of .symtab, its local functions are named by a separate debug file, if installed.
-      if (!table->names_from_symtab) read_debug_file(path, file->bytes(), debug_root_, *table);
+      if (!table->names_from_symtab) read_debug_file(root_ + path, file->bytes(), debug_root_, *table);
     }
     known = std::move(table);
   }
@@ -453,7 +455,7 @@ analysis::DebugInfo* SymbolTables::open_dwarf(const std::string& path) {
     if (auto found = dwarf_.find(key); found != dwarf_.end()) return found->second.get();
   }
   // Opened outside the lock: a thread opens its own session, and no other waits for that.
-  std::unique_ptr<analysis::DebugInfo> opened = analysis::DebugInfo::open(path, debug_root_);
+  std::unique_ptr<analysis::DebugInfo> opened = analysis::DebugInfo::open(root_ + path, debug_root_);
   const std::lock_guard<std::shared_mutex> lock(mutex_);
   return dwarf_.try_emplace(std::move(key), std::move(opened)).first->second.get();
 }
@@ -482,7 +484,7 @@ std::optional<FunctionCode> SymbolTables::function_code(const std::string& path,
   if (function == nullptr) return std::nullopt;
   FunctionCode code{std::string(function->name), function->start, function->size, {}, table.machine};
   const auto held = table.file_offset_of(function->start);
-  const std::optional<kernel::FileMapping> file = kernel::FileMapping::map(path);
+  const std::optional<kernel::FileMapping> file = kernel::FileMapping::map(root_ + path);
   if (held && file && held->first < file->bytes().size()) {
     // A symbol without a size (an assembly label) is read to the next function's start.
     std::uint64_t size = function->size;

@@ -23,8 +23,8 @@ namespace perfmon::cli {
 namespace {
 
 constexpr const char* kSynopsis =
-    "perfmon annotate [-i FILE] [-e EVENT] [--dso FILE] [--sort source|period] [--threads N] [--stdio | --json]\n"
-    "                        [SYMBOL]";
+    "perfmon annotate [-i FILE] [-e EVENT] [--dso FILE] [--sort source|period] [--symfs DIR] [--threads N]\n"
+    "                        [--stdio | --json] [SYMBOL]";
 
 // "a (libc.so.6), b (worker), c (worker)": the heaviest few, for a sentence that names them.
 std::string heaviest(const std::vector<AnnotationSamples::Function>& functions) {
@@ -38,7 +38,7 @@ std::string heaviest(const std::vector<AnnotationSamples::Function>& functions) 
 }  // namespace
 
 int run_annotate(std::span<char* const> args) {
-  std::string input = "perf.data", event, dso;
+  std::string input = "perf.data", event, dso, symfs;
   AnnotationFormat format;
   bool json = false;
   long threads = 0;
@@ -63,6 +63,9 @@ int run_annotate(std::span<char* const> args) {
       {0, "stdio", "", "print the lines and instructions as text (the default)",
        [&](std::string_view) { json = false; }},
       {0, "json", "", "print them as one JSON document", [&](std::string_view) { json = true; }},
+      {0, "symfs", "dir",
+       "read the recording's files from under dir (a recording of another machine, whose files lie there)",
+       [&](std::string_view v) { symfs = std::string(v); }},
       {0, "threads", "n", "read the file with n threads (default: as perfmon report chooses)",
        [&](std::string_view v) { threads = parse_long(v, "--threads", 1, 64); }},
   };
@@ -81,7 +84,7 @@ int run_annotate(std::span<char* const> args) {
       throw Error(ErrorKind::InvalidArgument, "the file has no event '" + printable(event) + "'; its events are " +
                                                   known + " (choose one with -e).");
     }
-    const auto tables = std::make_shared<SymbolTables>();
+    const auto tables = std::make_shared<SymbolTables>("/usr/lib/debug", symfs);
     const std::unique_ptr<AnnotationSamples> read = read_merged<AnnotationSamples>(
         file, threads, [&] { return std::make_unique<AnnotationSamples>(names, tables); });
     AnnotationSamples& samples = *read;
