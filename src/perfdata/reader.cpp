@@ -318,10 +318,14 @@ void PerfDataReader::read_share(SampleHandler& handler, std::uint64_t begin, std
     if (found != by_id.end() && found->first == id) return static_cast<long>(found->second);
     return events_.size() == 1 ? 0 : -1;
   };
-  // Records are copied out one at a time: the file's bytes need not be 8-byte aligned for the decoder.
+  // Records at an odd place are copied out one at a time: the decoder reads 8-byte words.
   std::vector<std::uint64_t> aligned(65536 / 8);
   // At most `limit` bytes of it: what is looked at (the header keeps the whole record's size).
   auto copy_out = [&](std::uint64_t at, std::size_t limit = 65536) -> const perf_event_header& {
+    // A record at an 8-byte boundary (every record of a file whose data section starts at one) is
+    // read where it lies.
+    if (reinterpret_cast<std::uintptr_t>(bytes_.data() + at) % alignof(std::uint64_t) == 0)
+      return *reinterpret_cast<const perf_event_header*>(bytes_.data() + at);
     perf_event_header header;
     std::memcpy(&header, bytes_.data() + at, sizeof header);
     std::memcpy(aligned.data(), bytes_.data() + at, std::min<std::size_t>(header.size, limit));
