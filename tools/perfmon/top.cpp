@@ -206,7 +206,7 @@ void draw(const TopRows& top, Screen& screen) {
 bool press(const std::string& keys, Screen& screen, const TopRows& top) {
   for (std::size_t i = 0; i < keys.size(); ++i) {
     char key = keys[i];
-    if (key == '\x1b' && i + 2 < keys.size() + 0 && keys[i + 1] == '[') {
+    if (key == '\x1b' && i + 2 < keys.size() && keys[i + 1] == '[') {
       key = keys[i + 2] == 'A' ? 'k' : keys[i + 2] == 'B' ? 'j' : '\0';
       i += 2;
     }
@@ -284,17 +284,24 @@ int top(const TopOptions& o) {
   screen.note = note.empty() ? "" : "(" + note.substr(0, note.find(':')) + ": no PMU)";
   const std::string rate =
       o.period != 0 ? "every " + std::to_string(o.period) + " " : std::to_string(sampling.frequency) + " Hz ";
-  const std::string where =
-      target.cpu_wide() ? (o.target.cpus ? "CPUs " + std::to_string(o.target.cpus->size())
-                                         : "all, " + std::to_string(sampler.locations().size()) + " CPUs")
-                        : "threads of " + std::to_string(o.target.pids.size() + o.target.tids.size()) + " target(s)";
+  // What is sampled, as perf top's header says it: "all, 2 CPUs", "CPUs 0-1", "pid 1234".
+  auto ids = [](const char* kind, const auto& list) {
+    std::string text = kind;
+    for (std::size_t i = 0; i < list.size(); ++i) text += (i == 0 ? " " : ",") + std::to_string(list[i]);
+    return text;
+  };
+  const std::string where = !o.target.pids.empty()   ? ids("pid", o.target.pids)
+                            : !o.target.tids.empty() ? ids("tid", o.target.tids)
+                            : o.target.cpus          ? ids("CPU", *o.target.cpus)
+                                                     : "all, " + std::to_string(sampler.locations().size()) + " CPUs";
 
-  std::optional<LiveTerminal> terminal;
-  if (live) terminal.emplace();
+  // Waited for from here on, before the terminal changes: Ctrl-C then still gives it back.
   sigset_t signals;
   sigemptyset(&signals);
   for (int signo : {SIGINT, SIGTERM, SIGHUP, SIGWINCH}) sigaddset(&signals, signo);
   sigprocmask(SIG_BLOCK, &signals, nullptr);
+  std::optional<LiveTerminal> terminal;
+  if (live) terminal.emplace();
 
   sampler.start();
   using Clock = std::chrono::steady_clock;
