@@ -139,6 +139,25 @@ void order_lines(std::vector<AnnotatedLine>& lines, SourceFiles& sources) {
   }
 }
 
+// The function's samples on the instructions that hold their addresses; without instructions, an
+// instruction without text (its name and offset) for each sampled address.
+void charge_samples(const FunctionSamples& function, Annotation& annotation) {
+  const bool disassembled = !annotation.instructions.empty();
+  for (const auto& [into, counts] : function.at) {
+    const std::uint64_t address = annotation.start + into;
+    auto after = std::upper_bound(annotation.instructions.begin(), annotation.instructions.end(), address,
+                                  [](std::uint64_t a, const AnnotatedInstruction& i) { return a < i.address; });
+    if (!disassembled || after == annotation.instructions.begin()) {
+      char place[32];
+      std::snprintf(place, sizeof place, "+0x%" PRIx64, into);
+      annotation.instructions.insert(after, {address, function.name + place, counts.samples, counts.period, {}});
+      continue;
+    }
+    std::prev(after)->samples += counts.samples;
+    std::prev(after)->period += counts.period;
+  }
+}
+
 }  // namespace
 
 struct AnnotationSamples::State {
@@ -321,22 +340,7 @@ Annotation AnnotationSamples::annotate(std::size_t event, const Function& wanted
           function->dso + " no longer holds this function (it is gone or was replaced since the recording)";
     }
   }
-  // The samples on the instructions that hold their addresses; without instructions, one line for
-  // each sampled address.
-  const bool disassembled = !annotation.instructions.empty();
-  for (const auto& [into, counts] : function->at) {
-    const std::uint64_t address = annotation.start + into;
-    auto after = std::upper_bound(annotation.instructions.begin(), annotation.instructions.end(), address,
-                                  [](std::uint64_t a, const AnnotatedInstruction& i) { return a < i.address; });
-    if (!disassembled || after == annotation.instructions.begin()) {
-      char place[32];
-      std::snprintf(place, sizeof place, "+0x%" PRIx64, into);
-      annotation.instructions.insert(after, {address, function->name + place, counts.samples, counts.period, {}});
-      continue;
-    }
-    std::prev(after)->samples += counts.samples;
-    std::prev(after)->period += counts.period;
-  }
+  charge_samples(*function, annotation);
   bool any_source = false;
   for (std::uint32_t i = 0; i < annotation.instructions.size(); ++i) {
     AnnotatedInstruction& instruction = annotation.instructions[i];
