@@ -168,12 +168,18 @@ struct AnnotationSamples::State {
   // gets a place of its own): most of a recording's samples land on a few thousand addresses, and
   // a sample costs a look-up and an add.
   analysis::RecordedProcesses processes;
+  // What an annotation needs of a named address: no path of its own (a profile of a stripped
+  // program has hundreds of thousands of unnamed addresses, each once a path's copy).
   struct Address {
     std::uint64_t generation, address;
-    NamedAddress named;
+    const std::string_view* function;  // nullptr: none names it
+    std::uint64_t into, file_offset;
+    std::uint32_t file;  // in `files`
+    bool kernel;
   };
   analysis::FlatIndex<analysis::ProcessAddress, analysis::ProcessAddressHash> address_index;
   std::vector<Address> addresses;
+  std::vector<std::string> files;  // the paths of named addresses, each once
 
   explicit State(std::shared_ptr<SymbolTables> tables) : symbols(tables), symbolizer(std::move(tables)) {}
 
@@ -198,7 +204,14 @@ struct AnnotationSamples::State {
     auto [at, added] = address_index.try_emplace({pid, kernel, address}, next);
     if (added || addresses[*at].generation != generation) {
       *at = next;
-      addresses.push_back({generation, address, symbolizer.name(pid, address, kernel)});
+      const NamedAddress named = symbolizer.name(pid, address, kernel);
+      std::uint32_t file = 0;
+      if (named.function != nullptr) {
+        // Most addresses named one after another lie in the file of the one before.
+        if (files.empty() || files.back() != named.place.file) files.push_back(named.place.file);
+        file = static_cast<std::uint32_t>(files.size() - 1);
+      }
+      addresses.push_back({generation, address, named.function, named.into, named.place.offset, file, named.kernel});
     }
     return *at;
   }
@@ -208,15 +221,15 @@ struct AnnotationSamples::State {
     for (EventSamples& event : events) {
       for (std::size_t a = 0; a < event.at_address.size(); ++a) {
         const Counts& counts = event.at_address[a];
-        const NamedAddress& named = addresses[a].named;
+        const Address& named = addresses[a];
         if (counts.samples == 0 || named.function == nullptr) continue;  // no function to annotate
         auto [function, added] = event.functions.try_emplace(named.function);
         if (added) {
-          function->second.dso = named.place.file;
+          function->second.dso = files[named.file];
           function->second.name = std::string(*named.function);
           function->second.kernel = named.kernel;
-          function->second.file_offset = named.place.offset;
-          function->second.kernel_start = addresses[a].address - named.into;
+          function->second.file_offset = named.file_offset;
+          function->second.kernel_start = named.address - named.into;
         }
         function->second.total.add(counts.samples, counts.period);
         function->second.at[named.into].add(counts.samples, counts.period);
