@@ -554,7 +554,8 @@ TEST_F(Report, OutputThatCannotBeWrittenFailsTheCommand) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"script", "-i", file_}, std::vector<std::string>{"report", "-i", file_},
         std::vector<std::string>{"report", "--folded", "-i", file_}, std::vector<std::string>{"list"},
-        std::vector<std::string>{"info"}, std::vector<std::string>{"decode", "0x4300c0"}}) {
+        std::vector<std::string>{"info"}, std::vector<std::string>{"decode", "0x4300c0"},
+        std::vector<std::string>{"annotate", "-i", file_}, std::vector<std::string>{"top", "--stdio", "-d", "0.2"}}) {
     SCOPED_TRACE(args[0]);
     std::vector<std::string> argv = {"/bin/sh", "-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", full, PERFMON};
     argv.insert(argv.end(), args.begin(), args.end());

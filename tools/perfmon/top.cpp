@@ -355,7 +355,8 @@ int top(const TopOptions& o) {
              table_lines(top, screen.rows, o.entries > 0 ? static_cast<std::size_t>(o.entries) : 30))
           block += line + "\n";
         std::fputs((block + "\n").c_str(), stdout);
-        std::fflush(stdout);
+        // Output that cannot be written (a full disk) ends it; main says why.
+        if (std::fflush(stdout) != 0 || std::ferror(stdout)) running = false;
       }
       if (ended) running = false;
     }
