@@ -164,7 +164,8 @@ struct Screen {
   std::string zoomed_dso;  // "" every file
   bool paused = false;
   std::size_t selected = 0;
-  std::vector<TopRow> rows;  // as last shown (kept while paused)
+  std::vector<TopRow> rows;   // as last shown (kept while paused)
+  std::size_t most_rows = 0;  // -E; 0: as many as the terminal has room for
 };
 
 void draw(const TopRows& top, Screen& screen) {
@@ -185,7 +186,8 @@ void draw(const TopRows& top, Screen& screen) {
   if (!screen.note.empty()) status += "   " + screen.note;
   put(status);
   put("");
-  const std::size_t room = height > 6 ? height - 6 : 1;
+  std::size_t room = height > 6 ? height - 6 : 1;
+  if (screen.most_rows != 0) room = std::min(room, screen.most_rows);
   if (!screen.rows.empty()) screen.selected = std::min(screen.selected, screen.rows.size() - 1);
   const std::size_t first = screen.selected >= room ? screen.selected - room + 1 : 0;
   std::vector<TopRow> visible(screen.rows.begin() + static_cast<std::ptrdiff_t>(std::min(first, screen.rows.size())),
@@ -281,6 +283,7 @@ int top(const TopOptions& o) {
   describe_running(chosen, target, profile);
   TopRows top(o.sort);
   Screen screen;
+  screen.most_rows = static_cast<std::size_t>(o.entries);
   screen.note = note.empty() ? "" : "(" + note.substr(0, note.find(':')) + ": no PMU)";
   const std::string rate =
       o.period != 0 ? "every " + std::to_string(o.period) + " " : std::to_string(sampling.frequency) + " Hz ";
