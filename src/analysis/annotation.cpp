@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cinttypes>
-#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -179,7 +178,8 @@ struct AnnotationSamples::State {
   };
   analysis::FlatIndex<analysis::ProcessAddress, analysis::ProcessAddressHash> address_index;
   std::vector<Address> addresses;
-  std::vector<std::string> files;  // the paths of named addresses, each once
+  // The paths of named addresses: one is added where the address named before lay in another file.
+  std::vector<std::string> files;
 
   explicit State(std::shared_ptr<SymbolTables> tables) : symbols(tables), symbolizer(std::move(tables)) {}
 

@@ -6,14 +6,13 @@
 #include <nlohmann/json.hpp>
 
 #include "perfmon/printable.hpp"
+#include "present/report_rows.hpp"
 
 namespace perfmon {
 
 namespace {
 
-double percent(std::uint64_t part, std::uint64_t whole) {
-  return whole != 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
+using present::percent;
 
 std::string hex(std::uint64_t value) {
   char text[24];

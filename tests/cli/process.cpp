@@ -126,9 +126,8 @@ std::string stripped_copy_with_debug_file(const std::string& program, const std:
   for (const std::vector<std::string>& step :
        {std::vector<std::string>{"/usr/bin/objcopy", "--only-keep-debug", copy, copy + ".debug"},
         std::vector<std::string>{"/usr/bin/strip", "--strip-all", copy},
-        // Run where both lie: the link holds the debug file's name alone, found beside the program.
-        std::vector<std::string>{"/bin/sh", "-c", "cd \"$0\" && objcopy --add-gnu-debuglink=\"$1.debug\" \"$1\"", dir,
-                                 name}}) {
+        // The link holds the debug file's name alone (objcopy drops its directory), found beside the program.
+        std::vector<std::string>{"/usr/bin/objcopy", "--add-gnu-debuglink=" + copy + ".debug", copy}}) {
     const Result r = run(step);
     if (r.exit_code != 0) throw std::runtime_error(step.front() + " failed: " + r.err);
   }

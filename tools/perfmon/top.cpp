@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -50,14 +51,8 @@ struct TopOptions {
 
 double parse_delay(std::string_view text) {
   double value = 0;
-  try {
-    std::size_t used = 0;
-    value = std::stod(std::string(text), &used);
-    if (used != text.size()) value = 0;
-  } catch (const std::exception&) {
-    value = 0;
-  }
-  if (!(value >= 0.1 && value <= 3600))
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !(value >= 0.1 && value <= 3600))
     throw UsageError("-d takes the seconds between refreshes, from 0.1 to 3600, such as 2; not '" + printable(text) +
                      "'");
   return value;
