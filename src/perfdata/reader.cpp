@@ -333,7 +333,8 @@ void PerfDataReader::read_share(SampleHandler& handler, std::uint64_t begin, std
   };
   Sample sample;
   std::uint64_t handed = 0;  // records handed on (or passed over, before `begin`)
-  auto deliver = [&](std::uint64_t at) {
+  // `event`: the record's, where its identifier named it when it was queued; -1 where not known.
+  auto deliver = [&](std::uint64_t at, long event) {
     const std::uint64_t index = handed++;
     if (index >= end) return;
     if (index < begin) {
@@ -347,13 +348,11 @@ void PerfDataReader::read_share(SampleHandler& handler, std::uint64_t begin, std
       handler.record(record);
       return;
     }
-    long event = -1;
-    if (identified) {
-      event = event_of(kernel::record_identifier(record));
-    } else if (layouts.front().decode(record, sample)) {
-      event = event_of(sample.id);
-    }
-    if (event < 0 || !layouts[static_cast<std::size_t>(event)].decode(record, sample))
+    // Without identifiers, the first event's layout finds the id (decoded once where it is the first's).
+    const bool decoded_as_first = !identified && layouts.front().decode(record, sample);
+    if (decoded_as_first) event = event_of(sample.id);
+    if (event < 0 ||
+        (!(decoded_as_first && event == 0) && !layouts[static_cast<std::size_t>(event)].decode(record, sample)))
       corrupt(at, "a sample does not match the fields of its event");
     // A fixed period is the attr's, as perf reads it, when the samples do not carry it.
     const perf_event_attr& attr = events_[static_cast<std::size_t>(event)].attr;
@@ -363,8 +362,7 @@ void PerfDataReader::read_share(SampleHandler& handler, std::uint64_t begin, std
   // When a record happened: a sample's PERF_SAMPLE_TIME (after IDENTIFIER, IP and TID where the
   // event has them), another record's sample_id trailer; `before` (the previous record's) where
   // it says nothing, so that it keeps its place after that one.
-  auto time_of = [&](const perf_event_header& record, std::uint64_t before) {
-    const long event = identified ? event_of(kernel::record_identifier(record)) : 0;
+  auto time_of = [&](const perf_event_header& record, long event, std::uint64_t before) {
     if (event < 0) return before;
     const std::uint64_t type = events_[static_cast<std::size_t>(event)].attr.sample_type;
     if (!(type & PERF_SAMPLE_TIME)) return before;
@@ -387,11 +385,11 @@ void PerfDataReader::read_share(SampleHandler& handler, std::uint64_t begin, std
   // records to the next), the rest at the end. A round's records are sorted at once and merged
   // with those left from the round before (a heap, pushed and popped a record at a time, took a
   // twentieth of a report's time).
+  // Records of one time keep the file's order: `at` grows as they join.
   struct Queued {
-    std::uint64_t time, sequence, at;
-    bool operator<(const Queued& other) const {
-      return std::tie(time, sequence) < std::tie(other.time, other.sequence);
-    }
+    std::uint64_t time, at;
+    long event;  // as deliver takes it
+    bool operator<(const Queued& other) const { return std::tie(time, at) < std::tie(other.time, other.at); }
   };
   std::vector<Queued> queue;  // [0, sorted): in order, left from the rounds before; then this round's
   std::size_t sorted = 0;
@@ -405,13 +403,16 @@ void PerfDataReader::read_share(SampleHandler& handler, std::uint64_t begin, std
     if (round != queue.begin() && round != queue.end() && *round < *std::prev(round))
       std::inplace_merge(queue.begin(), round, queue.end());
     std::size_t next = 0;
-    while (next < queue.size() && queue[next].time <= limit && handed < end) deliver(queue[next++].at);
+    while (next < queue.size() && queue[next].time <= limit && handed < end) {
+      deliver(queue[next].at, queue[next].event);
+      ++next;
+    }
     queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(next));
     sorted = queue.size();
     first_waiting = data_offset_ + data_size_;
     for (const Queued& q : queue) first_waiting = std::min(first_waiting, q.at);
   };
-  std::uint64_t sequence = 0, last_time = 0, round_latest = 0, previous_round_latest = 0, released = 0;
+  std::uint64_t last_time = 0, round_latest = 0, previous_round_latest = 0, released = 0;
   for (std::uint64_t at = data_offset_; at < data_offset_ + data_size_ && handed < end;) {
     perf_event_header header;
     if (data_offset_ + data_size_ - at < sizeof header) corrupt(at, "the data section ends inside a record's header");
@@ -423,9 +424,13 @@ void PerfDataReader::read_share(SampleHandler& handler, std::uint64_t begin, std
       previous_round_latest = round_latest;
     } else {
       // A sample's time lies in its first 40 bytes (after its header, identifier, ip and tid).
-      last_time = time_of(copy_out(at, header.type == PERF_RECORD_SAMPLE ? 40 : header.size), last_time);
+      const perf_event_header& record = copy_out(at, header.type == PERF_RECORD_SAMPLE ? 40 : header.size);
+      // Without identifiers, every event has the first's sample_type (perf requires it then): the
+      // time is read as the first's, the event known once the sample's id is decoded.
+      const long event = identified ? event_of(kernel::record_identifier(record)) : -1;
+      last_time = time_of(record, identified ? event : 0, last_time);
       round_latest = std::max(round_latest, last_time);
-      queue.push_back({last_time, sequence++, at});
+      queue.push_back({last_time, at, event});
       first_waiting = std::min(first_waiting, at);
     }
     at += header.size;

@@ -113,6 +113,22 @@ TEST(SampleLayout, EveryFieldInTheKernelsOrder) {
     std::memcpy(cut.data(), &header, sizeof header);
     EXPECT_FALSE(layout.decode(header_of(cut), sample)) << size << " words";
   }
+
+  // A sample of another layout decoded into the same Sample leaves nothing of the one before.
+  ASSERT_TRUE(layout.decode(header_of(words), sample));
+  perf_event_attr ip_only{};
+  ip_only.sample_type = PERF_SAMPLE_IP;
+  const std::vector<std::uint64_t> other = RecordBuilder(PERF_RECORD_SAMPLE).word(0x405000).take();
+  ASSERT_TRUE(SampleLayout(ip_only).decode(header_of(other), sample));
+  EXPECT_EQ(sample.ip, 0x405000u);
+  for (std::uint64_t value :
+       {sample.identifier, sample.time, sample.addr, sample.id, sample.stream_id, sample.period, sample.branch_hw_index,
+        sample.user_regs_abi, sample.user_stack_dynamic_size, sample.weight, sample.data_src, sample.transaction,
+        sample.intr_regs_abi, sample.phys_addr, sample.cgroup, sample.data_page_size, sample.code_page_size})
+    EXPECT_EQ(value, 0u);
+  EXPECT_EQ(sample.pid + sample.tid + sample.cpu, 0u);
+  EXPECT_TRUE(sample.read.empty() && sample.callchain.empty() && sample.raw.empty() && sample.branches.empty() &&
+              sample.user_regs.empty() && sample.user_stack.empty() && sample.intr_regs.empty() && sample.aux.empty());
 }
 
 TEST(SampleLayout, KernelThreadsHaveNoUserRegistersAndEmptyStacksNoDynamicSize) {
