@@ -763,14 +763,13 @@ py::dict read_perf_data(const std::string& path, bool callchains, bool symbols, 
     if (threads == 0) threads = reader->threads_worth();
     // Each file's symbols read once, whichever share names an address in it first.
     const auto tables = std::make_shared<perfmon::SymbolTables>();
-    const std::size_t count = threads == 1 ? 1 : threads * perfmon::PerfDataReader::kSharesPerThread;
     std::vector<perfmon::SampleHandler*> handlers;
-    for (std::size_t k = 0; k < count; ++k) {
+    for (std::size_t k = 0; k < threads; ++k) {  // a share a thread
       shares.push_back(std::make_unique<ArrayCollector>(callchains, symbols, tables));
       handlers.push_back(shares.back().get());
     }
     shares.front()->rows_.reserve(reader->outlook().records);
-    if (count == 1)
+    if (threads == 1)
       reader->read(*shares.front());
     else
       reader->read_in_shares(handlers, threads);

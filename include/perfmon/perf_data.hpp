@@ -152,15 +152,13 @@ class PerfDataReader {
     std::uint64_t samples_looked_at = 0, distinct_addresses = 0;
   };
   Outlook outlook() const;
-  // The threads that pay for themselves reading this file in shares (read_in_shares, with
-  // kSharesPerThread shares a thread): a share costs a pass over the records before it and the
-  // look-up of the addresses its samples touch (each share knows only its own), worth it for a
-  // file of tens of megabytes whose samples land in many places; one of few places is read faster
-  // by one thread. One for each 16 MiB of data, up to the CPUs (at most 8).
+  // The threads that pay for themselves reading this file in shares (read_in_shares, a share a
+  // thread): a share costs a pass over the records before it and the look-up of the addresses its
+  // samples touch (each share knows only its own), worth it for a file of tens of megabytes whose
+  // samples land in many places; one of few places is read faster by one thread. One for each
+  // 16 MiB of data, up to the CPUs (at most 8). (Two shares a thread, to even out shares of unequal
+  // work, cost more in passes and places than they gained: 16 % of a report's time.)
   std::size_t threads_worth() const;
-  // Two shares a thread: a thread that ends its share early takes another, as the work of equal
-  // numbers of records differs.
-  static constexpr std::size_t kSharesPerThread = 2;
 
   // Hands every record of the data section to the handler in the order they happened, as perf
   // report orders them: samples decoded by their event's sample_type (with the attr's fixed period
@@ -172,8 +170,11 @@ class PerfDataReader {
   // (the calling thread one of them), each taking the next share left: handlers[k] gets share k's
   // records as read() hands them on, and before them, through context(), the records other than
   // samples of the shares before it. Where a record cannot be read, throws the error of the
-  // earliest share that met one, once every thread has ended.
-  void read_in_shares(const std::vector<SampleHandler*>& handlers, std::size_t threads) const;
+  // earliest share that met one, once every thread has ended. `share_read(k)`, where given, is
+  // called as soon as share k has been read, on the thread that read it, one call at a time: a
+  // caller merges shares there while others are still read, and lets each go once merged.
+  void read_in_shares(const std::vector<SampleHandler*>& handlers, std::size_t threads,
+                      const std::function<void(std::size_t)>& share_read = {}) const;
 
  private:
   // Hands on records [begin, end) of the order read() hands them in; context() the other records

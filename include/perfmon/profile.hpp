@@ -100,7 +100,8 @@ class Profile : public SampleHandler {
 
   // Adds `later`: a profile of the same events and options that read the share of the file after
   // this one's (and the records before that share as context()). The result is what one profile
-  // reading both shares would hold, entry for entry, node for node and name for name.
+  // reading both shares would hold, entry for entry, node for node and name for name. This profile
+  // lets go of the frames it resolved by address (a sample after it resolves them again).
   void merge(const Profile& later);
 
   const std::vector<EventProfile>& events() const;

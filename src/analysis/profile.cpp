@@ -98,6 +98,15 @@ struct Profile::State {
   std::uint32_t leaf_entry(std::size_t event, const Sample& sample, NameId command, bool kernel_leaf,
                            std::uint64_t generation);
   void add_totals();
+  // Lets go of what only placing more samples looks up: each address's frame and the names of the
+  // symbol tables' places. A sample after it resolves its addresses again.
+  void forget_addresses() {
+    frame_of = {};
+    frames = std::vector<CachedFrame>();
+    inlined_labels = std::vector<NameId>();
+    kept_names = {};
+    file_labels = {};
+  }
   // "command-tid", made once per thread and command.
   NameId thread_root(std::uint32_t tid, NameId command) {
     auto [found, added] = thread_names.try_emplace(std::uint64_t{tid} << 32 | command, 0);
@@ -369,6 +378,9 @@ void Profile::sample(std::size_t event, const Sample& sample) {
 void Profile::merge(const Profile& later) {
   State& s = *state_;
   const State& other = *later.state_;
+  // A profile merged into has read its share: its cache of addresses would only add to the peak
+  // while the later one's tables are alive beside it.
+  s.forget_addresses();
   // Its names as this profile's: those new here follow in the order it met them, as they would
   // have had this profile read on.
   std::vector<NameId> names(other.names.size());

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -275,7 +276,8 @@ PerfDataReader::Outlook PerfDataReader::outlook() const {
   return outlook;
 }
 
-void PerfDataReader::read_in_shares(const std::vector<SampleHandler*>& handlers, std::size_t threads) const {
+void PerfDataReader::read_in_shares(const std::vector<SampleHandler*>& handlers, std::size_t threads,
+                                    const std::function<void(std::size_t)>& share_read) const {
   if (handlers.empty()) return;
   const std::uint64_t records = outlook().records;
   auto boundary = [&](std::size_t k) {
@@ -284,10 +286,15 @@ void PerfDataReader::read_in_shares(const std::vector<SampleHandler*>& handlers,
   std::vector<std::exception_ptr> failures(handlers.size());
   // Each thread takes the next share not yet taken: shares of unequal work even out.
   std::atomic<std::size_t> next{0};
+  std::mutex reporting;  // share_read is called once at a time
   auto work = [&] {
     for (std::size_t k; (k = next.fetch_add(1)) < handlers.size();) {
       try {
         read_share(*handlers[k], boundary(k), boundary(k + 1));
+        if (share_read) {
+          const std::lock_guard one_at_a_time(reporting);
+          share_read(k);
+        }
       } catch (...) {
         failures[k] = std::current_exception();
       }

@@ -26,25 +26,29 @@ std::vector<ReportRow> report_rows(const Profile& profile, const EventProfile& e
     return key;
   };
 
+  // Rows are counted first and made at once: a profile of a row per address has a hundred
+  // thousand, and a vector grown by doubling would hold them twice while it moves them.
   analysis::FlatIndex<analysis::EntryKey, analysis::EntryKeyHash> row_of;
-  std::vector<ReportRow> rows;
   std::vector<std::uint32_t> row_of_entry(event.entries.size());
+  std::uint32_t row_count = 0;
+  for (std::size_t e = 0; e < event.entries.size(); ++e) {
+    auto [row, added] = row_of.try_emplace(row_key(event.entries[e]), row_count);
+    row_count += added;
+    row_of_entry[e] = *row;
+  }
+  row_of = {};
+  std::vector<ReportRow> rows(row_count);
   for (std::size_t e = 0; e < event.entries.size(); ++e) {
     const ProfileEntry& entry = event.entries[e];
-    const analysis::EntryKey key = row_key(entry);
-    auto [found, added] = row_of.try_emplace(key, static_cast<std::uint32_t>(rows.size()));
-    if (added) {
-      ReportRow row;
-      row.key.command = key.command;
-      row.key.dso = key.dso;
-      row.key.symbol = key.symbol;
-      row.key.source = key.source;
-      row.key.kernel = key.kernel;
-      rows.push_back(row);
-    }
-    rows[*found].samples += entry.samples;
-    rows[*found].period += entry.period;
-    row_of_entry[e] = *found;
+    ReportRow& row = rows[row_of_entry[e]];
+    const analysis::EntryKey key = row_key(entry);  // the same for every entry of the row
+    row.key.command = key.command;
+    row.key.dso = key.dso;
+    row.key.symbol = key.symbol;
+    row.key.source = key.source;
+    row.key.kernel = key.kernel;
+    row.samples += entry.samples;
+    row.period += entry.period;
   }
 
   if (options.callchains) {

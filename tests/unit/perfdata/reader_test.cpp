@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <random>
 #include <string>
@@ -108,7 +109,18 @@ TEST(PerfDataReader, RecordsAreHandedOnInTimeOrderAcrossRounds) {
   std::vector<TimesSeen> shares(5);
   std::vector<SampleHandler*> handlers;
   for (TimesSeen& share : shares) handlers.push_back(&share);
-  reader.read_in_shares(handlers, 2);
+  // Each share said to be read once, when it is whole; never two calls at once.
+  std::vector<int> reported(shares.size());
+  std::atomic<int> inside{0};
+  bool overlapped = false;
+  reader.read_in_shares(handlers, 2, [&](std::size_t k) {
+    overlapped = overlapped || inside.fetch_add(1) != 0;
+    EXPECT_FALSE(shares[k].times.empty()) << "share " << k;
+    ++reported[k];
+    inside.fetch_sub(1);
+  });
+  EXPECT_EQ(reported, std::vector<int>(shares.size(), 1));
+  EXPECT_FALSE(overlapped);
   std::vector<std::uint64_t> joined;
   for (const TimesSeen& share : shares) joined.insert(joined.end(), share.times.begin(), share.times.end());
   EXPECT_EQ(joined, written);
