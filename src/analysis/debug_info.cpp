@@ -2,6 +2,7 @@
 
 #include "analysis/symbol_table.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #if PERFMON_HAVE_LIBDW
@@ -22,6 +23,9 @@ struct DebugInfo::Session {
   Dwfl_Callbacks callbacks{};
   Dwfl* dwfl = nullptr;
   Dwfl_Module* module = nullptr;
+  // The concrete function whose inlined calls were looked up last, where there was one.
+  Dwarf_Die function{};
+  bool has_function = false;
 
   ~Session() {
     if (dwfl != nullptr) dwfl_end(dwfl);
@@ -63,6 +67,78 @@ unsigned call_line(Dwarf_Die* call) {
   return dwarf_formudata(dwarf_attr(call, DW_AT_call_line, &attribute), &line) == 0 ? static_cast<unsigned>(line) : 0;
 }
 
+bool holds(Dwarf_Die* die, Dwarf_Addr pc) {
+  return dwarf_haspc(die, pc) > 0;  // < 0: no address attributes, as a declaration has
+}
+
+// The scopes that can hold code (libdw's dwarf_getscopes descends the same).
+bool holds_scopes(int tag) {
+  switch (tag) {
+    case DW_TAG_subprogram:
+    case DW_TAG_inlined_subroutine:
+    case DW_TAG_lexical_block:
+    case DW_TAG_with_stmt:
+    case DW_TAG_catch_block:
+    case DW_TAG_try_block:
+    case DW_TAG_entry_point:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The first child of `parent` that can hold code and holds pc, as dwarf_getscopes descends; the
+// children of a unit imported there (dwz's partial units) count as the parent's.
+bool child_holding(Dwarf_Die* parent, Dwarf_Addr pc, Dwarf_Die& found) {
+  Dwarf_Die child;
+  if (dwarf_child(parent, &child) != 0) return false;
+  do {
+    const int tag = dwarf_tag(&child);
+    if (tag == DW_TAG_imported_unit) {
+      Dwarf_Attribute attribute;
+      Dwarf_Die imported;
+      if (dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &attribute), &imported) != nullptr &&
+          child_holding(&imported, pc, found))
+        return true;
+    } else if (holds_scopes(tag) && holds(&child, pc)) {
+      found = child;
+      return true;
+    }
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
+}
+
+// The inlined calls that hold `pc`, innermost first, within the concrete function that holds them,
+// every level of them. (dwarf_getscopes gives one: the innermost inlined call's concrete DIE, then
+// its abstract origin's scopes. It also walks the whole unit for each address, twice where code is
+// inlined, about a millisecond an address in a large C++ unit.) The addresses looked up come in runs
+// within one function (an annotated function's instructions, a recording's hot code): the function
+// found last is searched first, from its own DIE down.
+std::vector<Dwarf_Die> inlined_calls(DebugInfo::Session& s, Dwarf_Die* unit, Dwarf_Addr pc) {
+  Dwarf_Die scope;
+  if (s.has_function && holds(&s.function, pc)) {
+    scope = s.function;
+  } else {
+    s.has_function = false;
+    for (Dwarf_Die next, *at = unit; !s.has_function && child_holding(at, pc, next); at = &scope) {
+      scope = next;
+      if (dwarf_tag(&scope) == DW_TAG_subprogram) {
+        s.function = scope;
+        s.has_function = true;
+      }
+    }
+    if (!s.has_function) return {};
+  }
+  std::vector<Dwarf_Die> calls;  // outermost first, turned round at the end
+  for (Dwarf_Die next; child_holding(&scope, pc, next); scope = next) {
+    const int tag = dwarf_tag(&next);
+    if (tag == DW_TAG_subprogram) calls.clear();  // a function nested in it: the innermost is the one
+    if (tag == DW_TAG_inlined_subroutine) calls.push_back(next);
+  }
+  std::reverse(calls.begin(), calls.end());
+  return calls;
+}
+
 }  // namespace
 
 std::unique_ptr<DebugInfo> DebugInfo::open(const std::string& path, const std::string& debug_root) {
@@ -90,14 +166,7 @@ bool DebugInfo::look_up(std::uint64_t address, SourcePlace& place) {
   Dwarf_Die* unit = dwfl_module_addrdie(session_->module, address, &bias);
   if (unit == nullptr) return false;
   place.inlined.clear();
-  Dwarf_Die* scopes = nullptr;
-  const int count = dwarf_getscopes(unit, address - bias, &scopes);
-  for (int i = 0; i < count; ++i) {
-    const int tag = dwarf_tag(&scopes[i]);
-    if (tag == DW_TAG_subprogram) break;  // the function the symbol table names
-    if (tag == DW_TAG_inlined_subroutine) place.inlined.push_back(function_name(&scopes[i]));
-  }
-  std::free(scopes);
+  for (Dwarf_Die& call : inlined_calls(*session_, unit, address - bias)) place.inlined.push_back(function_name(&call));
   place.file.clear();
   place.line = 0;
   if (Dwfl_Line* line = dwfl_module_getsrc(session_->module, address)) {
@@ -115,20 +184,14 @@ std::vector<SourceFrame> DebugInfo::frames(std::uint64_t address) {
   Dwarf_Addr bias = 0;
   Dwarf_Die* unit = dwfl_module_addrdie(session_->module, address, &bias);
   if (unit == nullptr) return found;
-  Dwarf_Die* scopes = nullptr;
-  const int count = dwarf_getscopes(unit, address - bias, &scopes);
-  int outermost_inlined = -1;  // scopes are innermost first, up to the function's own
-  for (int i = 0; i < count && dwarf_tag(&scopes[i]) != DW_TAG_subprogram; ++i)
-    if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) outermost_inlined = i;
+  std::vector<Dwarf_Die> calls = inlined_calls(*session_, unit, address - bias);
   // Each level's line is where it calls the next: the next inlined call's call site.
   found.push_back({});
-  for (int i = outermost_inlined; i >= 0; --i) {
-    if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) continue;
-    found.back().file = call_file(&scopes[i]);
-    found.back().line = call_line(&scopes[i]);
-    found.push_back({function_name(&scopes[i]), "", 0});
+  for (auto call = calls.rbegin(); call != calls.rend(); ++call) {
+    found.back().file = call_file(&*call);
+    found.back().line = call_line(&*call);
+    found.push_back({function_name(&*call), "", 0});
   }
-  std::free(scopes);
   // The innermost's is the line table's.
   if (Dwfl_Line* line = dwfl_module_getsrc(session_->module, address)) {
     int number = 0;

@@ -223,6 +223,19 @@ TEST_F(Report, InlinedFunctionsJoinTheStacks) {
       << table;
 }
 
+// Code inlined into inlined code: every level joins the stack, outermost first (dwarf_getscopes,
+// which perfmon used before, names only the innermost).
+TEST_F(Report, FunctionsInlinedIntoInlinedOnesJoinTheStacksAtEveryLevel) {
+  Result r = run({PERFMON, "record", "-q", "-m", "1024", "--call-graph", "dwarf", "-e", "syscalls:sys_enter_getppid",
+                  "-c", "1", "-o", file_, "--", WORKER_WITHOUT_FRAME_POINTERS, "inline-twice", "50"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string folded = report({"--folded"});
+  EXPECT_NE(folded.find(";main;perfmon_inline_twice_caller;perfmon_inlined_twice (inlined);perfmon_inlined_getppid "
+                        "(inlined);syscall 50\n"),
+            std::string::npos)
+      << folded;
+}
+
 // The rows of a sample table's lines ("    95.95%  worker.cpp:48"), at or above 1%, as a set: the
 // order of rows of equal share is not perf's concern, nor ours.
 std::multiset<std::string> rows_above_one_percent(const std::string& table) {

@@ -65,6 +65,14 @@ extern "C" [[gnu::noinline]] void perfmon_inline_caller(unsigned long n) {
   perfmon_inlined_getppid(n);
   asm volatile("");
 }
+// Two levels of inlined calls where the system call is made.
+extern "C" [[gnu::always_inline]] inline void perfmon_inlined_twice(unsigned long n) {
+  perfmon_inlined_getppid(n);
+}
+extern "C" [[gnu::noinline]] void perfmon_inline_twice_caller(unsigned long n) {
+  perfmon_inlined_twice(n);
+  asm volatile("");
+}
 // The system call made by an instruction of this program (not libc's syscall()): a sample of
 // sys_enter_getppid lands on the instruction after it, in the function that inlined this.
 [[gnu::always_inline]] inline long perfmon_raw_getppid() {
@@ -101,7 +109,8 @@ extern "C" [[gnu::noinline]] void perfmon_branch_b(Leaf leaf, unsigned long n) {
 int usage() {
   std::fprintf(stderr,
                "usage: perfmon-test-worker getppid N [--threads T] [--fork-child M] [--wait-stdin] | "
-               "touch K | call N | loop N | tree N | tree-getppid N | inline-getppid N | annotate N | exec-after N "
+               "touch K | call N | loop N | tree N | tree-getppid N | inline-getppid N | inline-twice N | annotate N | "
+               "exec-after N "
                "PROGRAM [ARG...] "
                "| sleep MS | spin MS | churn MS "
                "| exit CODE\n");
@@ -190,6 +199,10 @@ int main(int argc, char** argv) {
   }
   if (mode == "inline-getppid") {
     perfmon_inline_caller(static_cast<unsigned long>(n));
+    return 0;
+  }
+  if (mode == "inline-twice") {
+    perfmon_inline_twice_caller(static_cast<unsigned long>(n));
     return 0;
   }
   if (mode == "tree" || mode == "tree-getppid") {
