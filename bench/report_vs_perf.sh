@@ -27,7 +27,7 @@ done
 # Varied stacks: the C++ compiler sampled with call chains every 40 us of its CPU time while it
 # compiles one of this project's test files (about 600,000 samples, 50 MB; hundreds of thousands
 # of distinct stacks through g++, cc1plus, as, libc and the kernel). Then perfmon report alone:
-# one thread against the default (both cores), and --folded and --svg against the table.
+# one thread against the default (both cores), and --folded and --svg against the tables with and without -g.
 cc_source=tests/cli/cli_test.cpp
 record_compiler "$dir/cc.data" 40000 -g
 echo "== cc.data: $(du -m "$dir/cc.data" | cut -f1) MB, $("$perfmon" report -i "$dir/cc.data" | sed -n 's/^# Samples: \([^ ]*\).*/\1/p') samples of g++ -O2 $cc_source; without call chains, then with -g"
@@ -40,9 +40,10 @@ echo "== cc.data: perfmon report, the default (one thread per 16 MiB, up to the 
   "$perfmon" report -i "$dir/cc.data" --sort comm,dso,sym --threads 1
 "$compare" "$runs" "$perfmon" report -i "$dir/cc.data" --sort comm,dso,sym -g ::: \
   "$perfmon" report -i "$dir/cc.data" --sort comm,dso,sym -g --threads 1
-echo "== cc.data: --folded and --svg against the table"
+echo "== cc.data: --folded and --svg against the table of the same stacks (-g), then against the table without them"
+"$compare" "$runs" "$perfmon" report -i "$dir/cc.data" --folded ::: "$perfmon" report -i "$dir/cc.data" -g
+"$compare" "$runs" "$perfmon" report -i "$dir/cc.data" --svg "$dir/cc.svg" ::: "$perfmon" report -i "$dir/cc.data" -g
 "$compare" "$runs" "$perfmon" report -i "$dir/cc.data" --folded ::: "$perfmon" report -i "$dir/cc.data"
-"$compare" "$runs" "$perfmon" report -i "$dir/cc.data" --svg "$dir/cc.svg" ::: "$perfmon" report -i "$dir/cc.data"
 rm -f "$dir/cc.data"
 
 # Source lines: perf runs addr2line, about half a second per thousand samples here, so this part

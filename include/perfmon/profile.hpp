@@ -100,9 +100,10 @@ class Profile : public SampleHandler {
 
   // Adds `later`: a profile of the same events and options that read the share of the file after
   // this one's (and the records before that share as context()). The result is what one profile
-  // reading both shares would hold, entry for entry, node for node and name for name. This profile
-  // lets go of the frames it resolved by address (a sample after it resolves them again).
-  void merge(const Profile& later);
+  // reading both shares would hold, entry for entry, node for node and name for name. `later` is
+  // taken in: its frames resolved by address are let go first, and this profile's too (a sample
+  // after it resolves them again), so that both caches are not alive while this one grows.
+  void merge(Profile&& later);
 
   const std::vector<EventProfile>& events() const;
   std::string_view name(NameId id) const noexcept;

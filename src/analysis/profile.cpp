@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "analysis/chunked_vector.hpp"
 #include "analysis/entry_key.hpp"
 #include "analysis/flat_index.hpp"
 #include "analysis/name_table.hpp"
@@ -34,18 +35,23 @@ std::string hex_address(std::uint64_t address) {
 }  // namespace
 
 struct Profile::State {
+  // One per distinct address of a profile (hundreds of thousands): laid out to take 32 bytes.
   struct Frame {
     NameId dso = 0, symbol = 0, label = 0, source = 0;
+    std::uint32_t inlined_at = 0;  // labels in inlined_labels, innermost first
+    std::uint16_t inlined_count = 0;
     bool kernel = false;
-    std::uint32_t inlined_at = 0, inlined_count = 0;  // labels in inlined_labels, innermost first
     // An unnamed address's symbol ("0x…", its offset in the file) is made when the frame first
     // ends a stack: most unnamed addresses of a stripped program are only ever callers.
     std::uint64_t offset = 0;
   };
+  static_assert(sizeof(Frame) == 32);
   static constexpr NameId kSymbolDue = 0xffffffff;
   struct CachedFrame {
-    std::uint64_t generation;
     Frame frame;
+    // Of RecordedProcesses::generation_of, whose low half tells generations apart: the mappings of
+    // a process change fewer than 2^32 times in any file.
+    std::uint32_t generation = 0;
   };
   // A frame as a callchain gives it: where, and whether in the kernel.
   struct RawFrame {
@@ -102,7 +108,7 @@ struct Profile::State {
   // symbol tables' places. A sample after it resolves its addresses again.
   void forget_addresses() {
     frame_of = {};
-    frames = std::vector<CachedFrame>();
+    frames = {};
     inlined_labels = std::vector<NameId>();
     kept_names = {};
     file_labels = {};
@@ -130,7 +136,7 @@ struct Profile::State {
     NameId id = 0;
   } last_file;  // of resolve()
   FlatIndex<analysis::ProcessAddress, analysis::ProcessAddressHash> frame_of;
-  std::vector<CachedFrame> frames;
+  analysis::ChunkedVector<CachedFrame> frames;
   analysis::RecordedProcesses processes;
   std::uint64_t lost = 0;
   // Nodes' samples and period through them are summed from their self figures when asked for:
@@ -229,7 +235,7 @@ Profile::State::Frame Profile::State::resolve(std::uint32_t pid, std::uint64_t a
   if (options.source_lines) frame.source = names.intern(source_line_text(named, described));
   if (options.inlined_frames && described != nullptr) {
     frame.inlined_at = static_cast<std::uint32_t>(inlined_labels.size());
-    frame.inlined_count = static_cast<std::uint32_t>(described->inlined.size());
+    frame.inlined_count = static_cast<std::uint16_t>(std::min<std::size_t>(described->inlined.size(), 0xffff));
     // The tables keep what DWARF said: each inlined function's label is made once per name kept.
     for (const std::string& inlined : described->inlined) {
       auto [known, added] = kept_names.try_emplace(reinterpret_cast<std::uintptr_t>(&inlined), 0);
@@ -244,9 +250,9 @@ std::uint32_t Profile::State::frame(std::uint32_t pid, std::uint64_t address, bo
   auto [cached, added] =
       frame_of.try_emplace(analysis::ProcessAddress{pid, kernel, address}, static_cast<std::uint32_t>(frames.size()));
   if (added) {
-    frames.push_back({generation, resolve(pid, address, kernel)});
-  } else if (CachedFrame& known = frames[*cached]; known.generation != generation) {
-    known = {generation, resolve(pid, address, kernel)};
+    frames.push_back({resolve(pid, address, kernel), static_cast<std::uint32_t>(generation)});
+  } else if (CachedFrame& known = frames[*cached]; known.generation != static_cast<std::uint32_t>(generation)) {
+    known = {resolve(pid, address, kernel), static_cast<std::uint32_t>(generation)};
   }
   return *cached;
 }
@@ -375,12 +381,11 @@ void Profile::sample(std::size_t event, const Sample& sample) {
   s.totals_due = true;
 }
 
-void Profile::merge(const Profile& later) {
+void Profile::merge(Profile&& later) {
   State& s = *state_;
-  const State& other = *later.state_;
-  // A profile merged into has read its share: its cache of addresses would only add to the peak
-  // while the later one's tables are alive beside it.
+  State& other = *later.state_;
   s.forget_addresses();
+  other.forget_addresses();
   // Its names as this profile's: those new here follow in the order it met them, as they would
   // have had this profile read on.
   std::vector<NameId> names(other.names.size());

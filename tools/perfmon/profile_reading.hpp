@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "options.hpp"
@@ -44,7 +45,7 @@ std::unique_ptr<Handler> read_merged(const PerfDataReader& file, long threads, M
   file.read_in_shares(handlers, count, [&](std::size_t k) {
     read[k] = true;
     for (; read.front() && merged < shares.size() && read[merged]; ++merged) {
-      shares.front()->merge(*shares[merged]);
+      shares.front()->merge(std::move(*shares[merged]));
       shares[merged].reset();
     }
   });

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "kernel/records.hpp"
@@ -152,7 +153,7 @@ TEST(Profile, LostSamplesAreCounted) {
 // A recording to read whole or in shares: its records, each a sample or another record.
 struct Step {
   std::vector<std::uint64_t> record;  // empty for a sample
-  std::uint32_t tid = 0, pid = 0;  // pid 0: the tid's
+  std::uint32_t tid = 0, pid = 0;     // pid 0: the tid's
   std::uint64_t ip = 0;
   std::vector<std::uint64_t> chain;
 };
@@ -300,8 +301,8 @@ TEST(Profile, SharesMergedAreTheProfileOfTheWhole) {
       read_share(first, steps, 0, cut);
       read_share(second, steps, cut, later);
       read_share(third, steps, later, steps.size());
-      first.merge(second);
-      first.merge(third);
+      first.merge(std::move(second));
+      first.merge(std::move(third));
       expect_same(whole, first);
     }
   }
@@ -320,16 +321,16 @@ TEST(Profile, StacksPlacedFromTheLastOnesRootSideAreThoseOfStacksPlacedAnew) {
   for (std::size_t i = 1; i < steps.size(); ++i) {
     Profile piece({"cpu-clock"});
     read_share(piece, steps, i, i + 1);
-    pieces.merge(piece);
+    pieces.merge(std::move(piece));
   }
-  std::size_t sharing = 0;  // samples whose outermost frame is that of the sample before, same thread
+  std::size_t sharing = 0;            // samples whose outermost frame is that of the sample before, same thread
   std::size_t helper_after_main = 0;  // the same, of process 9's other thread after its first
   const Step* before = nullptr;
   for (const Step& step : steps) {
     if (!step.record.empty()) continue;
     sharing += before != nullptr && before->tid == step.tid && before->chain.back() == step.chain.back();
-    helper_after_main += before != nullptr && before->tid == 9 && step.tid == 10 &&
-                         before->chain.back() == step.chain.back();
+    helper_after_main +=
+        before != nullptr && before->tid == 9 && step.tid == 10 && before->chain.back() == step.chain.back();
     before = &step;
   }
   ASSERT_GT(sharing, 60u);
