@@ -13,5 +13,7 @@ namespace perfmon {
 // and the noncharacters U+FFFE and U+FFFF, become U+FFFD. What it returns is fit for a terminal,
 // JSON and XML text (after XML's own escapes).
 std::string printable(std::string_view text);
+// The same appended to `out`: no string of its own.
+void append_printable(std::string& out, std::string_view text);
 
 }  // namespace perfmon

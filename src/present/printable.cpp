@@ -43,9 +43,17 @@ Decoded decode_utf8(std::string_view text, std::size_t i) {
 
 std::string printable(std::string_view text) {
   std::string out;
-  out.reserve(text.size());
+  append_printable(out, text);
+  return out;
+}
+
+void append_printable(std::string& out, std::string_view text) {
+  // Most text is printable ASCII, taken as it is.
+  std::size_t plain = 0;
+  while (plain < text.size() && text[plain] >= 0x20 && text[plain] < 0x7f) ++plain;
+  out.append(text.substr(0, plain));
   char escaped[8];
-  for (std::size_t i = 0; i < text.size();) {
+  for (std::size_t i = plain; i < text.size();) {
     const Decoded decoded = decode_utf8(text, i);
     const std::uint32_t c = decoded.code_point;
     if (decoded.length == 0 || c == 0xfffe || c == 0xffff) {
@@ -64,7 +72,6 @@ std::string printable(std::string_view text) {
     }
     i += decoded.length;
   }
-  return out;
 }
 
 }  // namespace perfmon

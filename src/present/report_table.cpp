@@ -1,6 +1,7 @@
 // perf report --stdio's table (perf 6.1, --no-children): per event a header, then one row per
 // entry, "    98.20%  command  file  [.] function", columns as wide as their widest cell.
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 
 #include "perfmon/address_space.hpp"
@@ -29,29 +30,40 @@ struct Column {
   std::size_t width = 0;
 };
 
+// printf's "%9.2f%%", perf's overhead column, without printf parsing its format for each of a
+// hundred thousand rows (std::to_chars rounds as printf does).
+void append_share(std::string& out, double percent) {
+  char digits[32];
+  const std::size_t size = static_cast<std::size_t>(
+      std::to_chars(digits, digits + sizeof digits, percent, std::chars_format::fixed, 2).ptr - digits);
+  if (size < 9) out.append(9 - size, ' ');
+  out.append(digits, size);
+  out += '%';
+}
+
 void pad(std::string& out, std::string_view text, std::size_t width) {
   out += text;
   out.append(width > text.size() ? width - text.size() : 0, ' ');
 }
 
-// A row's cell in a column, made in `cell` (made twice, to measure and to write: a profile of a
+// A row's cell in a column, appended to `out` (made twice, to measure and to write: a profile of a
 // stripped program has a row per address, and its cells kept would be a tenth of the report's memory).
-std::string_view cell_text(const Profile& profile, const ProfileEntry& key, ReportKey column, std::string& cell) {
+void append_cell(std::string& out, const Profile& profile, const ProfileEntry& key, ReportKey column) {
   switch (column) {
     case ReportKey::Command:
-      cell = printable(profile.name(key.command));
+      append_printable(out, profile.name(key.command));
       break;
     case ReportKey::Dso:
-      cell = printable(dso_short_name(profile.name(key.dso)));
+      append_printable(out, dso_short_name(profile.name(key.dso)));
       break;
     case ReportKey::Symbol:
-      cell.assign(key.kernel ? "[k] " : "[.] ").append(printable(profile.name(key.symbol)));
+      out += key.kernel ? "[k] " : "[.] ";
+      append_printable(out, profile.name(key.symbol));
       break;
     case ReportKey::SourceLine:
-      cell = printable(profile.name(key.source));
+      append_printable(out, profile.name(key.source));
       break;
   }
-  return cell;
 }
 
 void print_chains(std::string& out, const Profile& profile, const present::ReportRow& row, std::uint64_t total) {
@@ -123,7 +135,9 @@ std::string format_report_table(const Profile& profile, const ReportOptions& opt
       column.width = std::string_view(column.title).size();
       const bool last = columns.size() + 1 == options.sort.size();
       for (const present::ReportRow& row : rows) {
-        const std::size_t size = cell_text(profile, row.key, key, cell).size();
+        cell.clear();
+        append_cell(cell, profile, row.key, key);
+        const std::size_t size = cell.size();
         column.width = std::max(column.width, size);
         if (last) row_bytes += size;
       }
@@ -140,13 +154,13 @@ std::string format_report_table(const Profile& profile, const ReportOptions& opt
     }
     out += titles + "\n" + dots + "\n#\n";
     out.reserve(out.size() + row_bytes + 11 * rows.size() + 2);
-    char share[32];
     for (const present::ReportRow& row : rows) {
-      std::snprintf(share, sizeof share, "%9.2f%%", present::percent(row.period, event.period));
-      out += share;
+      append_share(out, present::percent(row.period, event.period));
       for (std::size_t c = 0; c < columns.size(); ++c) {
         out += "  ";
-        pad(out, cell_text(profile, row.key, columns[c].key, cell), c + 1 == columns.size() ? 0 : columns[c].width);
+        const std::size_t start = out.size();
+        append_cell(out, profile, row.key, columns[c].key);
+        if (c + 1 < columns.size()) out.append(columns[c].width - std::min(columns[c].width, out.size() - start), ' ');
       }
       out += "\n";
       print_chains(out, profile, row, event.period);
