@@ -18,11 +18,13 @@ event=syscalls:sys_enter_getppid
   "'$worker' tree-getppid $((samples * 3 / 16)); '$worker' getppid $((samples / 4))"
 "$perfmon" record -q -g -e "$event" -c 1 -o "$dir/new.data" -- sh -c \
   "'$worker' tree-getppid $((samples / 16)); '$worker' getppid $((samples * 3 / 4))"
+sync  # the files written out first: their write-back would share the disk with the reading
 echo "== two tracepoint files of $samples samples: perfmon diff against perf diff"
 "$compare" "$runs" "$perfmon" diff "$dir/base.data" "$dir/new.data" ::: perf diff "$dir/base.data" "$dir/new.data"
 
 record_compiler "$dir/cc-base.data" 40000 -g
 record_compiler "$dir/cc-new.data" 50000 -g
+sync
 echo "== two compiler profiles: perfmon diff against perf diff"
 "$compare" "$runs" "$perfmon" diff "$dir/cc-base.data" "$dir/cc-new.data" ::: \
   perf diff "$dir/cc-base.data" "$dir/cc-new.data"
