@@ -23,6 +23,7 @@
 #include <thread>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "perfmon/catalog.hpp"
@@ -756,26 +757,24 @@ py::array handed_over(std::vector<T>&& values, const py::dtype& type) {
 
 py::dict read_perf_data(const std::string& path, bool callchains, bool symbols, std::size_t threads) {
   std::optional<perfmon::PerfDataReader> reader;
-  std::vector<std::unique_ptr<ArrayCollector>> shares;
+  std::unique_ptr<ArrayCollector> collector;
   {
     py::gil_scoped_release others_run;
     reader.emplace(path);
     if (threads == 0) threads = reader->threads_worth();
     // Each file's symbols read once, whichever share names an address in it first.
     const auto tables = std::make_shared<perfmon::SymbolTables>();
-    std::vector<perfmon::SampleHandler*> handlers;
-    for (std::size_t k = 0; k < threads; ++k) {  // a share a thread
-      shares.push_back(std::make_unique<ArrayCollector>(callchains, symbols, tables));
-      handlers.push_back(shares.back().get());
-    }
-    shares.front()->rows_.reserve(reader->outlook().records);
-    if (threads == 1)
-      reader->read(*shares.front());
-    else
-      reader->read_in_shares(handlers, threads);
-    for (std::size_t k = 1; k < shares.size(); ++k) shares.front()->absorb(*shares[k]);
+    bool first = true;
+    collector = reader->read_merged<ArrayCollector>(
+        threads,
+        [&] {
+          auto share = std::make_unique<ArrayCollector>(callchains, symbols, tables);
+          if (std::exchange(first, false)) share->rows_.reserve(reader->outlook().records);  // all end there
+          return share;
+        },
+        [](ArrayCollector& into, ArrayCollector& later) { into.absorb(later); });
   }
-  ArrayCollector& collected = *shares.front();
+  ArrayCollector& collected = *collector;
   py::dict file;
   file["samples"] = handed_over(std::move(collected.rows_), py::dtype::of<SampleRow>());
   file["frame_ips"] = handed_over(std::move(collected.frame_ips_), py::dtype::of<std::uint64_t>());

@@ -10,12 +10,14 @@
 #include <linux/perf_event.h>
 #include <sys/types.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "perfmon/sampler.hpp"
@@ -175,6 +177,29 @@ class PerfDataReader {
   // caller merges shares there while others are still read, and lets each go once merged.
   void read_in_shares(const std::vector<SampleHandler*>& handlers, std::size_t threads,
                       const std::function<void(std::size_t)>& share_read = {}) const;
+  // The file read by `threads` threads, a share each, into handlers that make() makes (as
+  // std::unique_ptr<Handler>), each later one merged into the first by merge(first, later) as soon
+  // as it and those before it are read (the order one reading would meet them in), while the others
+  // are still read, then let go: not every share's tables are alive at once. Returns the first.
+  template <class Handler, class Make, class Merge>
+  std::unique_ptr<Handler> read_merged(std::size_t threads, Make make, Merge merge) const {
+    std::vector<std::unique_ptr<Handler>> shares;
+    std::vector<SampleHandler*> handlers;
+    for (std::size_t k = 0; k < std::max<std::size_t>(threads, 1); ++k) {
+      shares.push_back(make());
+      handlers.push_back(shares.back().get());
+    }
+    std::vector<bool> done(shares.size());
+    std::size_t merged = 1;
+    read_in_shares(handlers, threads, [&](std::size_t k) {
+      done[k] = true;
+      for (; done.front() && merged < shares.size() && done[merged]; ++merged) {
+        merge(*shares.front(), *shares[merged]);
+        shares[merged].reset();
+      }
+    });
+    return std::move(shares.front());
+  }
 
  private:
   // Hands on records [begin, end) of the order read() hands them in; context() the other records

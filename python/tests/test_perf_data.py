@@ -94,7 +94,7 @@ def test_rows_of_a_varied_profile_are_perfmon_reports_table_row_for_row(tmp_path
     shown = [row for row in report_table(path) if not row[3].startswith("0x")]
     assert [row for row in named if row[3] != "[unknown]"] == shown
     assert sum(row["samples"] for row in rows) == len(data)
-    # Read by two threads in four shares, the same arrays and tables, id for id.
+    # Read by two threads, a share each, the same arrays and tables, id for id.
     shared = perfmonpy.read_perf_data(path, threads=2)
     for name in ("samples", "frame_ips", "frame_symbols", "symbols", "mappings"):
         assert np.array_equal(getattr(shared, name), getattr(data, name)), name

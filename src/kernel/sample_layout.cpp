@@ -78,13 +78,14 @@ bool SampleLayout::decode(const perf_event_header& record, perfmon::Sample& out)
   Words w(record);
   const std::uint64_t type = sample_type_;
   // Every field is written once: taken where the layout has it, zeroed where it has not. (Zeroing
-  // the whole Sample first, 296 bytes by `rep stos`, took longer than the decoding itself.)
-  auto word = [&](std::uint64_t bits, std::uint64_t& value) __attribute__((always_inline)) {
+  // the whole Sample first, 296 bytes by `rep stos`, took longer than the decoding itself; and a
+  // call per field, where the compiler would not inline these, more than the field.)
+  auto word = [&](std::uint64_t bits, std::uint64_t & value) __attribute__((always_inline)) {
     if (type & bits) return w.take(value);
     value = 0;
     return true;
   };
-  auto pair = [&](std::uint64_t bit, std::uint32_t& low, std::uint32_t& high) __attribute__((always_inline)) {
+  auto pair = [&](std::uint64_t bit, std::uint32_t & low, std::uint32_t & high) __attribute__((always_inline)) {
     if (type & bit) return w.take_pair(low, high);
     low = high = 0;
     return true;

@@ -284,7 +284,7 @@ void PerfDataReader::read_in_shares(const std::vector<SampleHandler*>& handlers,
     return k == handlers.size() ? ~std::uint64_t{0} : records * k / handlers.size();
   };
   std::vector<std::exception_ptr> failures(handlers.size());
-  // Each thread takes the next share not yet taken: shares of unequal work even out.
+  // Each thread takes the next share not yet taken (a caller may give more shares than threads).
   std::atomic<std::size_t> next{0};
   std::mutex reporting;  // share_read is called once at a time
   auto work = [&] {

@@ -27,29 +27,12 @@ std::unique_ptr<Profile> read_profile(const PerfDataReader& file, const ProfileO
 Option row_keys_option(std::vector<ReportKey>& keys, std::string_view help, std::string refusal);
 
 // The file read in shares by `threads` threads (0: as many as it is worth) into handlers that
-// make() makes, each later one merged into the first as soon as it and those before it are read,
-// which is returned: a Profile, or the samples of perfmon annotate.
+// make() makes, merged into the first (PerfDataReader::read_merged): a Profile, or the samples of
+// perfmon annotate.
 template <class Handler, class Make>
 std::unique_ptr<Handler> read_merged(const PerfDataReader& file, long threads, Make make) {
-  std::vector<std::unique_ptr<Handler>> shares;
-  std::vector<SampleHandler*> handlers;
-  const std::size_t count = threads > 0 ? static_cast<std::size_t>(threads) : file.threads_worth();
-  for (std::size_t k = 0; k < count; ++k) {  // a share a thread
-    shares.push_back(make());
-    handlers.push_back(shares.back().get());
-  }
-  // Merged in order as soon as the shares before are (the indexes of one reading), while others
-  // are still read; each let go once merged, so that not every share's tables are alive at once.
-  std::vector<bool> read(shares.size());
-  std::size_t merged = 1;
-  file.read_in_shares(handlers, count, [&](std::size_t k) {
-    read[k] = true;
-    for (; read.front() && merged < shares.size() && read[merged]; ++merged) {
-      shares.front()->merge(std::move(*shares[merged]));
-      shares[merged].reset();
-    }
-  });
-  return std::move(shares.front());
+  return file.read_merged<Handler>(threads > 0 ? static_cast<std::size_t>(threads) : file.threads_worth(), make,
+                                   [](Handler& first, Handler& later) { first.merge(std::move(later)); });
 }
 
 }  // namespace perfmon::cli
