@@ -2,9 +2,6 @@
 
 #include "analysis/symbol_table.hpp"
 
-#include <algorithm>
-#include <cstdlib>
-
 #if PERFMON_HAVE_LIBDW
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -108,7 +105,7 @@ bool child_holding(Dwarf_Die* parent, Dwarf_Addr pc, Dwarf_Die& found) {
   return false;
 }
 
-// The inlined calls that hold `pc`, innermost first, within the concrete function that holds them,
+// The inlined calls that hold `pc`, outermost first, within the concrete function that holds them,
 // every level of them. (dwarf_getscopes gives one: the innermost inlined call's concrete DIE, then
 // its abstract origin's scopes. It also walks the whole unit for each address, twice where code is
 // inlined, about a millisecond an address in a large C++ unit.) The addresses looked up come in runs
@@ -129,13 +126,12 @@ std::vector<Dwarf_Die> inlined_calls(DebugInfo::Session& s, Dwarf_Die* unit, Dwa
     }
     if (!s.has_function) return {};
   }
-  std::vector<Dwarf_Die> calls;  // outermost first, turned round at the end
+  std::vector<Dwarf_Die> calls;
   for (Dwarf_Die next; child_holding(&scope, pc, next); scope = next) {
     const int tag = dwarf_tag(&next);
     if (tag == DW_TAG_subprogram) calls.clear();  // a function nested in it: the innermost is the one
     if (tag == DW_TAG_inlined_subroutine) calls.push_back(next);
   }
-  std::reverse(calls.begin(), calls.end());
   return calls;
 }
 
@@ -166,7 +162,9 @@ bool DebugInfo::look_up(std::uint64_t address, SourcePlace& place) {
   Dwarf_Die* unit = dwfl_module_addrdie(session_->module, address, &bias);
   if (unit == nullptr) return false;
   place.inlined.clear();
-  for (Dwarf_Die& call : inlined_calls(*session_, unit, address - bias)) place.inlined.push_back(function_name(&call));
+  std::vector<Dwarf_Die> calls = inlined_calls(*session_, unit, address - bias);
+  for (auto call = calls.rbegin(); call != calls.rend(); ++call)
+    place.inlined.push_back(function_name(&*call));  // innermost first
   place.file.clear();
   place.line = 0;
   if (Dwfl_Line* line = dwfl_module_getsrc(session_->module, address)) {
@@ -187,10 +185,10 @@ std::vector<SourceFrame> DebugInfo::frames(std::uint64_t address) {
   std::vector<Dwarf_Die> calls = inlined_calls(*session_, unit, address - bias);
   // Each level's line is where it calls the next: the next inlined call's call site.
   found.push_back({});
-  for (auto call = calls.rbegin(); call != calls.rend(); ++call) {
-    found.back().file = call_file(&*call);
-    found.back().line = call_line(&*call);
-    found.push_back({function_name(&*call), "", 0});
+  for (Dwarf_Die& call : calls) {
+    found.back().file = call_file(&call);
+    found.back().line = call_line(&call);
+    found.push_back({function_name(&call), "", 0});
   }
   // The innermost's is the line table's.
   if (Dwfl_Line* line = dwfl_module_getsrc(session_->module, address)) {

@@ -41,9 +41,10 @@ void append_share(std::string& out, double percent) {
   out += '%';
 }
 
-void pad(std::string& out, std::string_view text, std::size_t width) {
-  out += text;
-  out.append(width > text.size() ? width - text.size() : 0, ' ');
+// Spaces after what `out` took since `start`, up to `width`.
+void pad_from(std::string& out, std::size_t start, std::size_t width) {
+  const std::size_t taken = out.size() - start;
+  out.append(width > taken ? width - taken : 0, ' ');
 }
 
 // A row's cell in a column, appended to `out` (made twice, to measure and to write: a profile of a
@@ -148,7 +149,9 @@ std::string format_report_table(const Profile& profile, const ReportOptions& opt
       const bool last = c + 1 == columns.size();
       titles += "  ";
       dots += "  ";
-      pad(titles, columns[c].title, last ? 0 : columns[c].width);
+      const std::size_t start = titles.size();
+      titles += columns[c].title;
+      pad_from(titles, start, last ? 0 : columns[c].width);
       dots.append(columns[c].width, '.');
       row_bytes += (2 + (last ? 0 : columns[c].width)) * rows.size();
     }
@@ -160,7 +163,7 @@ std::string format_report_table(const Profile& profile, const ReportOptions& opt
         out += "  ";
         const std::size_t start = out.size();
         append_cell(out, profile, row.key, columns[c].key);
-        if (c + 1 < columns.size()) out.append(columns[c].width - std::min(columns[c].width, out.size() - start), ' ');
+        pad_from(out, start, c + 1 == columns.size() ? 0 : columns[c].width);
       }
       out += "\n";
       print_chains(out, profile, row, event.period);
