@@ -24,6 +24,13 @@ static void warn_no_counters(void) {
   fprintf(stderr, "WARN: perfmon cannot count this thread's events: %s\n", perfmon_markers_error(markers));
 }
 
+/* A region needs a name: a NULL tag is said as such, not as a failure to count. */
+static int refuse_null_tag(const char* tag, const char* call) {
+  if (tag != NULL) return 0;
+  fprintf(stderr, "WARN: %s called with a NULL tag: give the region a name\n", call);
+  return 1;
+}
+
 void likwid_markerInit(void) {
   const char* events = getenv("LIKWID_EVENTS");
   const char* file = getenv("LIKWID_FILEPATH");
@@ -53,6 +60,7 @@ void likwid_markerThreadInit(void) {
 
 int likwid_markerRegisterRegion(const char* tag) {
   if (markers == NULL) return -EFAULT;
+  if (refuse_null_tag(tag, "likwid_markerRegisterRegion")) return -EFAULT;
   if (perfmon_markers_register(markers, tag) != 0) {
     warn_no_counters();
     return -EFAULT;
@@ -62,6 +70,7 @@ int likwid_markerRegisterRegion(const char* tag) {
 
 int likwid_markerStartRegion(const char* tag) {
   if (markers == NULL) return -EFAULT;
+  if (refuse_null_tag(tag, "likwid_markerStartRegion")) return -EFAULT;
   const int status = perfmon_markers_start(markers, tag);
   if (status == PERFMON_MARKER_ALREADY_STARTED) fprintf(stderr, "WARN: Region %s was already started\n", tag);
   if (status > 0) {
@@ -73,6 +82,7 @@ int likwid_markerStartRegion(const char* tag) {
 
 int likwid_markerStopRegion(const char* tag) {
   if (markers == NULL) return -EFAULT;
+  if (refuse_null_tag(tag, "likwid_markerStopRegion")) return -EFAULT;
   const int status = perfmon_markers_stop(markers, tag);
   if (status == PERFMON_MARKER_NOT_STARTED) {
     fprintf(stderr, "WARN: Stopping an unknown/not-started region %s\n", tag);
@@ -83,6 +93,7 @@ int likwid_markerStopRegion(const char* tag) {
 
 int likwid_markerResetRegion(const char* tag) {
   if (markers == NULL) return -EFAULT;
+  if (refuse_null_tag(tag, "likwid_markerResetRegion")) return -EFAULT;
   const int status = perfmon_markers_reset(markers, tag);
   if (status == PERFMON_MARKER_RUNNING) fprintf(stderr, "WARN: Cannot reset running region %s\n", tag);
   if (status == PERFMON_MARKER_NOT_STARTED) fprintf(stderr, "WARN: Cannot reset unknown region %s\n", tag);

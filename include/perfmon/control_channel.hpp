@@ -23,18 +23,29 @@ namespace perfmon {
 struct ControlCommand {
   enum class Kind { Enable, Disable, Ping, Unknown } kind = Kind::Unknown;
   std::string region;  // the NAME of "enable NAME" / "disable NAME"; empty for all of the counting
-  std::string text;    // the line as received, blanks at its ends trimmed
+  std::string text;    // the line as received, blanks at its ends trimmed (a line of over 1 KiB: its start, said so)
 };
 
 // Reads one command; anything else is Kind::Unknown (a caller warns and goes on, as perf does).
 ControlCommand parse_control_command(std::string_view line);
 
+// The channel as written: "fifo:CTL[,ACK]" (paths) or "fd:CTL[,ACK]" (descriptor numbers). Throws
+// perfmon::Error (InvalidArgument) for another form, a descriptor that is not a number, or one
+// name for both channels (perfmon would read its own acks): a mistake the user can see at once.
+struct ControlSpec {
+  bool descriptors = false;  // fd:
+  std::string control, ack;  // ack empty: none
+};
+ControlSpec parse_control_spec(std::string_view spec);
+
 class ControlChannel {
  public:
   // "fifo:CTL[,ACK]": FIFOs that exist (mkfifo), opened read-write, so that writers may come and
-  // go without an end of file; or "fd:CTL[,ACK]": descriptors this process inherited, taken over.
-  // Throws perfmon::Error: InvalidArgument for another form or a path that is not a FIFO, System
-  // (with the errno) where one cannot be opened.
+  // go without an end of file — never through a symlink, and only those the caller or root owns;
+  // or "fd:CTL[,ACK]": descriptors this process inherited, taken over (their flags left as they
+  // are). Throws perfmon::Error: InvalidArgument for what parse_control_spec refuses, a path that
+  // is not a FIFO, a symlink, or the same file for both; Permission for another user's FIFO;
+  // System (with the errno) where one cannot be opened.
   explicit ControlChannel(std::string_view spec);
   ~ControlChannel();
   ControlChannel(ControlChannel&&) noexcept;

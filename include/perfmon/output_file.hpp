@@ -62,4 +62,9 @@ class OutputFile {
   bool committed_ = false;
 };
 
+// Throws perfmon::Error (InvalidArgument) when `output` names the file that `input` names, through
+// whatever path or link: writing the output would replace what is being read (`perfmon report
+// --svg perf.data` reading perf.data by default). Nothing is refused where either does not exist.
+void refuse_output_over_input(const std::string& output, const std::string& input);
+
 }  // namespace perfmon

@@ -1,6 +1,7 @@
 #include "perfmon/control_channel.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +14,9 @@
 namespace perfmon {
 
 namespace {
+
+// No command comes near it; a longer line is refused once, not echoed in pieces.
+constexpr std::size_t kLongestCommand = 1024;
 
 constexpr const char* kForms = "--control takes fifo:CTL[,ACK] (FIFOs made with mkfifo) or fd:CTL[,ACK]";
 
@@ -32,18 +36,8 @@ Error invalid(const std::string& message) {
 // FIFO from reading as ended while writers come and go.
 struct CommandEnds {
   kernel::FileDescriptor reader, keeper;
+  bool polled = false;  // an inherited descriptor that is not a FIFO: may block, so polled before each read
 };
-
-void check_fifo(const std::string& path, const char* role) {
-  struct stat about {};
-  if (::stat(path.c_str(), &about) != 0)
-    throw Error(ErrorKind::System,
-                std::string("cannot use '") + path + "' as the " + role + " FIFO: " + std::strerror(errno) +
-                    " (make it with mkfifo first).",
-                errno);
-  if (!S_ISFIFO(about.st_mode))
-    throw invalid("'" + path + "' is not a FIFO: make the " + role + " channel with mkfifo.");
-}
 
 kernel::FileDescriptor open_end(const std::string& path, int flags, const char* role) {
   const int fd = ::open(path.c_str(), flags | O_NONBLOCK | O_CLOEXEC);
@@ -53,17 +47,39 @@ kernel::FileDescriptor open_end(const std::string& path, int flags, const char* 
   return kernel::FileDescriptor(fd);
 }
 
+// A FIFO named on the command line, opened as itself: never through a symlink (in a shared
+// directory another user may plant one that points at a FIFO root's perfmon should not write to)
+// and only one that the caller or root owns. Taken first as a path alone (O_PATH opens nothing a
+// device or FIFO would notice), then reopened through that descriptor with `flags`.
+kernel::FileDescriptor open_fifo(const std::string& path, int flags, const char* role) {
+  kernel::FileDescriptor found(::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  struct stat about {};
+  if (!found || ::fstat(found.get(), &about) != 0)
+    throw Error(ErrorKind::System,
+                std::string("cannot use '") + path + "' as the " + role + " FIFO: " + std::strerror(errno) +
+                    " (make it with mkfifo first).",
+                errno);
+  if (S_ISLNK(about.st_mode))
+    throw invalid("'" + path + "' is a symlink: give the " + role + " FIFO's own path, which perfmon opens as it is.");
+  if (!S_ISFIFO(about.st_mode)) throw invalid("'" + path + "' is not a FIFO: make the " + role + " channel with mkfifo.");
+  if (about.st_uid != ::geteuid() && about.st_uid != 0)
+    throw Error(ErrorKind::Permission,
+                "the " + std::string(role) + " FIFO '" + path + "' belongs to uid " + std::to_string(about.st_uid) +
+                    ", not to you or root: another user's FIFO could steer or read the counting; make your own with "
+                    "mkfifo.",
+                EPERM);
+  return open_end("/proc/self/fd/" + std::to_string(found.get()), flags, role);
+}
+
 CommandEnds open_command_fifo(const std::string& path) {
-  check_fifo(path, "control");
   CommandEnds ends;
-  ends.reader = open_end(path, O_RDONLY, "control");  // without a writer yet: does not wait
-  ends.keeper = open_end(path, O_WRONLY, "control");
+  ends.reader = open_fifo(path, O_RDONLY, "control");  // without a writer yet: does not wait
+  ends.keeper = open_end("/proc/self/fd/" + std::to_string(ends.reader.get()), O_WRONLY, "control");
   return ends;
 }
 
+// `number`: digits, as parse_control_spec checked.
 int take_fd(const std::string& number, const char* role) {
-  if (number.empty() || number.size() > 9 || number.find_first_not_of("0123456789") != std::string::npos)
-    throw invalid(std::string(kForms) + ": '" + number + "' is not a descriptor number.");
   const int fd = std::stoi(number);
   if (::fcntl(fd, F_GETFL) < 0)
     throw Error(ErrorKind::InvalidArgument,
@@ -83,8 +99,10 @@ CommandEnds command_fd(const std::string& number) {
   if (::fstat(ends.keeper.get(), &about) == 0 && S_ISFIFO(about.st_mode)) {
     ends.reader = open_end("/proc/self/fd/" + number, O_RDONLY, "control");
   } else {
+    // Read as it is, its flags left alone: they belong to the open file the caller shares (a
+    // socket left O_NONBLOCK would fail the caller's own reads after perfmon exits); take() polls.
     ends.reader = std::move(ends.keeper);
-    ::fcntl(ends.reader.get(), F_SETFL, ::fcntl(ends.reader.get(), F_GETFL) | O_NONBLOCK);
+    ends.polled = true;
   }
   return ends;
 }
@@ -129,29 +147,49 @@ ControlCommand parse_control_command(std::string_view line) {
 struct ControlChannel::State {
   CommandEnds commands;
   AckEnds ack;
+  bool skipping_long_line = false;  // a line too long to be a command goes on in what comes next
 };
 
-ControlChannel::ControlChannel(std::string_view spec) : state_(std::make_unique<State>()) {
+ControlSpec parse_control_spec(std::string_view spec) {
   const std::size_t colon = spec.find(':');
   const std::string_view form = spec.substr(0, colon);
-  if (colon == std::string_view::npos || (form != "fifo" && form != "fd"))
-    throw invalid(std::string(kForms) + ", not '" + std::string(spec) + "'.");
+  auto refuse = [&spec] { return invalid(std::string(kForms) + ", not '" + std::string(spec) + "'."); };
+  if (colon == std::string_view::npos || (form != "fifo" && form != "fd")) throw refuse();
+  ControlSpec parsed;
+  parsed.descriptors = form == "fd";
   const std::string_view paths = spec.substr(colon + 1);
   const std::size_t comma = paths.find(',');
-  const std::string control(paths.substr(0, comma));
-  const std::string ack = comma == std::string_view::npos ? "" : std::string(paths.substr(comma + 1));
-  if (control.empty() || (comma != std::string_view::npos && ack.empty()))
-    throw invalid(std::string(kForms) + ", not '" + std::string(spec) + "'.");
-  if (form == "fifo") {
-    state_->commands = open_command_fifo(control);
-    if (!ack.empty()) {
-      check_fifo(ack, "ack");
-      state_->ack.writer = open_end(ack, O_RDWR, "ack");  // read-write: writing never waits for a reader to open it
-    }
+  parsed.control = std::string(paths.substr(0, comma));
+  if (comma != std::string_view::npos) parsed.ack = std::string(paths.substr(comma + 1));
+  if (parsed.control.empty() || (comma != std::string_view::npos && parsed.ack.empty())) throw refuse();
+  if (parsed.descriptors)
+    for (const std::string* number : {&parsed.control, &parsed.ack})
+      if (!number->empty() &&
+          (number->size() > 9 || number->find_first_not_of("0123456789") != std::string::npos))
+        throw invalid(std::string(kForms) + ": '" + *number + "' is not a descriptor number.");
+  if (parsed.control == parsed.ack)
+    throw invalid("the control and ack channels must be two: '" + parsed.control +
+                  "' for both would read perfmon's own acks as commands.");
+  return parsed;
+}
+
+ControlChannel::ControlChannel(std::string_view text) : state_(std::make_unique<State>()) {
+  const ControlSpec spec = parse_control_spec(text);
+  if (!spec.descriptors) {
+    state_->commands = open_command_fifo(spec.control);
+    // Read-write: writing never waits for a reader to open it.
+    if (!spec.ack.empty()) state_->ack.writer = open_fifo(spec.ack, O_RDWR, "ack");
   } else {
-    state_->commands = command_fd(control);
-    if (!ack.empty()) state_->ack = ack_fd(ack);
+    state_->commands = command_fd(spec.control);
+    if (!spec.ack.empty()) state_->ack = ack_fd(spec.ack);
   }
+  // The same file under two names would still read its own acks.
+  struct stat commands {}, acks {};
+  if (state_->ack.writer && ::fstat(state_->commands.reader.get(), &commands) == 0 &&
+      ::fstat(state_->ack.writer.get(), &acks) == 0 && commands.st_dev == acks.st_dev &&
+      commands.st_ino == acks.st_ino && !S_ISCHR(commands.st_mode))
+    throw invalid("the control and ack channels are the same file: perfmon would read its own acks as commands; give "
+                  "two FIFOs.");
 }
 
 ControlChannel::~ControlChannel() = default;
@@ -165,8 +203,13 @@ int ControlChannel::fd() const noexcept {
 std::vector<ControlCommand> ControlChannel::take() {
   std::string text;
   char buffer[4096];
+  const int fd = state_->commands.reader.get();
   while (true) {
-    const ssize_t got = ::read(state_->commands.reader.get(), buffer, sizeof buffer);
+    if (state_->commands.polled) {
+      pollfd ready{fd, POLLIN, 0};
+      if (::poll(&ready, 1, 0) <= 0 || (ready.revents & (POLLIN | POLLHUP)) == 0) break;
+    }
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
     if (got > 0) {
       text.append(buffer, static_cast<std::size_t>(got));
       continue;
@@ -178,9 +221,19 @@ std::vector<ControlCommand> ControlChannel::take() {
   std::size_t start = 0;
   while (start < text.size()) {
     std::size_t end = text.find_first_of(std::string_view("\n\0", 2), start);
-    if (end == std::string::npos) end = text.size();  // nothing more waits: the write was whole
+    const bool ended = end != std::string::npos;
+    if (!ended) end = text.size();  // nothing more waits: the write was whole, unless it is too long
     const std::string_view line = std::string_view(text).substr(start, end - start);
-    if (!trimmed(line).empty()) commands.push_back(parse_control_command(line));
+    if (state_->skipping_long_line) {
+      state_->skipping_long_line = !ended;  // the rest of a line already refused
+    } else if (line.size() > kLongestCommand) {
+      ControlCommand refused;
+      refused.text = std::string(line.substr(0, 40)) + "... (a line of over " + std::to_string(kLongestCommand) + " bytes)";
+      commands.push_back(std::move(refused));
+      state_->skipping_long_line = !ended;
+    } else if (!trimmed(line).empty()) {
+      commands.push_back(parse_control_command(line));
+    }
     start = end + 1;
   }
   return commands;

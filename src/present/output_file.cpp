@@ -42,6 +42,16 @@ mode_t current_umask() {
 
 }  // namespace
 
+void refuse_output_over_input(const std::string& output, const std::string& input) {
+  struct stat out {}, in {};
+  if (output.empty() || input.empty() || ::stat(output.c_str(), &out) != 0 || ::stat(input.c_str(), &in) != 0) return;
+  if (out.st_dev == in.st_dev && out.st_ino == in.st_ino)
+    throw Error(ErrorKind::InvalidArgument,
+                "cannot write '" + output + "': it is the input file '" + input +
+                    "', which writing would replace; give the output another name.",
+                EEXIST);
+}
+
 OutputFile::OutputFile(const std::string& path, std::FILE* fallback, mode_t new_file_mode)
     : path_(path), new_file_mode_(new_file_mode) {
   if (path_.empty()) {

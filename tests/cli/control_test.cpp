@@ -183,5 +183,59 @@ TEST_F(CliControl, RefusalsInOneSentence) {
   EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
 }
 
+// A symlink planted where the ack FIFO should be (in a sticky directory, by another user: the way to
+// make root's perfmon write where they choose) is never followed; nor is a FIFO another user owns
+// used; the same FIFO under two names is refused before it reads its own acks forever.
+TEST_F(CliControl, SymlinksOthersFifosAndOneFifoForBothAreRefused) {
+  const std::string target = (dir_ / "roots-fifo").string(), link = (dir_ / "link").string();
+  ASSERT_EQ(mkfifo(target.c_str(), 0600), 0);
+  ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
+  Result r = run({PERFMON, "stat", "--control", "fifo:" + ctl() + "," + link, "-e", kEvent, "true"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("'" + link + "' is a symlink: give the ack FIFO's own path"), std::string::npos) << r.err;
+  r = run({PERFMON, "stat", "--control", "fifo:" + link, "-e", kEvent, "true"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("is a symlink: give the control FIFO's own path"), std::string::npos) << r.err;
+  if (geteuid() == 0) {
+    ASSERT_EQ(chown(target.c_str(), 65534, 65534), 0);
+    r = run({PERFMON, "stat", "--control", "fifo:" + ctl() + "," + target, "-e", kEvent, "true"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("belongs to uid 65534, not to you or root"), std::string::npos) << r.err;
+  }
+  const std::string second_name = (dir_ / "ctl2").string();
+  ASSERT_EQ(::link(ctl().c_str(), second_name.c_str()), 0);
+  r = run({PERFMON, "stat", "--control", "fifo:" + ctl() + "," + second_name, "-e", kEvent, "true"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // found as they are opened, as a FIFO that is not one
+  EXPECT_NE(r.err.find("the control and ack channels are the same file"), std::string::npos) << r.err;
+  EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
+}
+
+// An inherited descriptor that is not a FIFO (a socket here) is read without changing its flags:
+// they belong to the open file its owner shares, which must not come back non-blocking.
+TEST_F(CliControl, AnInheritedSocketKeepsItsFlags) {
+  const std::string program =
+      "import os, socket, subprocess, sys\n"
+      "ours, theirs = socket.socketpair()\n"
+      "ours.sendall(b'enable\\n')\n"
+      "r = subprocess.run([sys.argv[1], 'stat', '-x,', '-e', sys.argv[3], '-D', '-1', '--control', 'fd:%d' % "
+      "theirs.fileno(), '--', sys.argv[2], 'getppid', '21'], pass_fds=[theirs.fileno()], stderr=subprocess.PIPE)\n"
+      "print(r.returncode, os.get_blocking(theirs.fileno()), r.stderr.decode().count(sys.argv[3]))\n";
+  Result r = run({"/usr/bin/python3", "-c", program, PERFMON, WORKER, kEvent});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "0 True 1\n") << r.err;
+}
+
+// A line far longer than any command is refused once, its start shown, not echoed in pieces.
+TEST_F(CliControl, AHugeGarbageLineIsRefusedOnce) {
+  Result r = run(script({"-x,", "--control", channel()},
+                        "(head -c 5000000 /dev/zero | tr '\\0' x; echo) > '" + ctl() + "'; c ping; w 5\n"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(r.err.size(), 2000u) << r.err.substr(0, 2000);
+  std::size_t refusals = 0;
+  for (const std::string& line : lines_of(r.err)) refusals += line.find("unknown control command") != std::string::npos;
+  EXPECT_EQ(refusals, 1u) << r.err.substr(0, 2000);
+  EXPECT_NE(r.err.find("(a line of over 1024 bytes)"), std::string::npos) << r.err.substr(0, 2000);
+}
+
 }  // namespace
 }  // namespace perfmon::testing

@@ -95,6 +95,44 @@ TEST(CliMarkers, AProgramWithoutMarkersIsToldWhatToDo) {
   EXPECT_NE(r.err.find("--markers counts the regions a command marks"), std::string::npos) << r.err;
 }
 
+// A region named in Latin-1 keeps its own results and every other region's (the results file is
+// JSON, so its name comes back with U+FFFD for the byte); a NULL tag is refused in one warning
+// that says so.
+TEST(CliMarkers, ATagThatIsNotUtf8LosesNothingAndANullTagIsSaid) {
+  Result r = run({PERFMON, "stat", "-x,", "--markers", "-e", kGetppid, "--", LIKWID_THREADS, "odd-tags"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<RegionRow> rows = region_rows(r.err, kGetppid);
+  EXPECT_EQ(values_of(rows, "plain", false), std::vector<long long>{3}) << r.err;
+  EXPECT_EQ(values_of(rows, "caf\xef\xbf\xbd", false), std::vector<long long>{7}) << r.err;
+  EXPECT_NE(r.err.find("likwid_markerStartRegion called with a NULL tag: give the region a name"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("wrote no marker results"), std::string::npos) << r.err;
+}
+
+// The program writes the results file itself, in shapes perfmon never wrote: each is said in one
+// sentence, perfmon ends normally (the command's status) and leaves no temporary directory; a FIFO
+// in the file's place does not hold perfmon.
+TEST(CliMarkers, MalformedOrFifoResultsAreSaidNeverACrashOrAHang) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"printf '{\"regions\":5}' > \"$PERFMON_MARKERS_JSON\"", "'regions' is not a list"},
+      {"printf '{\"regions\":[{\"tag\":7}]}' > \"$PERFMON_MARKERS_JSON\"", "region 1's 'tag' is not a string"},
+      {"printf '{\"groups\":[[\"a\"]],\"regions\":[{\"group\":4}]}' > \"$PERFMON_MARKERS_JSON\"",
+       "region 1 is of group 5, but there are 1"},
+      {"printf '[1,2' > \"$PERFMON_MARKERS_JSON\"", "the marker results are malformed: not JSON"},
+      {"mkfifo \"$PERFMON_MARKERS_JSON\"", "is not a regular file"},
+  };
+  for (const auto& [script, words] : cases) {
+    Result r = run({PERFMON, "stat", "--markers", "-e", kGetppid, "--", "/bin/sh", "-c",
+                    script + "; dirname \"$PERFMON_MARKERS_JSON\""});
+    EXPECT_EQ(r.exit_code, 0) << script << "\n" << r.err;
+    EXPECT_NE(r.err.find("perfmon stat: the marker results are malformed: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+    const std::string dir = r.out.substr(0, r.out.find('\n'));
+    ASSERT_FALSE(dir.empty()) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(dir)) << dir << " was left";
+  }
+}
+
 // The marker file as likwid-perfctr reads it (likwid's perfmon_readMarkerFile): "<threads>
 // <regions> <groups>", "<id>:<tag>-<group>" lines, then "<id> <group> <thread> <count> <time>
 // <nevents> <values>" per region and thread. Debian's likwid reads it only after initialising for

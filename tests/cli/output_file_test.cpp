@@ -277,5 +277,27 @@ TEST_F(OutputFile, PlantedSymlinkInASharedDirectoryIsNotFollowed) {
   EXPECT_NE(text_of(victim).find("page-faults"), std::string::npos);
 }
 
+// An output that is the input would replace the recording it is made from: refused before anything
+// is read, through another path or a link too, the input left as it was.
+TEST_F(OutputFile, AnOutputThatIsTheInputIsRefused) {
+  const std::string data = path("perf.data"), link = path("link.data");
+  write_file(data, "a recording\n", 0600);
+  ASSERT_EQ(symlink(data.c_str(), link.c_str()), 0);
+  const std::vector<std::vector<std::string>> cases = {
+      {PERFMON, "report", "-i", data, "--svg", data},
+      {PERFMON, "report", "-i", data, "--pprof", link},
+      {PERFMON, "report", "-i", link, "--speedscope", dir_.string() + "/./perf.data"},
+      {PERFMON, "report", "-i", path("other.data"), "--svg", data, "--diff", link},
+      // report's default input is ./perf.data
+      {"/bin/sh", "-c", "cd \"$0\" && exec \"$1\" report --svg perf.data", dir_.string(), PERFMON},
+  };
+  for (const std::vector<std::string>& args : cases) {
+    Result r = run(args);
+    EXPECT_EQ(r.exit_code, 129) << r.err;
+    EXPECT_NE(r.err.find("which writing would replace; give the output another name"), std::string::npos) << r.err;
+    EXPECT_EQ(text_of(data), "a recording\n");
+  }
+}
+
 }  // namespace
 }  // namespace perfmon::testing

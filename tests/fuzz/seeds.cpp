@@ -113,6 +113,21 @@ int main(int argc, char** argv) {
         "GET /%00%ff/../metrics?x=%zz HTTP/1.1\r\nHost: x\r\n\r\n"})
     requests.add(request);
 
+  // Marker results as libperfmon-likwid writes them, and in shapes a program might leave instead.
+  Corpus markers(out, "marker_results");
+  for (const char* results :
+       {"{\"groups\":[[\"task-clock\",\"syscalls:sys_enter_getppid\"]],\"regions\":[\n{\"tag\":\"solve\",\"group\":0,"
+        "\"thread\":0,\"tid\":4242,\"cpu\":1,\"count\":3,\"seconds\":0.000123456,\"values\":[{\"raw\":10,"
+        "\"enabled\":20,\"running\":20},{\"raw\":1000,\"enabled\":20,\"running\":20}],\"emulated\":false}]}",
+        "{\"regions\":5}", "{\"regions\":[{\"tag\":7}]}", "{\"groups\":[[]],\"regions\":[{\"group\":3}]}", "[]", "{"})
+    markers.add(results);
+
+  // Control specs and commands: a spec line, then a command.
+  Corpus control(out, "control_commands");
+  for (const char* line : {"fifo:/tmp/ctl,/tmp/ack\nenable", "fd:7,8\ndisable region a", "fd:7\nping",
+                           "fifo:c,c\nenable\tb ", "fd:-1\nbogus", "fifo:\n"})
+    control.add(line);
+
   Corpus cpus(out, "cpu_list");
   for (const char* list : {"0", "0-3,5", "0-1,4-7,9", "1,0", "0-8191", "3-1", "0-"}) cpus.add(list);
 

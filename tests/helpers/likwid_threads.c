@@ -1,9 +1,12 @@
 /* likwid's Marker API as HPC codes use it with pthreads: 8 threads, made before LIKWID_MARKER_INIT,
  * each with its own exact count of getppid calls in "work" (100 × its number), nested regions,
- * and misuse that likwid warns about and goes on (a region started twice, one stopped unstarted). */
+ * and misuse that likwid warns about and goes on (a region started twice, one stopped unstarted).
+ * With the argument "odd-tags", one thread instead: a region named in Latin-1 ("café", 7 calls), a
+ * plain one ("plain", 3 calls), and a region started and stopped with a NULL tag. */
 #include <likwid-marker.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -30,7 +33,22 @@ static void* work(void* number) {
   return NULL;
 }
 
-int main(void) {
+static int odd_tags(void) {
+  LIKWID_MARKER_INIT;
+  LIKWID_MARKER_START("caf\xe9");
+  calls(7);
+  LIKWID_MARKER_STOP("caf\xe9");
+  LIKWID_MARKER_START("plain");
+  calls(3);
+  LIKWID_MARKER_STOP("plain");
+  likwid_markerStartRegion(NULL);
+  likwid_markerStopRegion(NULL);
+  LIKWID_MARKER_CLOSE;
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "odd-tags") == 0) return odd_tags();
   enum { kThreads = 8 };
   pthread_t threads[kThreads];
   pthread_barrier_init(&go, NULL, kThreads + 1);

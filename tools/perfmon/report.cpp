@@ -13,6 +13,7 @@
 #include "options.hpp"
 #include "output.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/output_file.hpp"
 #include "perfmon/perf_data.hpp"
 #include "perfmon/pprof.hpp"
 #include "perfmon/printable.hpp"
@@ -145,6 +146,10 @@ int run_report(std::span<char* const> args) {
       throw UsageError(
           "--diff BASE draws a differential flame graph, or its two-count folded stacks: give it with --svg FILE or "
           "--folded");
+    // A file written over a file read would lose the recording (report --svg perf.data reads
+    // perf.data); refused as a usage error (129).
+    for (const std::string* written : {&o.picture_path, &o.pprof_path})
+      for (const std::string* read : {&o.input, &o.diff_base}) refuse_output_over_input(*written, *read);
   };
   if (auto status = parse_command_line(args, "report", synopsis(), options, rest, check)) return *status;
   try {

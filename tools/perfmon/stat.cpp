@@ -604,9 +604,7 @@ void validate(const StatOptions& o) {
     throw UsageError(
         "-D and --control turn the counting of the events of -e on and off during one run: they cannot be combined "
         "with --sets, --passes, --emulate, -r or --calibrate");
-  if (!o.control.empty() && !o.control.starts_with("fifo:") && !o.control.starts_with("fd:"))
-    throw UsageError("--control takes fifo:CTL[,ACK] (FIFOs made with mkfifo) or fd:CTL[,ACK], not '" + o.control +
-                     "'");
+  if (!o.control.empty()) parse_control_spec(o.control);  // what it refuses is a usage error (129)
   if (o.markers && (o.command.empty() || !o.sets.empty() || o.passes || o.repeat > 1 || o.calibrate))
     throw UsageError(
         "--markers counts the regions a command marks: give one, without --sets, --passes, -r or --calibrate");

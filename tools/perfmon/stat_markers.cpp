@@ -6,12 +6,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "perfmon/error.hpp"
+#include "perfmon/marker_results.hpp"
 #include "perfmon/printable.hpp"
 
 namespace perfmon::cli {
@@ -61,13 +60,15 @@ std::vector<StatReport> StatMarkers::reports(const std::vector<EventGroup>& even
                                              std::vector<std::string>& notes) const {
   std::vector<StatReport> out;
   if (dir_.empty()) return out;
-  std::ifstream file(dir_ / "markers.json");
-  nlohmann::json results = nlohmann::json::parse(file, nullptr, false);
-  if (!file || results.is_discarded() || !results.contains("regions")) {
-    notes.push_back(kMissing);
+  MarkerResults results;
+  try {
+    results = read_marker_results(dir_ / "markers.json");
+  } catch (const Error& error) {
+    // None at all: the program was not built with the markers; anything else is said as it is.
+    notes.push_back(error.kind() == ErrorKind::System && error.errnum() == ENOENT ? kMissing : error.what());
     return out;
   }
-  const nlohmann::json& groups = results["groups"];
+  const std::vector<std::vector<std::string>>& groups = results.groups;
   // One report per region and group, in the order first met; a row per thread and event, then
   // their sums.
   std::map<std::pair<std::string, std::size_t>, std::size_t> report_of;
@@ -76,9 +77,9 @@ std::vector<StatReport> StatMarkers::reports(const std::vector<EventGroup>& even
   std::vector<std::uint64_t> calls;
   std::vector<double> seconds, longest;
   std::vector<std::string> tag_of;
-  for (const nlohmann::json& region : results["regions"]) {
-    const std::string tag = region.value("tag", "");
-    const std::size_t group = region.value("group", std::size_t{0});
+  for (const MarkedRegionResult& region : results.regions) {
+    const std::string& tag = region.tag;
+    const std::size_t group = region.group;
     auto [found, added] = report_of.try_emplace({tag, group}, out.size());
     if (added) {
       StatReport& report = out.emplace_back();
@@ -93,30 +94,27 @@ std::vector<StatReport> StatMarkers::reports(const std::vector<EventGroup>& even
     }
     const std::size_t r = found->second;
     Reading reading;
-    reading.emulated = region.value("emulated", false);
-    const nlohmann::json& names = group < groups.size() ? groups[group] : nlohmann::json::array();
-    std::size_t index = 0;
-    for (const nlohmann::json& value : region["values"]) {
+    reading.emulated = region.emulated;
+    const std::vector<std::string> none;
+    const std::vector<std::string>& names = group < groups.size() ? groups[group] : none;
+    for (std::size_t index = 0; index < region.values.size(); ++index) {
       ReadingEvent event;
-      event.event.name = index < names.size() ? names[index].get<std::string>() : "?";
+      event.event.name = index < names.size() ? names[index] : "?";
       if (const Event* known = parsed_event(events, event.event.name)) event.event = *known;
-      event.label = "thread" + std::to_string(region.value("thread", 0));
+      event.label = "thread" + std::to_string(region.thread);
       event.label_kind = "thread";
-      event.value = {value.value("raw", std::uint64_t{0}), value.value("enabled", std::uint64_t{0}),
-                     value.value("running", std::uint64_t{0}), 0};
+      event.value = region.values[index];
       reading.events.push_back(std::move(event));
-      ++index;
     }
     threads[r].push_back(std::move(reading));
     char line[160];
-    std::snprintf(line, sizeof line, "thread%d (tid %d, last on CPU %d): %llu calls, %.6f s", region.value("thread", 0),
-                  region.value("tid", 0), region.value("cpu", -1),
-                  static_cast<unsigned long long>(region.value("count", std::uint64_t{0})),
-                  region.value("seconds", 0.0));
+    std::snprintf(line, sizeof line, "thread%zu (tid %d, last on CPU %d): %llu calls, %.6f s", region.thread,
+                  static_cast<int>(region.tid), region.cpu, static_cast<unsigned long long>(region.count),
+                  region.seconds);
     thread_lines[r].push_back(line);
-    calls[r] += region.value("count", std::uint64_t{0});
-    seconds[r] += region.value("seconds", 0.0);
-    longest[r] = std::max(longest[r], region.value("seconds", 0.0));
+    calls[r] += region.count;
+    seconds[r] += region.seconds;
+    longest[r] = std::max(longest[r], region.seconds);
   }
   for (std::size_t r = 0; r < out.size(); ++r) {
     StatReport& report = out[r];
