@@ -8,6 +8,11 @@ namespace perfmon {
 
 namespace {
 
+// A standard error from fewer slices than this says nothing: the ratio estimator's error is itself
+// an estimate from the slices' spread, and a handful of slices (a short command whose start falls in
+// the first set's turn, say) gave "3,314 (+- 0.97%)" for a truth of 1,000.
+constexpr std::uint64_t kFewestSlicesForAnError = 10;
+
 std::string set_label(std::uint16_t id) {
   return "set" + std::to_string(id);
 }
@@ -32,6 +37,7 @@ Reading EventSets::reading() const {
       out.label_kind = "set";
       out.value = value(set, i);
       out.estimate = estimate(set, i);
+      if (out.estimate->slices < kFewestSlicesForAnError) out.estimate->standard_error.reset();
     }
     std::string line =
         set_label(set_info.id) + ": " + std::to_string(set_info.runs) + (set_info.runs == 1 ? " run" : " runs");
@@ -45,6 +51,9 @@ Reading EventSets::reading() const {
       line += share;
     }
     if (set_info.next != infos[(set + 1) % infos.size()].id) line += ", then " + set_label(set_info.next);
+    if (set_info.runs < kFewestSlicesForAnError && infos.size() > 1)
+      line += "; too few runs for an error bar (" + std::to_string(kFewestSlicesForAnError) +
+              " at least): its values are extrapolated from them alone, and may be far off";
     reading.summary.push_back(line);
   }
   reading.summary.push_back(std::to_string(switches()) +

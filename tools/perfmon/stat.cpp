@@ -392,6 +392,17 @@ class StatCommand {
         while (next_tick <= now) next_tick += static_cast<double>(tick_ms) * 1e6;
       }
     }
+    // The measurement's signals that came before the end are its own still: SIGCHLD, of a lower
+    // number, is taken before real-time signals already waiting (an event set's last switch).
+    if (extra_signal != 0) {
+      sigset_t own;
+      sigemptyset(&own);
+      sigaddset(&own, extra_signal);
+      sigaddset(&own, SIGIO);
+      const timespec now{};
+      siginfo_t info;
+      while (sigtimedwait(&own, &info, &now) > 0) measurement.handle_signal(info);
+    }
   }
 
   // One interval's rows, with their metrics, stamped with the time since `start`.
@@ -453,6 +464,13 @@ class StatCommand {
       throw Error(ErrorKind::System, std::string("cannot read the counters: ") + std::strerror(err) + ".", err);
     if (measurement->command() && run.exit) run.figures.usage = run.exit->usage;
     Reading reading = control.reading(*measurement);
+    // As perf stat -v: each event's raw count, enabled and running time, before any scaling.
+    if (o_.verbose)
+      for (const ReadingEvent& event : reading.events)
+        std::fprintf(stderr, "perfmon: %s%s%s: %llu %llu %llu\n", event.label.c_str(), event.label.empty() ? "" : " ",
+                     printable(event.event.name).c_str(), static_cast<unsigned long long>(event.value.raw),
+                     static_cast<unsigned long long>(event.value.enabled),
+                     static_cast<unsigned long long>(event.value.running));
     if (!pass_label.empty())
       for (ReadingEvent& event : reading.events) {
         event.label = pass_label;
