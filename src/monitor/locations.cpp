@@ -15,14 +15,30 @@
 
 namespace perfmon::monitor {
 
+// A directory of a cgroup file system (v2 or v1's): another directory ("/tmp") is no cgroup.
+bool is_cgroup_directory(const std::string& path) {
+  struct statfs filesystem {};
+  std::error_code ec;
+  return std::filesystem::is_directory(path, ec) && ::statfs(path.c_str(), &filesystem) == 0 &&
+         (filesystem.f_type == CGROUP2_SUPER_MAGIC || filesystem.f_type == CGROUP_SUPER_MAGIC);
+}
+
 std::string resolve_cgroup_path(const std::string& path) {
   namespace fs = std::filesystem;
-  std::error_code ec;
-  if (path.starts_with('/') && fs::is_directory(path, ec)) return path;
+  if (path.empty())
+    throw Error(ErrorKind::InvalidArgument, "a cgroup's name is empty: give a path below /sys/fs/cgroup.", EINVAL);
+  if (path.starts_with('/') && is_cgroup_directory(path)) return path;
   for (const char* root : {"/sys/fs/cgroup/perf_event", "/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
-    fs::path candidate = fs::path(root) / path;
-    if (fs::is_directory(candidate, ec)) return candidate.string();
+    const std::string candidate = (fs::path(root) / fs::path(path).relative_path()).string();
+    if (is_cgroup_directory(candidate)) return candidate;
   }
+  std::error_code ec;
+  if (path.starts_with('/') && fs::is_directory(path, ec))
+    throw Error(ErrorKind::InvalidArgument,
+                "'" + path +
+                    "' is not a cgroup: give a directory of the cgroup file system, such as system.slice (below "
+                    "/sys/fs/cgroup).",
+                ENOTDIR);
   throw Error(ErrorKind::NoSuchTarget,
               "no cgroup '" + path + "': give a path below /sys/fs/cgroup (for example system.slice).", ENOENT);
 }

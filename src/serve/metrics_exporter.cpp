@@ -8,6 +8,7 @@
 
 #include "monitor/locations.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/printable.hpp"
 #include "perfmon/session.hpp"
 #include "perfmon/target.hpp"
 
@@ -15,9 +16,12 @@ namespace perfmon {
 
 namespace {
 
-// A label value as both formats escape it: backslash, double quote and newline.
+// A label value as both formats escape it: backslash, double quote and newline. Both formats are
+// UTF-8: a name that is not (a cgroup made with Latin-1 bytes) is shown as printable() shows it,
+// its odd bytes as U+FFFD, so that one directory's name never makes the whole scrape invalid.
 void append_escaped(std::string& out, std::string_view text) {
-  for (const char c : text) {
+  const std::string shown = printable(text);
+  for (const char c : shown) {
     if (c == '\\') {
       out += "\\\\";
     } else if (c == '"') {
@@ -133,6 +137,9 @@ void MetricsExporter::State::look_at_watched() {
     for (const fs::directory_entry& child : fs::directory_iterator(directory, ec))
       if (child.is_directory(ec)) now.insert(parent + "/" + child.path().filename().string());
   }
+  // A child also named on its own is counted once, as named (its series would repeat).
+  for (const std::unique_ptr<Counted>& known : counted)
+    if (!known->watched) now.erase(known->cgroup);
   std::erase_if(counted, [&](const std::unique_ptr<Counted>& known) {
     return known->watched && now.erase(known->cgroup) == 0;  // gone: its series go with it
   });
@@ -151,8 +158,21 @@ MetricsExporter::MetricsExporter(MetricsOptions options) : state_(std::make_uniq
   s.options.inherit = false;
   s.options.skip_unsupported = true;
   s.cpus = options.cpus.empty() ? Target::all_cpus() : Target::cpu_list(options.cpus);
+  // Every series is told apart by its labels: an event twice would give each of its series twice,
+  // which Prometheus refuses whole.
+  std::set<std::pair<std::string, std::string>> events;
+  for (const EventGroup& group : s.groups)
+    for (const Event& event : group.events)
+      if (!events.insert({event.name, event.pmu}).second)
+        throw Error(ErrorKind::InvalidArgument,
+                    "'" + event.name + "' is given twice: name each event once (its series would repeat).", EINVAL);
   s.count("", false);
+  std::set<std::string> named;  // each cgroup and each watched parent once, however often given
   for (const std::string& cgroup : options.cgroups) {
+    if (cgroup.empty() || cgroup == "/*")
+      throw Error(ErrorKind::InvalidArgument,
+                  "a cgroup's name is empty: give paths below /sys/fs/cgroup, separated by commas.", EINVAL);
+    if (!named.insert(cgroup).second) continue;
     if (cgroup.ends_with("/*")) {
       s.watched.push_back(cgroup.substr(0, cgroup.size() - 2));
       monitor::resolve_cgroup_path(s.watched.back());  // one that is not there is a mistake, said now

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -270,6 +271,55 @@ TEST_F(Serve, ChildCgroupsThatComeAndGoArePickedUpAndDropped) {
   EXPECT_EQ(scraped.body.find(in(a)), std::string::npos) << "gone: its series too\n" << scraped.body;
   EXPECT_EQ(sum_of(scraped.body, "perfmon_event_count_total", {labels(), in(b)}), 200) << scraped.body;
   fs::remove(base_ + "/" + b);
+}
+
+// Each series once, however the cgroups are named (twice, or a watched parent's child named on its
+// own too), and a child whose name is not UTF-8 shown with U+FFFD: promtool takes the scrape whole.
+TEST_F(Serve, EverySeriesOnceAndEveryNameValidUtf8) {
+  const std::string odd = cgroup_ + "/caf\xe9", kept = cgroup_ + "/k";
+  fs::create_directory(base_ + "/" + kept);
+  fs::create_directory(base_ + "/" + odd);
+  start(cgroup_ + "," + cgroup_ + "," + cgroup_ + "/*," + kept + "," + cgroup_ + "/*");
+  fire(40, "k");
+  const HttpAnswer scraped = get(port_, "/metrics");
+  ASSERT_EQ(scraped.status, 200);
+  std::set<std::string> series;
+  std::istringstream lines(scraped.body);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.starts_with("#")) {
+      EXPECT_TRUE(series.insert(line.substr(0, line.rfind(' '))).second) << "twice: " << line;
+    }
+  EXPECT_EQ(sum_of(scraped.body, "perfmon_event_count_total", {labels(), "cgroup=\"" + kept + "\""}), 40);
+  EXPECT_NE(scraped.body.find("cgroup=\"" + cgroup_ + "/caf\xef\xbf\xbd\""), std::string::npos) << scraped.body;
+  std::ofstream(dir_ / "text.prom") << scraped.body;
+  Result checked = run({"/bin/sh", "-c", "/usr/bin/promtool check metrics < " + (dir_ / "text.prom").string()});
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
+  serve_.reset();
+  fs::remove(base_ + "/" + odd);
+  fs::remove(base_ + "/" + kept);
+}
+
+// A configuration file's mistakes are said against its file and line, CR LF line ends or not; its
+// "cgroups = a,b" is two cgroups, as -G a,b is.
+TEST(ServeConfig, MistakesNameTheFileAndLine) {
+  char pattern[] = "/tmp/perfmon-serve-config-XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const std::string file = (dir / "serve.conf").string();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"listen = 127.0.0.1:0\r\nevents = nosuch\r\n", ":2: invalid event 'nosuch'"},
+      {"listen = 127.0.0.1:0\r\ncpus = -1\r\n", ":2: invalid CPU list '-1'"},
+      {"listen = 127.0.0.1:x\r\n", ":1: option 'listen's port' needs a whole number"},
+      {"listen = 127.0.0.1:0\r\nprofile-events = nosuch\n", ":2: invalid event 'nosuch'"},
+      {"listen = 127.0.0.1:0\ncgroups = ,\n", "a cgroup's name is empty"},
+  };
+  for (const auto& [text, words] : cases) {
+    std::ofstream(file, std::ios::binary) << text;
+    Result r = run({PERFMON, "serve", "--config", file});
+    EXPECT_EQ(r.exit_code, 129) << r.err;
+    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\r'), std::string::npos) << "a raw CR: " << r.err;
+  }
+  fs::remove_all(dir);
 }
 
 // What the daemon holds, from /proc: resident KiB and open descriptors.

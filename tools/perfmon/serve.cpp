@@ -53,7 +53,33 @@ struct ServeCommand {
   std::optional<std::string> profile_events;
   std::optional<long> profile_frequency;
   std::string config;
+  // Where each setting the file gave came from ("FILE:LINE"), for its errors; empty: the command line.
+  std::string listen_from, events_from, cpus_from, profile_events_from;
 };
+
+// "a,b,c" as its parts, as -G and the file's cgroups take them (an empty part kept: refused later).
+void add_list(std::vector<std::string>& to, std::string_view text) {
+  for (std::size_t at = 0;;) {
+    const std::size_t comma = text.find(',', at);
+    to.emplace_back(text.substr(at, comma == std::string_view::npos ? text.npos : comma - at));
+    if (comma == std::string_view::npos) break;
+    at = comma + 1;
+  }
+}
+
+// Runs `parse` on a setting's value; what it throws names the file and line the value came from.
+template <typename Parse>
+auto from_setting(const std::string& from, Parse&& parse) {
+  try {
+    return parse();
+  } catch (const Error& error) {
+    if (from.empty()) throw;
+    throw Error(error.kind(), from + ": " + error.what(), error.errnum());
+  } catch (const UsageError& error) {
+    if (from.empty()) throw;
+    throw UsageError(from + ": " + error.what());
+  }
+}
 
 // ADDR:PORT, IPv4 ("127.0.0.1:9465") or IPv6 in brackets ("[::1]:9465"). Throws UsageError.
 struct ListenAddress {
@@ -97,8 +123,10 @@ void read_config(ServeCommand& o, bool events_given, bool cgroups_given) {
   if (fd < 0 || ::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
     const int err = fd < 0 ? errno : 0;
     if (fd >= 0) ::close(fd);
-    throw Error(ErrorKind::InvalidArgument, "cannot read the configuration file '" + printable(o.config) + "' (" +
-                                                (err != 0 ? std::strerror(err) : "it is not a regular file") + ").");
+    throw Error(ErrorKind::System,
+                "cannot read the configuration file '" + printable(o.config) + "' (" +
+                    (err != 0 ? std::strerror(err) : "it is not a regular file") + ").",
+                err);
   }
   std::string text;
   char buffer[4096];
@@ -110,30 +138,31 @@ void read_config(ServeCommand& o, bool events_given, bool cgroups_given) {
     const std::string where = printable(o.config) + ":" + std::to_string(number);
     const std::size_t hash = line.find('#');
     if (hash != std::string::npos) line.resize(hash);
-    const std::size_t first = line.find_first_not_of(" \t");
+    const std::size_t first = line.find_first_not_of(" \t\r");
     if (first == std::string::npos) continue;
     const std::size_t equals = line.find('=');
     if (equals == std::string::npos) throw UsageError(where + ": '" + printable(line) + "' is not 'setting = value'");
+    // A file written on Windows ends its lines in CR LF: the CR is a blank like the others.
     auto trim = [](std::string text) {
-      const std::size_t from = text.find_first_not_of(" \t"), to = text.find_last_not_of(" \t");
+      const std::size_t from = text.find_first_not_of(" \t\r"), to = text.find_last_not_of(" \t\r");
       return from == std::string::npos ? std::string() : text.substr(from, to - from + 1);
     };
     const std::string key = trim(line.substr(0, equals)), value = trim(line.substr(equals + 1));
     if (value.empty() && key != "allow-remote") throw UsageError(where + ": '" + printable(key) + "' needs a value");
     if (key == "listen") {
-      if (!o.listen) o.listen = value;
+      if (!o.listen) o.listen = value, o.listen_from = where;
     } else if (key == "allow-remote") {
       if (value != "" && value != "true" && value != "false")
         throw UsageError(where + ": allow-remote is true or false, not '" + printable(value) + "'");
       o.allow_remote = o.allow_remote || value != "false";
     } else if (key == "event" || key == "events") {
-      if (!events_given) o.events.lists.push_back(value);
+      if (!events_given) o.events.lists.push_back(value), o.events_from = where;
     } else if (key == "cpus") {
-      if (!o.cpus) o.cpus = value;
+      if (!o.cpus) o.cpus = value, o.cpus_from = where;
     } else if (key == "cgroup" || key == "cgroups") {
-      if (!cgroups_given) o.cgroups.push_back(value);
+      if (!cgroups_given) add_list(o.cgroups, value);  // as -G: "a,b" is two
     } else if (key == "profile-events") {
-      if (!o.profile_events) o.profile_events = value;
+      if (!o.profile_events) o.profile_events = value, o.profile_events_from = where;
     } else if (key == "profile-frequency") {
       if (!o.profile_frequency) o.profile_frequency = parse_long(value, where + ": profile-frequency", 1, 100000);
     } else {
@@ -164,12 +193,7 @@ int run_serve(std::span<char* const> args) {
       {'G', "cgroup", "cgroups",
        "count in these cgroups too (a path below the cgroup mount), each labelled cgroup=", [&](std::string_view v) {
          cgroups_given = true;
-         for (std::size_t at = 0;;) {
-           const std::size_t comma = v.find(',', at);
-           o.cgroups.emplace_back(v.substr(at, comma == std::string_view::npos ? v.npos : comma - at));
-           if (comma == std::string_view::npos) break;
-           at = comma + 1;
-         }
+         add_list(o.cgroups, v);
        }});
   const std::string profile_help =
       std::string("the events /debug/pprof/profile samples (default ") + kDefaultProfileEvents + ")";
@@ -193,21 +217,34 @@ int run_serve(std::span<char* const> args) {
     return *status;
   try {
     if (!o.config.empty()) read_config(o, !o.events.lists.empty(), cgroups_given);
-    const ListenAddress listen = parse_listen(o.listen.value_or(kDefaultListen), "--listen");
+    const ListenAddress listen = from_setting(o.listen_from, [&] {
+      return parse_listen(o.listen.value_or(kDefaultListen), o.listen_from.empty() ? "--listen" : "listen");
+    });
     if (!listen.loopback && !o.allow_remote)
       throw UsageError(listen.text +
                        " is not a loopback address: every machine that reaches it could read this "
                        "one's counters; add --allow-remote to listen there");
     EventCatalog catalog;
     MetricsOptions metrics;
-    metrics.groups = o.events.lists.empty() ? catalog.parse(kDefaultEvents) : o.events.parse(catalog);
-    if (o.cpus) metrics.cpus = parse_cpu_list(*o.cpus);
     MachineProfileOptions profile;
-    profile.groups = catalog.parse(o.profile_events.value_or(kDefaultProfileEvents));
-    profile.frequency = static_cast<std::uint64_t>(o.profile_frequency.value_or(kDefaultProfileFrequency));
-    profile.cpus = metrics.cpus;
-    metrics.cgroups = o.cgroups;
-    MetricsExporter exporter(std::move(metrics));
+    // What the user wrote wrong (an event, a CPU list, a cgroup that is no cgroup, an event twice)
+    // is a usage error as in perfmon stat: 129.
+    std::optional<MetricsExporter> made;
+    try {
+      metrics.groups = from_setting(o.events_from, [&] {
+        return o.events.lists.empty() ? catalog.parse(kDefaultEvents) : o.events.parse(catalog);
+      });
+      if (o.cpus) metrics.cpus = from_setting(o.cpus_from, [&] { return parse_cpu_list(*o.cpus); });
+      profile.groups = from_setting(o.profile_events_from,
+                                    [&] { return catalog.parse(o.profile_events.value_or(kDefaultProfileEvents)); });
+      profile.frequency = static_cast<std::uint64_t>(o.profile_frequency.value_or(kDefaultProfileFrequency));
+      profile.cpus = metrics.cpus;
+      metrics.cgroups = o.cgroups;
+      made.emplace(std::move(metrics));
+    } catch (const Error& error) {
+      return report_event_error("serve", error);
+    }
+    MetricsExporter& exporter = *made;
     for (const std::string& said : exporter.unsupported())
       std::fprintf(stderr, "perfmon serve: left out (said in perfmon_event_unsupported_info): %s\n",
                    printable(said).c_str());
@@ -248,7 +285,8 @@ int run_serve(std::span<char* const> args) {
     std::fprintf(stderr, "perfmon serve: stopped.\n");
     return 0;
   } catch (const UsageError& error) {
-    std::fprintf(stderr, "perfmon serve: %s.\nRun 'perfmon serve --help' for the options.\n", error.what());
+    std::fprintf(stderr, "perfmon serve: %s.\nRun 'perfmon serve --help' for the options.\n",
+                 printable(error.what()).c_str());
     return 129;
   } catch (const Error& error) {
     return report_error("serve", error, 1);
