@@ -24,7 +24,12 @@ namespace perfmon {
 // longest profile asked (0: no profiles, answered 503).
 struct ServerLimits {
   unsigned connections = 64;
+  // Per client address: so that one client (or one host's many) cannot take every slot.
+  unsigned connections_per_address = 16;
   unsigned idle_seconds = 10;
+  // A request must have come whole this long after its connection opened (or its last answer): a
+  // client that sends a byte a second is cut off, not waited for.
+  unsigned request_seconds = 10;
   std::size_t request_bytes = 32 << 10;
   unsigned longest_profile_seconds = 300;
 };

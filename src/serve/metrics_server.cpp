@@ -1,8 +1,10 @@
 #include "perfmon/metrics_server.hpp"
 
 #include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <charconv>
 #include <condition_variable>
@@ -11,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "perfmon/error.hpp"
 
@@ -49,7 +52,43 @@ struct MetricsServer::State {
   std::condition_variable answered;       // `taken` is gone
   bool stopping = false;
   std::jthread profiler;
+  // Connections whose request has not all come yet, since when: one whose request takes longer
+  // than limits.request_seconds (a client that sends a byte a second) has its socket shut down, so
+  // that slow clients cannot hold the connection slots that scrapes need.
+  struct Arriving {
+    MHD_Connection* connection;
+    int fd;
+    std::chrono::steady_clock::time_point since;
+  };
+  std::mutex arriving_lock;
+  std::condition_variable_any arriving_changed;
+  std::vector<Arriving> arriving;
+  std::jthread deadline_keeper;
   MHD_Daemon* daemon = nullptr;
+
+  void expect_request(MHD_Connection* connection, int fd) {
+    const std::lock_guard<std::mutex> lock(arriving_lock);
+    arriving.push_back({connection, fd, std::chrono::steady_clock::now()});
+  }
+  void request_arrived(MHD_Connection* connection) {
+    const std::lock_guard<std::mutex> lock(arriving_lock);
+    std::erase_if(arriving, [connection](const Arriving& each) { return each.connection == connection; });
+  }
+  // Until stopped: every so often, the sockets of requests past their deadline shut down (their
+  // connections then end in the serving threads, which see the socket closed).
+  void keep_deadlines(std::stop_token stop) {
+    const auto deadline = std::chrono::seconds(limits.request_seconds);
+    std::unique_lock<std::mutex> lock(arriving_lock);
+    while (!arriving_changed.wait_for(lock, stop, std::chrono::milliseconds(250), [] { return false; }) &&
+           !stop.stop_requested()) {
+      const auto now = std::chrono::steady_clock::now();
+      std::erase_if(arriving, [&](const Arriving& each) {
+        if (now - each.since < deadline) return false;
+        ::shutdown(each.fd, SHUT_RDWR);  // still open: closed only after the close notification
+        return true;
+      });
+    }
+  }
 };
 
 namespace {
@@ -77,6 +116,7 @@ struct Microhttpd {
   decltype(&MHD_lookup_connection_value) lookup_connection_value;
   decltype(&MHD_suspend_connection) suspend_connection;
   decltype(&MHD_resume_connection) resume_connection;
+  decltype(&MHD_get_connection_info) get_connection_info;
 };
 const Microhttpd* mhd = nullptr;
 
@@ -92,7 +132,8 @@ const Microhttpd* load_microhttpd() {
       !take(loaded.queue_response, "MHD_queue_response") || !take(loaded.destroy_response, "MHD_destroy_response") ||
       !take(loaded.lookup_connection_value, "MHD_lookup_connection_value") ||
       !take(loaded.suspend_connection, "MHD_suspend_connection") ||
-      !take(loaded.resume_connection, "MHD_resume_connection"))
+      !take(loaded.resume_connection, "MHD_resume_connection") ||
+      !take(loaded.get_connection_info, "MHD_get_connection_info"))
     return nullptr;
   return &loaded;
 }
@@ -153,9 +194,26 @@ MHD_Result profile(MetricsServer::State& served, MHD_Connection* connection, voi
   return MHD_YES;
 }
 
-// A request is over (answered, or its connection gone): a profile's slot is free again.
-void request_completed(void* served_arg, MHD_Connection*, void** request_state, MHD_RequestTerminationCode) {
+// A connection opened: its request has limits.request_seconds to come; closed: nothing to wait for.
+void connection_changed(void* served_arg, MHD_Connection* connection, void**, MHD_ConnectionNotificationCode code) {
   auto& served = *static_cast<MetricsServer::State*>(served_arg);
+  if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+    served.request_arrived(connection);
+    return;
+  }
+  const MHD_ConnectionInfo* info = mhd->get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  if (info != nullptr) served.expect_request(connection, info->connect_fd);
+}
+
+// A request is over (answered, or its connection gone): a profile's slot is free again, and a
+// connection kept open waits for its next request, which has its deadline too.
+void request_completed(void* served_arg, MHD_Connection* connection, void** request_state,
+                       MHD_RequestTerminationCode code) {
+  auto& served = *static_cast<MetricsServer::State*>(served_arg);
+  if (code == MHD_REQUEST_TERMINATED_COMPLETED_OK) {
+    const MHD_ConnectionInfo* info = mhd->get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info != nullptr) served.expect_request(connection, info->connect_fd);
+  }
   const std::lock_guard<std::mutex> one(served.profiling);
   if (served.taken && *request_state == served.taken.get()) {
     served.taken.reset();
@@ -168,15 +226,16 @@ MHD_Result handle(void* served_arg, MHD_Connection* connection, const char* url,
   // libmicrohttpd calls once with the headers, then with any body: a GET has none to wait for,
   // and a body sent anyway is passed over.
   static int headers_seen;
+  auto& served = *static_cast<MetricsServer::State*>(served_arg);
   if (*request_state == nullptr) {
     *request_state = &headers_seen;
+    served.request_arrived(connection);  // answered from here on, however long (a profile) it takes
     return MHD_YES;
   }
   if (*upload_size != 0) {
     *upload_size = 0;
     return MHD_YES;
   }
-  auto& served = *static_cast<MetricsServer::State*>(served_arg);
   if (*request_state != &headers_seen) {  // a profile, taken
     const auto& taken = *static_cast<const ProfileRequest*>(*request_state);
     if (taken.status != MHD_HTTP_OK) return answer(connection, taken.status, kText, taken.body);
@@ -222,14 +281,16 @@ MetricsServer::MetricsServer(MetricsExporter& exporter, MachineProfileOptions pr
   state_->daemon = mhd->start_daemon(
       MHD_USE_POLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | (address.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), 0,
       nullptr, nullptr, &handle, state_.get(), MHD_OPTION_SOCK_ADDR, &address, MHD_OPTION_THREAD_POOL_SIZE,
-      kServingThreads, MHD_OPTION_NOTIFY_COMPLETED, &request_completed, state_.get(), MHD_OPTION_CONNECTION_LIMIT,
-      limits.connections, MHD_OPTION_CONNECTION_TIMEOUT, limits.idle_seconds, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-      limits.request_bytes, MHD_OPTION_END);
+      kServingThreads, MHD_OPTION_NOTIFY_COMPLETED, &request_completed, state_.get(), MHD_OPTION_NOTIFY_CONNECTION,
+      &connection_changed, state_.get(), MHD_OPTION_CONNECTION_LIMIT, limits.connections,
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits.connections_per_address, MHD_OPTION_CONNECTION_TIMEOUT,
+      limits.idle_seconds, MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.request_bytes, MHD_OPTION_END);
   if (state_->daemon == nullptr) {
     const int err = errno;
     throw Error(ErrorKind::System,
                 std::string("cannot listen there (") + std::strerror(err) + "); choose another port.", err);
   }
+  state_->deadline_keeper = std::jthread([state = state_.get()](std::stop_token stop) { state->keep_deadlines(stop); });
 }
 
 MetricsServer::~MetricsServer() {
@@ -248,6 +309,10 @@ MetricsServer::~MetricsServer() {
     // Its client gets the time sampled so far, unless it takes more than a moment to read it.
     std::unique_lock<std::mutex> one(state_->profiling);
     state_->answered.wait_for(one, std::chrono::seconds(2), [this] { return state_->taken == nullptr; });
+  }
+  if (state_->deadline_keeper.joinable()) {
+    state_->deadline_keeper.request_stop();
+    state_->deadline_keeper.join();
   }
   mhd->stop_daemon(state_->daemon);
 }

@@ -3,12 +3,14 @@
 // client's OpenMetrics parser, scraped by a real Prometheus server started here on loopback and
 // queried through its HTTP API; a profile of the machine pulled by go tool pprof; only GET
 // answered; SIGHUP refused in words, SIGTERM a clean end.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -297,6 +299,59 @@ TEST_F(Serve, EverySeriesOnceAndEveryNameValidUtf8) {
   serve_.reset();
   fs::remove(base_ + "/" + odd);
   fs::remove(base_ + "/" + kept);
+}
+
+// 70 clients from one address send a request line, then a byte every half second, for ever: at most
+// 16 of them are let in (the cap per address), a scrape from another address is answered at once
+// meanwhile, and each of them is cut off once its request has taken 10 s (the deadline), however
+// busy it keeps its connection. Bounded: 30 bytes a client, 20 s in all.
+TEST_F(Serve, SlowClientsNeverStarveScrapes) {
+  start();
+  std::vector<int> slow;
+  for (int i = 0; i < 70; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in from{}, to{};
+    from.sin_family = to.sin_family = AF_INET;
+    from.sin_addr.s_addr = htonl(0x7f000002);  // 127.0.0.2
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    to.sin_port = htons(static_cast<std::uint16_t>(port_));
+    ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from), 0) << strerror(errno);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to), 0) << strerror(errno);
+    const std::string line = "GET /metrics HTTP/1.1\r\nX-Slow: ";
+    ASSERT_EQ(send(fd, line.data(), line.size(), MSG_NOSIGNAL), static_cast<ssize_t>(line.size()));
+    slow.push_back(fd);
+  }
+  // Which are still open: a read that would block means open; 0 or an error, closed.
+  auto open_ones = [&] {
+    int open = 0;
+    for (int fd : slow) {
+      char byte;
+      const ssize_t n = recv(fd, &byte, 1, MSG_DONTWAIT);
+      open += n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+    }
+    return open;
+  };
+  auto drip = [&] {
+    for (int fd : slow) send(fd, "x", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+  };
+  drip();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_LE(open_ones(), 16) << "the cap per address let more in";
+  const auto asked = std::chrono::steady_clock::now();
+  const HttpAnswer scraped = get(port_, "/metrics");
+  EXPECT_EQ(scraped.status, 200) << scraped.head;
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(2)) << "the scrape waited";
+  const auto first = std::chrono::steady_clock::now();
+  int open = open_ones();
+  for (int round = 0; round < 30 && open > 0; ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    drip();
+    open = open_ones();
+  }
+  EXPECT_EQ(open, 0) << "a client that kept sending was never cut off";
+  EXPECT_GE(std::chrono::steady_clock::now() - first, std::chrono::seconds(8)) << "cut off before its deadline";
+  for (int fd : slow) close(fd);
+  EXPECT_EQ(get(port_, "/metrics").status, 200);
 }
 
 // A configuration file's mistakes are said against its file and line, CR LF line ends or not; its
