@@ -7,7 +7,9 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -120,6 +122,44 @@ py::tuple reading_arrays(const perfmon::Reading& reading) {
   return py::make_tuple(names, parts, counts, estimates, supported, reasons);
 }
 
+// Up to 100 ms until process `pid` ends (its pidfd polled; a short sleep where pidfds are not).
+void wait_a_while_for(pid_t pid) {
+  const int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd < 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return;
+  }
+  pollfd ended{fd, POLLIN, 0};
+  ::poll(&ended, 1, 100);
+  ::close(fd);
+}
+
+// Runs a started command to its end: `between` (which waits up to about 100 ms: a drain, a
+// service of the sets, or the command's end) over and over, other Python threads running. The
+// interpreter's signal handlers run between rounds, so that Ctrl-C reaches a notebook or a script
+// at once: the exception a handler raises (KeyboardInterrupt) is passed on to the command as
+// SIGINT, which ends it, and raised once the command has ended and `finish` has run (the counts
+// read, the recording written), as perf does on Ctrl-C.
+template <typename Command, typename Between, typename Finish>
+int run_to_end(Command& command, Between&& between, Finish&& finish) {
+  perfmon::WorkloadExit exit;
+  std::optional<py::error_already_set> interrupted;
+  for (;;) {
+    {
+      py::gil_scoped_release others_run;
+      between();
+      if (command.wait(exit, false)) break;
+    }
+    if (!interrupted && PyErr_CheckSignals() != 0) {
+      interrupted.emplace();  // takes the exception the handler raised
+      command.signal(SIGINT);
+    }
+  }
+  finish();
+  if (interrupted) throw std::move(*interrupted);
+  return exit.exit_code();
+}
+
 // What a measurement stands on: its events, and its target with the command it runs, if any (held
 // before its exec in `workload`, or in `emulated` on the emulated CPU).
 struct Footing {
@@ -189,11 +229,23 @@ class Session {
   }
   // `with` on the session itself, entered and left in C++ (a Python frame each costs more than
   // the binding's own work): reset and start; stop and one read.
+  // Blocks nest (a `with c:` inside a `with c:`, a recursive function under @counters): only
+  // the outermost starts and ends the counting, so that its reading is the whole of it.
   void begin() {
+    if (depth_ > 0) {
+      ++depth_;
+      return;
+    }
     session_->reset();
     session_->start();
+    depth_ = 1;
   }
   bool end() {
+    if (depth_ > 1) {
+      --depth_;
+      return false;
+    }
+    depth_ = 0;
     session_->stop();
     read();
     return false;  // an exception in the block goes on
@@ -205,23 +257,17 @@ class Session {
   int run_command() {
     if (!on_.workload && !on_.emulated)
       throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "this session counts no command.");
-    perfmon::WorkloadExit exit;
     session_->start();
-    {
-      py::gil_scoped_release others_run;
-      if (on_.workload) {
-        on_.workload->start();
-        while (!on_.workload->wait(exit)) {
-        }
-      } else {
-        on_.emulated->start();
-        while (!on_.emulated->wait(exit)) {
-        }
-      }
+    auto finish = [this] {
+      session_->stop();
+      read();
+    };
+    if (on_.workload) {
+      on_.workload->start();
+      return run_to_end(*on_.workload, [this] { wait_a_while_for(on_.workload->pid()); }, finish);
     }
-    session_->stop();
-    read();
-    return exit.exit_code();
+    on_.emulated->start();
+    return run_to_end(*on_.emulated, [this] { wait_a_while_for(on_.emulated->pid()); }, finish);
   }
 
   // The last read as numbers (reading_arrays).
@@ -235,6 +281,7 @@ class Session {
   Footing on_;
   std::optional<perfmon::CounterSession> session_;
   std::uint64_t readings_ = 0;
+  int depth_ = 0;  // blocks entered and not left
 };
 
 // perfmon2's event sets: one set on the PMU at a time, each giving way to the next after
@@ -269,24 +316,25 @@ class SetsSession {
   // Runs the command to its end, switching the sets as their turns end; its exit code.
   int run_command() {
     if (!on_.workload) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "these sets count no command.");
-    perfmon::WorkloadExit exit;
-    {
-      py::gil_scoped_release others_run;
-      on_.workload->start();
-      do sets_->service(100);
-      while (!on_.workload->wait(exit, false));
-    }
-    end();
-    return exit.exit_code();
+    on_.workload->start();
+    depth_ = 1;
+    return run_to_end(*on_.workload, [this] { sets_->service(100); }, [this] { end(); });
   }
 
+  // Blocks nest as a Session's do: the outermost counts.
   void begin() {
     const std::lock_guard<std::mutex> one(serial_);
+    if (depth_++ > 0) return;
     sets_->reset();
     sets_->start();
   }
   bool end() {
     const std::lock_guard<std::mutex> one(serial_);
+    if (depth_ > 1) {
+      --depth_;
+      return false;
+    }
+    depth_ = 0;
     sets_->stop();
     if (const int failed = sets_->read(); failed != 0)
       throw perfmon::Error(perfmon::ErrorKind::System,
@@ -353,6 +401,7 @@ class SetsSession {
   pid_t taker_tid_ = 0;
   std::optional<perfmon::EventSets> sets_;
   std::uint64_t readings_ = 0;
+  int depth_ = 0;       // blocks entered and not left
   std::jthread taker_;  // last: it stops first
 };
 
@@ -365,7 +414,7 @@ class Recording {
   Recording(const std::string& events, const TargetSpec& where, const std::string& output, std::uint64_t period,
             std::uint64_t frequency, bool callchains, bool inherit, std::size_t ring_pages,
             std::vector<std::string> command_line)
-      : drainer_([this](std::stop_token stop) { drain_until(stop); }),
+      : drainer_(std::make_unique<std::jthread>([this](std::stop_token stop) { drain_until(stop); })),
         command_line_(std::move(command_line)),
         out_(output, nullptr, 0666),
         on_(catalog().parse(events), where) {
@@ -399,9 +448,14 @@ class Recording {
     records_.emplace(*file_);
   }
 
-  ~Recording() {  // a block never ended: the thread stops before what it drains goes
-    drainer_.request_stop();
-    if (drainer_.joinable()) drainer_.join();
+  ~Recording() {
+    // In a child forked inside the block, the thread is the parent's and not here: nothing to stop
+    // (its object is let go, never joined).
+    if (forked()) {
+      static_cast<void>(drainer_.release());
+      return;
+    }
+    stop_draining();  // a block never ended: the thread stops before what it drains goes
   }
   Recording(const Recording&) = delete;
   Recording& operator=(const Recording&) = delete;
@@ -409,14 +463,15 @@ class Recording {
   // A block: the sampler started, drained by the thread until end().
   void begin() {
     if (on_.workload) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "this recording is of a command.");
+    check_usable();
     sampler_->start();
     const std::lock_guard<std::mutex> told(lock_);
     draining_ = true;
     changed_.notify_all();
   }
   bool end() {
-    drainer_.request_stop();
-    drainer_.join();
+    if (forked()) return false;  // the parent's recording: its samples and file are the parent's
+    stop_draining();
     sampler_->stop();
     finish();
     return false;  // an exception in the block goes on
@@ -425,20 +480,17 @@ class Recording {
   // A command, run to its end while its samples are drained here; its exit code.
   int run_command() {
     if (!on_.workload) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "this recording is of no command.");
-    drainer_.request_stop();
-    drainer_.join();
-    perfmon::WorkloadExit exit;
-    {
-      py::gil_scoped_release others_run;
-      on_.workload->start();
-      do {
-        sampler_->wait(100);
-        sampler_->drain(*records_);
-        file_->finish_round();
-      } while (!on_.workload->wait(exit, false));
-    }
-    finish();
-    return exit.exit_code();
+    check_usable();
+    stop_draining();
+    on_.workload->start();
+    return run_to_end(
+        *on_.workload,
+        [this] {
+          sampler_->wait(100);
+          sampler_->drain(*records_);
+          file_->finish_round();
+        },
+        [this] { finish(); });
   }
 
   std::uint64_t samples() const { return sampler_->stats().samples; }
@@ -458,14 +510,35 @@ class Recording {
   }
   // The file finished, every sample dropped in it, and put in place.
   void finish() {
+    finished_ = true;
     lost_ = perfmon::finish_recording(*sampler_, *file_, perfmon::describe_this_host(command_line_));
     out_.commit();
+  }
+  void stop_draining() {
+    drainer_->request_stop();
+    if (drainer_->joinable()) drainer_->join();
+  }
+  bool forked() const { return ::getpid() != owner_; }
+  // A recording is one block or one command, in the process that made it.
+  void check_usable() const {
+    if (forked())
+      throw perfmon::Error(perfmon::ErrorKind::InvalidArgument,
+                           "this recording belongs to process " + std::to_string(owner_) +
+                               ", which forked this one: record here with a perfmonpy.record(...) of its own.",
+                           EINVAL);
+    if (finished_)
+      throw perfmon::Error(perfmon::ErrorKind::InvalidArgument,
+                           "this recording is finished and its file written: make a new perfmonpy.record(...) to "
+                           "record again.",
+                           EINVAL);
   }
 
   std::mutex lock_;
   std::condition_variable_any changed_;
   bool draining_ = false;
-  std::jthread drainer_;  // first: started before the sampler opens
+  const pid_t owner_ = ::getpid();
+  bool finished_ = false;
+  std::unique_ptr<std::jthread> drainer_;  // first but the owner: started before the sampler opens
   std::vector<std::string> command_line_;
   perfmon::OutputFile out_;
   Footing on_;
@@ -755,6 +828,18 @@ py::array handed_over(std::vector<T>&& values, const py::dtype& type) {
                    owner);
 }
 
+// Names from a recording (commands, files, symbols) as Python's os module gives names: bytes that
+// are not UTF-8 (a command named in Latin-1) as surrogate escapes, never a UnicodeDecodeError.
+py::str os_text(const std::string& bytes) {
+  return py::reinterpret_steal<py::str>(
+      PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), "surrogateescape"));
+}
+py::list os_texts(const std::vector<std::string>& list) {
+  py::list texts;
+  for (const std::string& bytes : list) texts.append(os_text(bytes));
+  return texts;
+}
+
 py::dict read_perf_data(const std::string& path, bool callchains, bool symbols, std::size_t threads) {
   std::optional<perfmon::PerfDataReader> reader;
   std::unique_ptr<ArrayCollector> collector;
@@ -781,13 +866,15 @@ py::dict read_perf_data(const std::string& path, bool callchains, bool symbols, 
   file["frame_symbols"] = handed_over(std::move(collected.frame_symbols_), py::dtype::of<std::int32_t>());
   file["mappings"] = handed_over(std::move(collected.mappings_), py::dtype::of<MappingRow>());
   py::list events;
-  for (const perfmon::PerfDataEvent& event : reader->events()) events.append(event.name);
+  for (const perfmon::PerfDataEvent& event : reader->events()) events.append(os_text(event.name));
   file["events"] = events;
-  file["symbols"] = collected.symbols_table_;
-  file["dsos"] = collected.dsos_;
-  file["comms"] = collected.comms_;
+  py::list symbols_table;
+  for (const auto& [name, dso] : collected.symbols_table_) symbols_table.append(py::make_tuple(os_text(name), dso));
+  file["symbols"] = symbols_table;
+  file["dsos"] = os_texts(collected.dsos_);
+  file["comms"] = os_texts(collected.comms_);
   file["lost"] = collected.lost_;
-  file["hostname"] = reader->hostname();
+  file["hostname"] = os_text(reader->hostname());
   file["build_ids"] = reader->build_ids();
   return file;
 }

@@ -2,6 +2,7 @@
 stat() of a command, probe() of what this machine can count."""
 
 import functools
+import operator
 import types
 
 import numpy as np
@@ -42,6 +43,22 @@ def _count_of(row):
     return float(row["scaled"])
 
 
+# The kernel's largest process or thread id (PID_MAX_LIMIT): a larger int would wrap in pid_t.
+_LARGEST_ID = 4194304
+
+
+def _id_of(name, value):
+    try:
+        number = operator.index(value) if not isinstance(value, bool) else None
+    except TypeError:
+        number = None
+    if number is None or not 1 <= number <= _LARGEST_ID:
+        whose = "process" if name == "pid" else "thread"
+        raise ValueError(f"{name}= is a {whose} id from 1 to {_LARGEST_ID}, not {value!r}; leave it out to count "
+                         f"the calling thread.")
+    return number
+
+
 def _target(pid, tid, cpus, cgroup, command, emulate):
     target = _native.TargetSpec()
     chosen = [name for name, value in (("pid", pid), ("tid", tid), ("cgroup", cgroup), ("command", command))
@@ -51,9 +68,9 @@ def _target(pid, tid, cpus, cgroup, command, emulate):
     if command is not None:
         target.kind, target.command = "command", [str(word) for word in command]
     elif pid is not None:
-        target.kind, target.id = "process", int(pid)
+        target.kind, target.id = "process", _id_of("pid", pid)
     elif tid is not None:
-        target.kind, target.id = "thread", int(tid)
+        target.kind, target.id = "thread", _id_of("tid", tid)
     elif cgroup is not None:
         target.kind, target.cgroup = "cgroup", str(cgroup)
     elif cpus is not None:

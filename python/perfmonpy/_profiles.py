@@ -29,6 +29,9 @@ class PerfData:
     """
 
     def __init__(self, path, *, callchains=True, symbols=True, threads=0):
+        if not 0 <= int(threads) <= 64:
+            raise ValueError(f"threads is from 1 to 64 (0: chosen for the file, as perfmon report does), "
+                             f"not {threads}.")
         read = _native.read_perf_data(str(path), callchains, symbols, int(threads))
         self.path = str(path)
         self.samples = read["samples"]

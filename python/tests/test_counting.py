@@ -285,3 +285,60 @@ def test_event_sets_over_another_thread_are_switched_by_perfmons_own():
     assert 0.8 * calls[0] < counted["value"].sum() <= calls[0]  # never twice; the blind spot's few not at all
     assert all(value > 0 for value in counted["value"]), sets.turns
     assert all(turn["runs"] >= 3 for turn in sets.turns), sets.turns
+
+
+def test_blocks_nest_and_the_outermost_counts_all():
+    needs_event(GETPPID)
+    c = perfmonpy.counters(GETPPID)
+    with c:
+        os.getppid()
+        with c:
+            for _ in range(3):
+                os.getppid()
+        os.getppid()
+    assert c[GETPPID] == 5
+
+    @perfmonpy.counters(GETPPID)
+    def recurse(depth):
+        os.getppid()
+        if depth > 0:
+            recurse(depth - 1)
+
+    recurse(50)
+    assert recurse.counts[GETPPID] == 51
+
+
+def test_a_command_is_interrupted_by_ctrl_c_at_once():
+    """SIGINT to the interpreter while stat() waits: the command gets it and ends, and
+    KeyboardInterrupt comes at once, not when the command would have ended."""
+    program = ("import signal, threading, time, os, perfmonpy\n"
+               "threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
+               "began = time.monotonic()\n"
+               "try:\n"
+               "    perfmonpy.stat(['sleep', '8'], 'task-clock')\n"
+               "except KeyboardInterrupt:\n"
+               "    print('interrupted after %.1f s' % (time.monotonic() - began))\n")
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=30,
+                          env=dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    seconds = float(done.stdout.split()[2])
+    assert seconds < 3, done.stdout
+
+
+def test_ids_out_of_range_are_refused_not_wrapped():
+    for wrong in (2**32 + os.getpid(), 0, -1, 2**22 + 1, True, "12"):
+        with pytest.raises(ValueError, match="is a process id from 1 to 4194304"):
+            perfmonpy.counters("task-clock", pid=wrong)
+    with pytest.raises(ValueError, match="tid= is a thread id from 1 to 4194304"):
+        perfmonpy.counters("task-clock", tid=0)
+    with perfmonpy.counters("task-clock", tid=np.int64(threading.get_native_id())) as c:
+        pass
+    assert c["task-clock"] >= 0
+
+
+def test_a_nul_in_the_events_is_said_not_cut():
+    with pytest.raises(perfmonpy.EventError) as raised:
+        perfmonpy.counters("task-clock\0page-faults")
+    assert "task-clock\\x00page-faults': it holds a control character at column 11" in str(raised.value)

@@ -59,7 +59,7 @@ def test_probe_says_what_can_be_counted_here_and_why_not():
 
 def test_a_process_that_does_not_exist():
     with pytest.raises(perfmonpy.NoSuchTargetError) as raised:
-        perfmonpy.counters("task-clock", pid=2**22 + 1)
+        perfmonpy.counters("task-clock", pid=2**22)  # the largest id, never one a process has
     assert isinstance(raised.value, LookupError)
     assert "check the PID" in str(raised.value)
     assert raised.value.errno == errno.ESRCH

@@ -93,3 +93,39 @@ def test_a_recording_read_back_agrees_with_its_own_counts(tmp_path):
                 os.getppid()
     assert len(recording.data) == counted[GETPPID] == 777
     assert np.all(recording.data.samples["period"] == 1)
+
+
+def test_a_child_forked_in_the_block_owns_nothing_of_the_recording(tmp_path):
+    needs_event(GETPPID)
+    output = tmp_path / "forked.data"
+    with perfmonpy.record(GETPPID, output, period=1) as recording:
+        os.getppid()
+        child = os.fork()
+        if child == 0:  # leaves the block too: nothing of the parent's may be stopped or written
+            os.getppid()
+    if child == 0:
+        os._exit(0)
+    _, status = os.waitpid(child, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    assert recording.samples >= 1 and len(recording.data) >= 1
+
+
+def test_a_finished_recording_is_not_used_again(tmp_path):
+    needs_event(GETPPID)
+    recording = perfmonpy.record(GETPPID, tmp_path / "once.data", period=1)
+    with recording:
+        os.getppid()
+    with pytest.raises(perfmonpy.InvalidArgumentError, match="this recording is finished and its file written"):
+        with recording:
+            pass
+
+
+def test_a_command_named_in_latin1_is_read_back(tmp_path):
+    needs_event(GETPPID)
+    # The program's name in Latin-1 bytes, reached by a shell's glob (a str argument is UTF-8).
+    os.mkdir(tmp_path / "bin")
+    os.symlink(worker(), os.path.join(bytes(tmp_path / "bin"), b"caf\xe9"))
+    recorded = perfmonpy.record_command(["/bin/sh", "-c", f"cd '{tmp_path / 'bin'}' && exec ./caf* getppid 5"], GETPPID,
+                                        tmp_path / "latin1.data", period=1)
+    assert recorded.exit_code == 0
+    assert "caf\udce9" in recorded.data.comms

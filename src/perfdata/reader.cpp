@@ -36,9 +36,12 @@ std::string hex(std::uint64_t value) {
   return text.str();
 }
 
+// A file that cannot be read is the system's answer, with its errno (Python's OSError).
 [[noreturn]] void cannot_read(const std::string& path, int err) {
-  throw Error(ErrorKind::InvalidArgument,
-              "cannot read '" + path + "': " + std::strerror(err) + "; give a perf.data file (-i FILE).", err);
+  throw Error(ErrorKind::System,
+              "cannot read '" + path + "': " + std::strerror(err) +
+                  "; give a perf.data file that exists and that you may read.",
+              err);
 }
 
 // A regular file or a FIFO; a device is never read (a character device may never end).
@@ -101,8 +104,10 @@ PerfDataReader::PerfDataReader(std::string bytes, std::string name)
 
 PerfDataReader::~PerfDataReader() = default;
 
+// Cut short or damaged: the file cannot be read as what it says it is (System, as an unreadable
+// file is).
 void PerfDataReader::corrupt(std::uint64_t offset, const std::string& what) const {
-  throw Error(ErrorKind::InvalidArgument,
+  throw Error(ErrorKind::System,
               "'" + name_ + "' is not a whole perf.data file: at offset " + std::to_string(offset) + ", " + what +
                   "; record it again.",
               EINVAL);

@@ -1,6 +1,7 @@
 #include "events/syntax/event_list.hpp"
 
 #include <cctype>
+#include <cstdio>
 #include <string>
 
 #include "events/syntax/cpc.hpp"
@@ -25,8 +26,25 @@ std::size_t scan_event(std::string_view text, std::size_t pos) {
   return i;
 }
 
+// The list as a message may quote it: its control characters as \xNN, so that none reaches a
+// terminal raw and a NUL does not end the message where a C string is made of it.
+std::string quoted(std::string_view whole) {
+  std::string shown;
+  for (const char c : whole) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      shown += c;
+      continue;
+    }
+    char escaped[5];
+    std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+    shown += escaped;
+  }
+  return shown;
+}
+
 [[noreturn]] void fail_list(std::string_view whole, const std::string& why) {
-  throw Error(ErrorKind::InvalidEvent, "invalid event list '" + std::string(whole) + "': " + why);
+  throw Error(ErrorKind::InvalidEvent, "invalid event list '" + quoted(whole) + "': " + why);
 }
 
 }  // namespace
