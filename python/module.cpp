@@ -494,7 +494,9 @@ class Recording {
   }
 
   std::uint64_t samples() const { return sampler_->stats().samples; }
-  std::uint64_t lost() const { return lost_; }
+  // The samples lost by the events' own count; on a kernel that does not count them, the records.
+  std::uint64_t lost() const { return lost_.samples_known ? lost_.samples : lost_.records; }
+  std::uint64_t lost_records() const { return lost_.records; }
   std::vector<std::string> notes() const { return sampler_->notes(); }
 
  private:
@@ -545,7 +547,7 @@ class Recording {
   std::optional<perfmon::Sampler> sampler_;
   std::optional<perfmon::PerfDataWriter> file_;
   std::optional<perfmon::PerfDataRecordWriter> records_;
-  std::uint64_t lost_ = 0;
+  perfmon::RecordLoss lost_;
 };
 
 // A command once per pass of events that fit on the counters at once (perfmon/pass_plan.hpp), so
@@ -635,7 +637,7 @@ class ArrayCollector final : public perfmon::SampleHandler {
 
   void record(const perf_event_header& record) override {
     context(record);
-    lost_ += perfmon::samples_lost_by(record);
+    lost_.add(record);
   }
   // What the records before this share's say of the processes (read in shares).
   void context(const perf_event_header& record) override {
@@ -716,7 +718,7 @@ class ArrayCollector final : public perfmon::SampleHandler {
   std::vector<std::string> dsos_, comms_;
   std::vector<MappingRow> mappings_;
   std::vector<const std::string_view*> symbol_functions_;  // by symbol id: the function's, in the symbol tables
-  std::uint64_t lost_ = 0;
+  perfmon::RecordLoss lost_;
 
  private:
   void forget_places() {
@@ -873,7 +875,8 @@ py::dict read_perf_data(const std::string& path, bool callchains, bool symbols, 
   file["symbols"] = symbols_table;
   file["dsos"] = os_texts(collected.dsos_);
   file["comms"] = os_texts(collected.comms_);
-  file["lost"] = collected.lost_;
+  file["lost"] = collected.lost_.samples;
+  file["lost_records"] = collected.lost_.records;
   file["hostname"] = os_text(reader->hostname());
   file["build_ids"] = reader->build_ids();
   return file;
@@ -955,6 +958,7 @@ PYBIND11_MODULE(_perfmonpy, module) {
       .def("run_command", &Recording::run_command)
       .def_property_readonly("samples", &Recording::samples)
       .def_property_readonly("lost", &Recording::lost)
+      .def_property_readonly("lost_records", &Recording::lost_records)
       .def_property_readonly("notes", &Recording::notes);
 
   module.def("probe", &probe, py::arg("events"));

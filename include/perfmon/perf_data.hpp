@@ -78,8 +78,8 @@ class PerfDataWriter {
   void write_process(pid_t pid);
   // write_process for every process now in /proc: what a system-wide recording starts from.
   void write_every_process();
-  // Writes a PERF_RECORD_LOST_SAMPLES record of `lost` samples: those a recorder knows were dropped
-  // without a record of the kernel's to say so (perf record writes them the same way).
+  // Writes a PERF_RECORD_LOST_SAMPLES record of `lost` samples: the events' own count of those
+  // dropped, as perf record writes it at the end.
   void write_lost_samples(std::uint64_t lost);
   // Writes the feature sections and the header. The file is complete when this returns.
   void finish(const PerfDataHost& host);
@@ -123,9 +123,10 @@ class PerfDataRecordWriter : public SampleHandler {
 std::vector<PerfDataEvent> recorded_events(const Sampler& sampler);
 
 // A recording's end, as perfmon record ends one (the sampler stopped, or its command gone): what
-// the rings still hold drained into the file, every sample dropped written down (those the kernel
-// reported and those it only counted), and the file finished. Returns the samples dropped.
-std::uint64_t finish_recording(Sampler& sampler, PerfDataWriter& file, const PerfDataHost& host);
+// the rings still hold drained into the file, the samples the events counted as dropped written
+// down (a PERF_RECORD_LOST_SAMPLES record, as perf record writes it), and the file finished.
+// Returns what was lost (Sampler::lost).
+RecordLoss finish_recording(Sampler& sampler, PerfDataWriter& file, const PerfDataHost& host);
 
 // A perf.data file read back: written by perfmon record or by perf record (PERFILE2, this machine's
 // byte order). Everything is checked against the file's size before it is read: a truncated or

@@ -235,7 +235,8 @@ int perfmon_sampler_start(perfmon_sampler* sampler);
 int perfmon_sampler_stop(perfmon_sampler* sampler);
 /* Hands every sample waiting in the rings to `callback`; *samples (may be NULL) says how many. */
 int perfmon_sampler_drain(perfmon_sampler* sampler, perfmon_sample_callback callback, void* context, size_t* samples);
-/* Samples the kernel dropped because a ring was full. */
+/* Samples the kernel dropped because a ring was full, by the events' own count (Linux 6.0); on an
+ * older kernel, the records of any kind it dropped (PERF_RECORD_LOST: samples and side-band alike). */
 uint64_t perfmon_sampler_lost(const perfmon_sampler* sampler);
 
 /* ---- Event sets (perfmon2 §3.7; docs/api.md) -------------------------------------------------- */

@@ -17,10 +17,6 @@
 
 namespace perfmon {
 
-// The samples a PERF_RECORD_LOST or PERF_RECORD_LOST_SAMPLES record says were dropped; 0 for
-// any other record.
-std::uint64_t samples_lost_by(const perf_event_header& header);
-
 // Names are kept once and referred to by index (Profile::name).
 using NameId = std::uint32_t;
 
@@ -107,8 +103,8 @@ class Profile : public SampleHandler {
 
   const std::vector<EventProfile>& events() const;
   std::string_view name(NameId id) const noexcept;
-  // Samples the kernel dropped (PERF_RECORD_LOST and PERF_RECORD_LOST_SAMPLES), all events.
-  std::uint64_t lost_samples() const noexcept;
+  // What the recording says was lost: its PERF_RECORD_LOST_SAMPLES and PERF_RECORD_LOST records.
+  const RecordLoss& lost() const noexcept;
 
   struct State;  // the tables of a profile being read: defined in the library only
 

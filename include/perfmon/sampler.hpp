@@ -113,10 +113,28 @@ struct SampledValue {
   CounterValue value;
 };
 
+// What a recording lost, as the kernel counts it. PERF_RECORD_LOST counts records of any kind that
+// a full ring could not take (samples and side-band records alike: a COMM, an EXIT); the samples
+// themselves are counted by each event (read with PERF_FORMAT_LOST, Linux 6.0), which perf record
+// and perfmon write into the file as PERF_RECORD_LOST_SAMPLES at its end (a PMU's own drops come as
+// such records too).
+struct RecordLoss {
+  std::uint64_t samples = 0;   // PERF_RECORD_LOST_SAMPLES, or the events' own count
+  std::uint64_t records = 0;   // PERF_RECORD_LOST
+  bool samples_known = false;  // `samples` was counted (a LOST_SAMPLES record, or the events' count)
+  // Adds what a PERF_RECORD_LOST or PERF_RECORD_LOST_SAMPLES record says; other records add nothing.
+  void add(const perf_event_header& record) noexcept;
+  RecordLoss& operator+=(const RecordLoss& other) noexcept;
+  // "138 samples lost", "139 records lost (samples and others; the kernel does not say how many
+  // samples)", or "" where nothing was lost. With records beyond the samples: "138 samples lost,
+  // 139 records in all".
+  std::string sentence() const;
+};
+
 struct SamplerStats {
   std::uint64_t samples = 0;        // handed to SampleHandler::sample
   std::uint64_t records = 0;        // other records handed to SampleHandler::record
-  std::uint64_t lost = 0;           // samples the kernel dropped because a ring was full (PERF_RECORD_LOST)
+  std::uint64_t lost_records = 0;   // records of any kind the kernel dropped because a ring was full (PERF_RECORD_LOST)
   std::uint64_t undecodable = 0;    // samples too short for their fields, or of no event of this sampler
   std::uint64_t corrupt_rings = 0;  // rings that held an impossible record; they are read no further
 };
@@ -163,10 +181,11 @@ class Sampler {
   // records after it stay in the rings for the next drain() (a format that is full, for example).
   void interrupt_drain() noexcept;
   const SamplerStats& stats() const noexcept;
-  // Samples the kernel dropped that no PERF_RECORD_LOST reported (a ring still full when its
-  // events stopped never gets one): call after stop() and the last drain(). 0 where the kernel
-  // does not count them (before Linux 6.0) or the samples read their group.
-  std::uint64_t lost_unreported() const;
+  // What was lost: the records PERF_RECORD_LOST reported, and the samples by the events' own count
+  // (PERF_FORMAT_LOST: a ring still full when its events stopped never gets a PERF_RECORD_LOST).
+  // Call after stop() and the last drain(). The samples are unknown (samples_known false) where the
+  // kernel does not count them (before Linux 6.0) or the samples read their group.
+  RecordLoss lost() const;
   // The group values a sample carries (PERF_SAMPLE_READ), member by member into `out`. Returns how
   // many were written: 0 without PERF_SAMPLE_READ, or when `out` is too small or the words are not
   // a whole group. Allocates nothing.

@@ -24,7 +24,9 @@ class PerfData:
                    start, end (addresses), offset (the file offset at start): a sample's offset
                    in its file is ip - start + offset
     dsos, comms, events   lists of str
-    lost           the samples the kernel dropped (its LOST and LOST_SAMPLES records)
+    lost           the samples the kernel dropped (the file's PERF_RECORD_LOST_SAMPLES)
+    lost_records   the records of any kind a full ring dropped (PERF_RECORD_LOST: samples and
+                   side-band records alike)
     hostname, build_ids   what the file's header says
     """
 
@@ -47,6 +49,7 @@ class PerfData:
         self.symbols["name"] = names
         self.symbols["dso"] = [dso for _, dso in read["symbols"]]
         self.lost = read["lost"]
+        self.lost_records = read["lost_records"]
         self.hostname = read["hostname"]
         self.build_ids = dict(read["build_ids"])
 

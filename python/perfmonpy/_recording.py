@@ -61,12 +61,14 @@ class record(_native.Recording):
 
 
 class RecordedCommand:
-    """A command's recording: its file (.output, .data), .samples, .lost and .exit_code."""
+    """A command's recording: its file (.output, .data), .samples, .lost (samples, by the events' own
+    count), .lost_records (records of any kind a full ring dropped) and .exit_code."""
 
     def __init__(self, recording, output, exit_code):
         self.output = output
         self.samples = recording.samples
         self.lost = recording.lost
+        self.lost_records = recording.lost_records
         self.notes = recording.notes
         self.exit_code = exit_code
 

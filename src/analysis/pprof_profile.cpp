@@ -192,7 +192,8 @@ struct PprofProfile::State {
   std::vector<SampleKey> samples;
   FlatIndex<SampleKey, SampleKeyHash> sample_of;
   std::vector<std::int64_t> values;  // 2 per event and sample: samples, periods
-  std::uint64_t lost = 0, first_time = ~std::uint64_t{0}, last_time = 0;
+  RecordLoss lost;
+  std::uint64_t first_time = ~std::uint64_t{0}, last_time = 0;
   std::optional<std::pair<std::uint64_t, std::uint64_t>> time;  // set_time's start and duration
 };
 
@@ -211,7 +212,7 @@ void PprofProfile::set_time(std::uint64_t start_nanos, std::uint64_t duration_na
 
 void PprofProfile::record(const perf_event_header& header) {
   using namespace kernel;
-  state_->lost += samples_lost_by(header);
+  state_->lost.add(header);
   if (header.type == PERF_RECORD_CGROUP) {
     if (const auto* cgroup = record_as<CgroupRecord>(&header)) {
       const char* path = reinterpret_cast<const char*>(cgroup + 1);
@@ -382,7 +383,8 @@ std::string PprofProfile::encode(bool gzipped) const {
     units.push_back(counts_nanoseconds(event.attr) ? nanoseconds : count);
   }
   const NameId period_name = s.events.empty() ? 0 : add(s.events.front().name);
-  const NameId lost_comment = s.lost != 0 ? add(std::to_string(s.lost) + " samples lost (the recording says so)") : 0;
+  const std::string lost = s.lost.sentence();
+  const NameId lost_comment = lost.empty() ? 0 : add(lost + " (the recording says so)");
 
   // pprof takes the first mapping for the program's: that of the command with the most samples
   // (its file's name begins with the command's, which the kernel cuts at 15 characters).

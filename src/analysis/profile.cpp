@@ -138,7 +138,7 @@ struct Profile::State {
   FlatIndex<analysis::ProcessAddress, analysis::ProcessAddressHash> frame_of;
   analysis::ChunkedVector<CachedFrame> frames;
   analysis::RecordedProcesses processes;
-  std::uint64_t lost = 0;
+  RecordLoss lost;
   // Nodes' samples and period through them are summed from their self figures when asked for:
   // once per node, not once per sample and frame.
   bool totals_due = false;
@@ -164,7 +164,7 @@ std::string_view Profile::name(NameId id) const noexcept {
   return state_->names[id];
 }
 
-std::uint64_t Profile::lost_samples() const noexcept {
+const RecordLoss& Profile::lost() const noexcept {
   return state_->lost;
 }
 
@@ -196,7 +196,7 @@ void Profile::State::place(const perf_event_header& header) {
 }
 
 void Profile::record(const perf_event_header& header) {
-  state_->lost += samples_lost_by(header);
+  state_->lost.add(header);
   state_->place(header);
 }
 

@@ -7,16 +7,6 @@
 
 namespace perfmon {
 
-std::uint64_t samples_lost_by(const perf_event_header& header) {
-  using namespace kernel;
-  if (header.type == PERF_RECORD_LOST) {
-    if (const auto* dropped = record_as<LostRecord>(&header)) return dropped->lost;
-  } else if (header.type == PERF_RECORD_LOST_SAMPLES) {
-    if (const auto* dropped = record_as<LostSamplesRecord>(&header)) return dropped->lost;
-  }
-  return 0;
-}
-
 namespace analysis {
 
 void RecordedProcesses::record(const perf_event_header& header) {

@@ -86,7 +86,9 @@ int perfmon_sampler_drain(perfmon_sampler* sampler, perfmon_sample_callback call
 }
 
 uint64_t perfmon_sampler_lost(const perfmon_sampler* sampler) {
-  return sampler == nullptr ? 0 : sampler->sampler.stats().lost;
+  if (sampler == nullptr) return 0;
+  const perfmon::RecordLoss lost = sampler->sampler.lost();
+  return lost.samples_known ? lost.samples : lost.records;
 }
 
 }  // extern "C"

@@ -240,15 +240,46 @@ std::uint64_t Sampler::last_period(int fd) const noexcept {
   return o == nullptr ? 0 : o->period;
 }
 
-std::uint64_t Sampler::lost_unreported() const {
+void RecordLoss::add(const perf_event_header& record) noexcept {
+  if (record.type == PERF_RECORD_LOST) {
+    if (const auto* dropped = kernel::record_as<kernel::LostRecord>(&record)) records += dropped->lost;
+  } else if (record.type == PERF_RECORD_LOST_SAMPLES) {
+    if (const auto* dropped = kernel::record_as<kernel::LostSamplesRecord>(&record)) samples += dropped->lost;
+    samples_known = true;
+  }
+}
+
+RecordLoss& RecordLoss::operator+=(const RecordLoss& other) noexcept {
+  samples += other.samples;
+  records += other.records;
+  samples_known = samples_known || other.samples_known;
+  return *this;
+}
+
+std::string RecordLoss::sentence() const {
+  if (samples_known) {
+    if (samples == 0 && records == 0) return "";
+    std::string said = std::to_string(samples) + (samples == 1 ? " sample" : " samples") + " lost";
+    if (records > samples) said += ", " + std::to_string(records) + " records in all";
+    return said;
+  }
+  if (records == 0) return "";
+  return std::to_string(records) + (records == 1 ? " record" : " records") +
+         " lost (samples and others; the kernel does not say how many samples)";
+}
+
+RecordLoss Sampler::lost() const {
   const State& s = *state_;
-  if (s.settings.read_format != PERF_FORMAT_LOST) return 0;
-  std::uint64_t lost = 0;
+  RecordLoss loss;
+  loss.records = s.stats.lost_records;
+  if (s.settings.read_format != PERF_FORMAT_LOST) return loss;
   for (const State::Opened& o : s.opened) {
     std::uint64_t words[2] = {};  // value, lost
-    if (::read(o.fd, words, sizeof words) == static_cast<ssize_t>(sizeof words)) lost += words[1];
+    if (::read(o.fd, words, sizeof words) != static_cast<ssize_t>(sizeof words)) return loss;
+    loss.samples += words[1];
   }
-  return lost > s.stats.lost ? lost - s.stats.lost : 0;
+  loss.samples_known = true;
+  return loss;
 }
 
 std::vector<int> Sampler::event_fds() const {
@@ -303,7 +334,7 @@ std::size_t Sampler::drain(SampleHandler& handler) {
         continue;
       }
       if (record->type == PERF_RECORD_LOST)
-        if (const auto* lost = kernel::record_as<kernel::LostRecord>(record)) s.stats.lost += lost->lost;
+        if (const auto* lost = kernel::record_as<kernel::LostRecord>(record)) s.stats.lost_records += lost->lost;
       ++s.stats.records;
       handler.record(*record);
     }

@@ -396,14 +396,14 @@ std::vector<PerfDataEvent> recorded_events(const Sampler& sampler) {
   return events;
 }
 
-std::uint64_t finish_recording(Sampler& sampler, PerfDataWriter& file, const PerfDataHost& host) {
+RecordLoss finish_recording(Sampler& sampler, PerfDataWriter& file, const PerfDataHost& host) {
   PerfDataRecordWriter records(file);
   sampler.drain(records);
-  const std::uint64_t unreported = sampler.lost_unreported();
-  if (unreported != 0) file.write_lost_samples(unreported);
+  const RecordLoss lost = sampler.lost();
+  if (lost.samples_known && lost.samples != 0) file.write_lost_samples(lost.samples);
   file.finish_round();
   file.finish(host);
-  return sampler.stats().lost + unreported;
+  return lost;
 }
 
 }  // namespace perfmon

@@ -6,7 +6,8 @@ namespace perfmon {
 
 std::string format_report_json(const Profile& profile, const ReportOptions& options) {
   nlohmann::ordered_json document;
-  document["lost_samples"] = profile.lost_samples();
+  document["lost_samples"] = profile.lost().samples;
+  document["lost_records"] = profile.lost().records;
   document["events"] = nlohmann::ordered_json::array();
   for (const EventProfile& event : profile.events()) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();

@@ -117,7 +117,14 @@ std::vector<ReportKey> parse_report_keys(const std::string& keys) {
 }
 
 std::string format_report_table(const Profile& profile, const ReportOptions& options) {
-  std::string out = "#\n# Total Lost Samples: " + std::to_string(profile.lost_samples()) + "\n#\n";
+  // perf's line counts PERF_RECORD_LOST_SAMPLES; records of any kind that a full ring dropped are
+  // another count, said apart where there were any.
+  const RecordLoss& lost = profile.lost();
+  std::string out = "#\n# Total Lost Samples: " + std::to_string(lost.samples) + "\n";
+  if (lost.records != 0)
+    out += "# Lost records: " + std::to_string(lost.records) + " (records of any kind a full ring could not take" +
+           (lost.samples_known ? ")" : "; how many were samples the file does not say)") + "\n";
+  out += "#\n";
   for (const EventProfile& event : profile.events()) {
     if (event.samples == 0) continue;
     out += "# Samples: " + short_count(event.samples) + " of event '" + printable(event.name) + "'\n";

@@ -242,7 +242,7 @@ TEST_F(HardwarePmu, SamplerTakesOneSamplePerPeriodInTheLoop) {
   else  // a real CPU retires the loop faster or slower than an instruction a cycle
     EXPECT_GT(kept.samples, 0u);
   EXPECT_GE(static_cast<double>(kept.in_loop), 0.95 * static_cast<double>(kept.samples));
-  EXPECT_EQ(sampler.stats().lost, 0u);
+  EXPECT_EQ(sampler.stats().lost_records, 0u);
 }
 
 // Branch stacks, where the PMU keeps a branch record (Intel LBR, AMD BRS, Arm BRBE): samples of

@@ -346,19 +346,20 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
         sampler.drain(format);
         file.finish_round();
         if (live)
-          std::fprintf(stderr, "\r[ perfmon record: %llu samples, %llu lost ]",
+          std::fprintf(stderr, "\r[ perfmon record: %llu samples, %llu records lost ]",
                        static_cast<unsigned long long>(sampler.stats().samples),
-                       static_cast<unsigned long long>(sampler.stats().lost));
+                       static_cast<unsigned long long>(sampler.stats().lost_records));
       },
       // Without a command, the exit of every thread recorded ends the recording too.
       [&] { return workload ? workload->wait(exit, false) : !targets_alive(target); },
       workload ? std::function<void(int)>([&](int signo) { workload->signal(signo); }) : nullptr);
   if (!target.enable_on_exec) sampler.stop();
-  const std::uint64_t all_lost = finish_recording(sampler, file, describe_this_host(std::move(command_line)));
+  const std::string lost_sentence =
+      finish_recording(sampler, file, describe_this_host(std::move(command_line))).sentence();
   commit(out);
   if (!o.quiet) {
     if (live) std::fputc('\n', stderr);
-    const std::string lost = all_lost ? ", " + std::to_string(all_lost) + " lost" : "";
+    const std::string lost = lost_sentence.empty() ? "" : ", " + lost_sentence;
     std::fprintf(stderr, "[ perfmon record: wrote %llu samples (%.3f MB) to %s%s ]\n",
                  static_cast<unsigned long long>(sampler.stats().samples), static_cast<double>(file.data_bytes()) / 1e6,
                  printable(o.output).c_str(), lost.c_str());

@@ -137,7 +137,9 @@ TEST(Profile, WithoutStacksTheEntriesAreTheSameAndNoTreeIsBuilt) {
   EXPECT_GT(b.stacks.size(), 1u);
 }
 
-TEST(Profile, LostSamplesAreCounted) {
+// PERF_RECORD_LOST counts records of any kind; PERF_RECORD_LOST_SAMPLES counts samples: two
+// counts, never one sum (5 records and 2 samples were once said as 7 samples).
+TEST(Profile, LostSamplesAndLostRecordsAreCountedApart) {
   Profile profile({"cpu-clock"});
   kernel::LostRecord lost{};
   lost.header = {PERF_RECORD_LOST, 0, sizeof lost};
@@ -147,7 +149,13 @@ TEST(Profile, LostSamplesAreCounted) {
   dropped.header = {PERF_RECORD_LOST_SAMPLES, 0, sizeof dropped};
   dropped.lost = 2;
   profile.record(dropped.header);
-  EXPECT_EQ(profile.lost_samples(), 7u);
+  EXPECT_EQ(profile.lost().samples, 2u);
+  EXPECT_EQ(profile.lost().records, 5u);
+  EXPECT_TRUE(profile.lost().samples_known);
+  EXPECT_EQ(profile.lost().sentence(), "2 samples lost, 5 records in all");
+  RecordLoss records_only;
+  records_only.records = 1;
+  EXPECT_EQ(records_only.sentence(), "1 record lost (samples and others; the kernel does not say how many samples)");
 }
 
 // A recording to read whole or in shares: its records, each a sample or another record.
@@ -250,7 +258,8 @@ void read_share(Profile& profile, const std::vector<Step>& steps, std::size_t be
 
 void expect_same(const Profile& a, const Profile& b) {
   ASSERT_EQ(a.events().size(), b.events().size());
-  EXPECT_EQ(a.lost_samples(), b.lost_samples());
+  EXPECT_EQ(a.lost().samples, b.lost().samples);
+  EXPECT_EQ(a.lost().records, b.lost().records);
   for (std::size_t e = 0; e < a.events().size(); ++e) {
     const EventProfile& x = a.events()[e];
     const EventProfile& y = b.events()[e];
@@ -286,7 +295,7 @@ TEST(Profile, SharesMergedAreTheProfileOfTheWhole) {
     options.stacks = stacks;
     Profile whole({"cpu-clock"}, options);
     read_share(whole, steps, 0, steps.size());
-    ASSERT_EQ(whole.lost_samples(), 3u);
+    ASSERT_EQ(whole.lost().samples + whole.lost().records, 3u);
     if (stacks) {
       ASSERT_GT(whole.events()[0].ends.size(), whole.events()[0].stacks.size() / 2);
       std::size_t shared_nodes = 0;  // nodes where stacks of several entries end
