@@ -508,26 +508,67 @@ class StatCommand {
   }
 
   // --passes: the command once per pass, each pass's rows prefixed "passN"; the events counted in
-  // every pass show how alike the runs were.
+  // every pass show how alike the runs were. A pass none of whose own events can be counted here
+  // is not run (the first is, where none can, for the events of every pass): its rows say why.
   Run run_passes(OutputFile& out) {
+    const std::size_t passes = plan_.passes.size();
+    std::vector<bool> unrun(passes);  // none of its own events can be counted here
+    for (std::size_t p = 0; p < passes; ++p) {
+      bool countable = false;
+      for (const PlannedGroup& planned : plan_.passes[p].groups)
+        for (const Event& event : groups_[planned.group].events) countable = countable || probe_event(event.attr).empty();
+      unrun[p] = !countable;
+    }
+    if (std::all_of(unrun.begin(), unrun.end(), [](bool skipped) { return skipped; })) unrun.front() = false;
     Run merged;
     double elapsed = 0;
-    for (std::size_t p = 0; p < plan_.passes.size(); ++p) {
-      Run run = run_once(out, plan_.groups_of(p, groups_), o_.command, "pass" + std::to_string(p + 1));
+    std::size_t run_count = 0;
+    auto take_footnotes = [&merged](const std::vector<std::string>& lines) {
+      for (const std::string& line : lines)
+        if (std::find(merged.footnotes.begin(), merged.footnotes.end(), line) == merged.footnotes.end())
+          merged.footnotes.push_back(line);
+    };
+    for (std::size_t p = 0; p < passes; ++p) {
+      const std::string label = "pass" + std::to_string(p + 1);
+      if (unrun[p]) {
+        // Its own events, each with the reason it cannot be counted.
+        Reading unrun;
+        for (const PlannedGroup& planned : plan_.passes[p].groups)
+          for (const Event& event : groups_[planned.group].events) {
+            ReadingEvent& row = unrun.events.emplace_back();
+            row.event = event;
+            row.supported = false;
+            row.unsupported_reason = probe_event(event.attr);
+            row.label = label;
+            row.label_kind = "pass";
+          }
+        for (StatRow& row : stat_rows(unrun)) merged.figures.rows.push_back(std::move(row));
+        take_footnotes(stat_footnotes(unrun));
+        continue;
+      }
+      Run run = run_once(out, plan_.groups_of(p, groups_), o_.command, label);
+      ++run_count;
       for (StatRow& row : run.figures.rows) merged.figures.rows.push_back(std::move(row));
       elapsed += run.figures.elapsed_ns;
       merged.exit = run.exit;
       merged.figures.usage = run.figures.usage;
-      if (p == 0) merged.footnotes = run.footnotes;
+      take_footnotes(run.footnotes);
       if (run.interrupted) {
         merged.interrupted = true;
         break;
       }
     }
     merged.figures.elapsed_ns = elapsed;
-    const std::size_t passes = plan_.passes.size();
     merged.footnotes.push_back(std::to_string(passes) + (passes == 1 ? " pass" : " passes") +
-                               ", every event counted all the time of its pass; time elapsed is their sum.");
+                               ", every event counted all the time of its pass; time elapsed is their sum" +
+                               (run_count == passes ? "." : " (" + std::to_string(run_count) + " run)."));
+    std::string not_run;
+    std::size_t not_run_count = 0;
+    for (std::size_t p = 0; p < passes; ++p)
+      if (unrun[p]) not_run += (not_run_count++ == 0 ? "pass" : ", pass") + std::to_string(p + 1);
+    if (not_run_count != 0)
+      merged.footnotes.push_back(not_run + " not run: none of " + (not_run_count == 1 ? "its" : "their") +
+                                 " events can be counted here.");
     for (const std::string& line : pass_spread_lines(merged.figures.rows)) merged.footnotes.push_back(line);
     return merged;
   }
