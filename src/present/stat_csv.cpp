@@ -1,14 +1,29 @@
+#include "perfmon/printable.hpp"
 #include "present/shapes.hpp"
 #include "present/stat_cells.hpp"
 
 namespace perfmon::present {
+
+namespace {
+
+// A region's name is the user's own text: shown printable, and quoted where it holds the separator
+// or a quote (a double quote doubled), as CSV readers take a field, so that its row keeps its columns.
+std::string region_field(const std::string& region, const std::string& sep) {
+  const std::string shown = printable(region);
+  if (shown.find(sep) == std::string::npos && shown.find('"') == std::string::npos) return shown;
+  std::string quoted = "\"";
+  for (const char c : shown) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+}  // namespace
 
 std::string csv_rows(const std::vector<StatRow>& rows, const std::string& sep, const std::string& lead) {
   std::string out;
   for (const StatRow& row : rows) {
     std::string line = lead;
     if (!row.prefix.empty()) line += row.prefix + sep;
-    if (!row.region.empty()) line += row.region + sep;
+    if (!row.region.empty()) line += region_field(row.region, sep) + sep;
     line += value_text(row, false) + sep + row.unit + sep + row.event + sep;
     line += std::to_string(event_runtime(row)) + sep;
     line += format_text("%.2f", running_percent(row));

@@ -1,3 +1,4 @@
+#include "perfmon/printable.hpp"
 #include "present/shapes.hpp"
 #include "present/stat_cells.hpp"
 
@@ -8,7 +9,7 @@ namespace {
 std::string table_line(const StatRow& row, const std::string& lead) {
   std::string line = lead;
   if (!row.prefix.empty()) line += format_text("%-12s ", row.prefix.c_str());
-  if (!row.region.empty()) line += format_text("%-12s ", row.region.c_str());
+  if (!row.region.empty()) line += format_text("%-12s ", printable(row.region).c_str());
   line += format_text("%18s %-4s %-32s", value_text(row, true).c_str(), row.unit.c_str(), row.event.c_str());
   if (row.metric) line += format_text(" # %8.3f %-23s", *row.metric, row.metric_unit.c_str());
   if (std::optional<double> spread = variance_percent(row)) line += format_text("  ( +- %5.2f%% )", *spread);
