@@ -845,12 +845,13 @@ py::list os_texts(const std::vector<std::string>& list) {
 py::dict read_perf_data(const std::string& path, bool callchains, bool symbols, std::size_t threads) {
   std::optional<perfmon::PerfDataReader> reader;
   std::unique_ptr<ArrayCollector> collector;
+  const auto tables = std::make_shared<perfmon::SymbolTables>();
   {
     py::gil_scoped_release others_run;
     reader.emplace(path);
     if (threads == 0) threads = reader->threads_worth();
     // Each file's symbols read once, whichever share names an address in it first.
-    const auto tables = std::make_shared<perfmon::SymbolTables>();
+    tables->expect_build_ids(reader->build_ids());
     bool first = true;
     collector = reader->read_merged<ArrayCollector>(
         threads,
@@ -878,6 +879,7 @@ py::dict read_perf_data(const std::string& path, bool callchains, bool symbols, 
   file["lost"] = collected.lost_.samples;
   file["lost_records"] = collected.lost_.records;
   file["hostname"] = os_text(reader->hostname());
+  file["changed_files"] = tables->changed_files();
   file["build_ids"] = reader->build_ids();
   return file;
 }

@@ -60,6 +60,14 @@ class SymbolTables {
   SymbolTables(std::string debug_root, std::string root);
   ~SymbolTables();
 
+  // The build ids a recording names its files by (PerfDataReader::build_ids): a file whose build id
+  // is another now (the program rebuilt since) is not read, its samples left unnamed, rather than
+  // named by code that never ran. Call before the first look-up.
+  void expect_build_ids(std::map<std::string, std::string> recorded);
+  // Each file that changed since the recording, once, in a sentence ("'/usr/bin/app' changed since
+  // the recording (build id 1a2b... then, 3c4d... now): ..."), in the order met.
+  std::vector<std::string> changed_files() const;
+
   // The function at `file_offset` of an ELF file (as a mapping's offset gives it), or nullptr;
   // `into` is then the address's offset into it.
   const std::string_view* function_in_file(const std::string& path, std::uint64_t file_offset, std::uint64_t& into);
@@ -88,12 +96,18 @@ class SymbolTables {
   const Table& read_table(const std::string& path);
   analysis::DebugInfo* open_dwarf(const std::string& path);
 
+  // "" when the file may be read; else why not (it changed since the recording). Under mutex_.
+  std::string changed_since_recording(const std::string& path, std::string_view bytes);
+
   std::string debug_root_;
   std::string root_;  // "" for this machine's files
+  std::map<std::string, std::string> recorded_ids_;  // by path: the recording's build ids (hex)
+  std::vector<std::string> changed_;                 // sentences, under mutex_
+  std::map<std::string, bool> unchanged_;            // by path, once looked at: may it be read
   std::uint64_t id_;  // this one's number, among the SymbolTables of the process
   // Guards the maps; a file's tables, once read, change no more. Looked up far more often than
   // added to: lookups share it.
-  std::shared_mutex mutex_;
+  mutable std::shared_mutex mutex_;
   std::map<std::string, std::unique_ptr<const Table>> files_;
   // By thread and file (null: the file has none): a libdw session answers one thread at a time,
   // and a thread of its own asks without waiting on another's.

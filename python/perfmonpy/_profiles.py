@@ -28,6 +28,8 @@ class PerfData:
     lost_records   the records of any kind a full ring dropped (PERF_RECORD_LOST: samples and
                    side-band records alike)
     hostname, build_ids   what the file's header says
+    changed_files  a sentence for each file rebuilt since the recording (its build id another):
+                   its samples are left unnamed rather than named by code that never ran
     """
 
     def __init__(self, path, *, callchains=True, symbols=True, threads=0):
@@ -50,6 +52,7 @@ class PerfData:
         self.symbols["dso"] = [dso for _, dso in read["symbols"]]
         self.lost = read["lost"]
         self.lost_records = read["lost_records"]
+        self.changed_files = list(read["changed_files"])
         self.hostname = read["hostname"]
         self.build_ids = dict(read["build_ids"])
 

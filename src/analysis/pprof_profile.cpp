@@ -156,10 +156,17 @@ struct PprofProfile::State {
     }
   };
 
+  // Tables that name no file rebuilt since the recording (its build ids).
+  static std::shared_ptr<SymbolTables> tables_for(const PprofOptions& options) {
+    auto tables = std::make_shared<SymbolTables>(options.debug_root);
+    tables->expect_build_ids(options.build_ids);
+    return tables;
+  }
+
   State(std::vector<PprofEvent> pprof_events, PprofOptions pprof_options, std::shared_ptr<SymbolTables> symbols)
       : events(std::move(pprof_events)),
         options(std::move(pprof_options)),
-        symbolizer(symbols ? std::move(symbols) : std::make_shared<SymbolTables>(options.debug_root)) {
+        symbolizer(symbols ? std::move(symbols) : tables_for(options)) {
     strings.intern("");  // string_table[0]
     for (const auto& [id, path] : options.cgroup_paths) cgroups[id] = strings.intern(path);
   }

@@ -415,6 +415,26 @@ SymbolTables::SymbolTables(std::string debug_root, std::string root)
     : debug_root_(std::move(debug_root)), root_(std::move(root)), id_(tables_made.fetch_add(1) + 1) {}
 SymbolTables::~SymbolTables() = default;
 
+void SymbolTables::expect_build_ids(std::map<std::string, std::string> recorded) {
+  recorded_ids_ = std::move(recorded);
+}
+
+std::vector<std::string> SymbolTables::changed_files() const {
+  const std::shared_lock<std::shared_mutex> lock(mutex_);
+  return changed_;
+}
+
+std::string SymbolTables::changed_since_recording(const std::string& path, std::string_view bytes) {
+  const auto recorded = recorded_ids_.find(path);
+  if (recorded == recorded_ids_.end()) return "";
+  const std::optional<std::string> now = kernel::build_id_in_elf(bytes);
+  const std::string now_hex = now ? kernel::build_id_hex(*now) : "none";
+  if (now_hex == recorded->second) return "";
+  return "'" + path + "' changed since the recording (build id " + recorded->second + " then, " + now_hex +
+         " now): its samples are left unnamed rather than named by code that never ran; record again, or give the "
+         "files as they were (--symfs)";
+}
+
 const SymbolTables::Table& SymbolTables::table_of(const std::string& path) {
   return *last_asked<const Table>(id_, path, [&] { return &read_table(path); });
 }
@@ -435,9 +455,15 @@ const SymbolTables::Table& SymbolTables::read_table(const std::string& path) {
       if (const std::string_view image = this_process_vdso(); !image.empty()) read_elf_symbols(image, *table);
     } else if (const std::optional<kernel::FileMapping> file = kernel::FileMapping::map(root_ + path)) {
       // Regular files only, mapped rather than copied: a recording may name /dev/zero or a FIFO.
-      read_elf_symbols(file->bytes(), *table);
-      // Stripped of .symtab, its local functions are named by a separate debug file, if installed.
-      if (!table->names_from_symtab) read_debug_file(root_ + path, file->bytes(), debug_root_, *table);
+      if (std::string changed = changed_since_recording(path, file->bytes()); !changed.empty()) {
+        changed_.push_back(std::move(changed));
+        unchanged_[path] = false;
+      } else {
+        unchanged_[path] = true;
+        read_elf_symbols(file->bytes(), *table);
+        // Stripped of .symtab, its local functions are named by a separate debug file, if installed.
+        if (!table->names_from_symtab) read_debug_file(root_ + path, file->bytes(), debug_root_, *table);
+      }
     }
     known = std::move(table);
   }
@@ -453,6 +479,12 @@ analysis::DebugInfo* SymbolTables::open_dwarf(const std::string& path) {
   {
     const std::shared_lock<std::shared_mutex> lock(mutex_);
     if (auto found = dwarf_.find(key); found != dwarf_.end()) return found->second.get();
+  }
+  // A file that changed since the recording has no DWARF of the code that ran.
+  read_table(path);
+  {
+    const std::shared_lock<std::shared_mutex> lock(mutex_);
+    if (auto known = unchanged_.find(path); known != unchanged_.end() && !known->second) return nullptr;
   }
   // Opened outside the lock: a thread opens its own session, and no other waits for that.
   std::unique_ptr<analysis::DebugInfo> opened = analysis::DebugInfo::open(root_ + path, debug_root_);

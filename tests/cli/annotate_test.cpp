@@ -267,5 +267,37 @@ TEST_F(CliAnnotate, WhatCannotBeAnnotatedIsOneSentence) {
   }
 }
 
+// A program rebuilt after its recording (here: another program copied over it, another build id)
+// is never read for the recording's samples: report and annotate say the file changed and leave
+// its samples unnamed, rather than name them by code that never ran.
+TEST_F(CliAnnotate, AProgramChangedSinceTheRecordingIsSaidNotRead) {
+  const std::string program = (dir_ / "worker").string();
+  fs::copy_file(WORKER, program);
+  const std::string file = record_annotated(program, 400);
+  fs::remove(program);
+  fs::copy_file(WORKER_WITHOUT_FRAME_POINTERS, program);  // built apart: its own build id
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{PERFMON, "report", "-i", file, "--sort", "dso,sym"},
+        std::vector<std::string>{PERFMON, "annotate", "-i", file, "perfmon_annotated"}}) {
+    Result r = run(command);
+    EXPECT_NE(r.err.find("'" + program + "' changed since the recording (build id "), std::string::npos)
+        << command[1] << ": " << r.err;
+    EXPECT_EQ(r.out.find("perfmon_annotated"), std::string::npos) << command[1] << " named the new code:\n" << r.out;
+  }
+}
+
+// --symfs is a directory the recording's files lie under: anything else is refused, not ignored.
+TEST_F(CliAnnotate, SymfsMustBeADirectory) {
+  const std::string file = record_annotated(WORKER, 4);
+  for (const std::string& symfs : {std::string("/nonexistent"), file}) {
+    Result r = run({PERFMON, "annotate", "-i", file, "--symfs", symfs, "perfmon_annotated"});
+    EXPECT_EQ(r.exit_code, 129) << r.err;
+    EXPECT_NE(r.err.find("--symfs takes the directory the recording's files lie under; '" + symfs + "' is not one"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
 }  // namespace
 }  // namespace perfmon::testing

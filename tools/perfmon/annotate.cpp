@@ -1,6 +1,8 @@
 // perfmon annotate: a function of a perf.data file's samples, instruction by instruction and line by
 // line, as perf annotate shows it — its code disassembled by Capstone, its lines from DWARF, the
 // lines of functions inlined into it folded under the line that calls them.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -65,7 +67,13 @@ int run_annotate(std::span<char* const> args) {
       {0, "json", "", "print them as one JSON document", [&](std::string_view) { json = true; }},
       {0, "symfs", "dir",
        "read the recording's files from under dir (a recording of another machine, whose files lie there)",
-       [&](std::string_view v) { symfs = std::string(v); }},
+       [&](std::string_view v) {
+         struct stat about {};
+         if (::stat(std::string(v).c_str(), &about) != 0 || !S_ISDIR(about.st_mode))
+           throw UsageError("--symfs takes the directory the recording's files lie under; '" + printable(v) +
+                            "' is not one");
+         symfs = std::string(v);
+       }},
       {0, "threads", "n", "read the file with n threads (default: as perfmon report chooses)",
        [&](std::string_view v) { threads = parse_long(v, "--threads", 1, 64); }},
   };
@@ -85,8 +93,10 @@ int run_annotate(std::span<char* const> args) {
                                                   known + " (choose one with -e).");
     }
     const auto tables = std::make_shared<SymbolTables>("/usr/lib/debug", symfs);
+    tables->expect_build_ids(file.build_ids());
     const std::unique_ptr<AnnotationSamples> read = read_merged<AnnotationSamples>(
         file, threads, [&] { return std::make_unique<AnnotationSamples>(names, tables); });
+    say_changed_files(*tables);
     AnnotationSamples& samples = *read;
     std::vector<Annotation> annotations;
     std::string missing;  // the events with samples but none in the function asked for

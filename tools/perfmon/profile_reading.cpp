@@ -43,12 +43,20 @@ std::unique_ptr<Profile> read_profile(const PerfDataReader& file, const ProfileO
   std::vector<std::string> names;
   for (const PerfDataEvent& event : file.events()) names.push_back(event.name);
   const auto symbols = std::make_shared<SymbolTables>(options.debug_root);
+  symbols->expect_build_ids(file.build_ids());
   bool unwinding = true;  // said once where this build cannot
-  return read_merged<Profile>(file, threads, [&] {
+  std::unique_ptr<Profile> profile = read_merged<Profile>(file, threads, [&] {
     auto share = std::make_unique<Profile>(names, options, symbols);
     unwinding = unwinding && unwind_copied_stacks(file, *share);
     return share;
   });
+  say_changed_files(*symbols);
+  return profile;
+}
+
+void say_changed_files(const SymbolTables& symbols) {
+  for (const std::string& changed : symbols.changed_files())
+    std::fprintf(stderr, "perfmon: %s.\n", printable(changed).c_str());
 }
 
 }  // namespace perfmon::cli

@@ -19,8 +19,12 @@ namespace perfmon::cli {
 template <typename Handler>
 bool unwind_copied_stacks(const PerfDataReader& file, Handler& handler);
 
-// `threads` 0: as many as the file is worth (PerfDataReader::threads_worth).
+// `threads` 0: as many as the file is worth (PerfDataReader::threads_worth). Files that changed
+// since the recording (their build ids) are not read, and said on standard error.
 std::unique_ptr<Profile> read_profile(const PerfDataReader& file, const ProfileOptions& options, long threads);
+
+// Each file the tables found changed since the recording, a line on standard error.
+void say_changed_files(const SymbolTables& symbols);
 
 // --sort comm,dso,sym for the commands whose rows are those keys' (diff, top): `refusal` where
 // srcline is asked for.
