@@ -27,7 +27,7 @@ int run_diff(std::span<char* const> args) {
   std::vector<std::string> files;
   std::vector<Option> options = {
       row_keys_option(diff.sort, "the columns rows are compared by: comm, dso, sym (default dso,sym, as perf diff)",
-                      "perfmon diff compares by comm, dso and sym, not srcline"),
+                      "perfmon diff compares by comm, dso and sym"),
       {0, "stdio", "", "print perf diff's table (the default)", [&](std::string_view) { json = false; }},
       {0, "json", "", "print the rows as one JSON document", [&](std::string_view) { json = true; }},
       {0, "threads", "n", "read each file with n threads (default: as perfmon report chooses)",

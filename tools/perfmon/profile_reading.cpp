@@ -28,14 +28,16 @@ bool unwind_copied_stacks(const PerfDataReader& file, Handler& handler) {
 template bool unwind_copied_stacks(const PerfDataReader&, Profile&);
 template bool unwind_copied_stacks(const PerfDataReader&, PprofProfile&);
 
-Option row_keys_option(std::vector<ReportKey>& keys, std::string_view help, std::string refusal) {
-  return {'s', "sort", "keys", help, [&keys, refusal = std::move(refusal)](std::string_view v) {
+Option row_keys_option(std::vector<ReportKey>& keys, std::string_view help, std::string takes) {
+  return {'s', "sort", "keys", help, [&keys, takes = std::move(takes)](std::string_view v) {
+            // The report's own refusal would offer srcline, which these commands do not take.
             try {
               keys = parse_report_keys(std::string(v));
-            } catch (const Error& error) {
-              throw UsageError(error.what());
+            } catch (const Error&) {
+              throw UsageError(takes + ", not '" + printable(v) + "'");
             }
-            if (std::find(keys.begin(), keys.end(), ReportKey::SourceLine) != keys.end()) throw UsageError(refusal);
+            if (std::find(keys.begin(), keys.end(), ReportKey::SourceLine) != keys.end())
+              throw UsageError(takes + ", not srcline");
           }};
 }
 

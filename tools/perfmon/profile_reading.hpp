@@ -26,9 +26,9 @@ std::unique_ptr<Profile> read_profile(const PerfDataReader& file, const ProfileO
 // Each file the tables found changed since the recording, a line on standard error.
 void say_changed_files(const SymbolTables& symbols);
 
-// --sort comm,dso,sym for the commands whose rows are those keys' (diff, top): `refusal` where
-// srcline is asked for.
-Option row_keys_option(std::vector<ReportKey>& keys, std::string_view help, std::string refusal);
+// --sort comm,dso,sym for the commands whose rows are those keys' (diff, top). `takes` says so
+// ("perfmon diff compares by comm, dso and sym"); a refusal is it and what was asked for instead.
+Option row_keys_option(std::vector<ReportKey>& keys, std::string_view help, std::string takes);
 
 // The file read in shares by `threads` threads (0: as many as it is worth) into handlers that
 // make() makes, merged into the first (PerfDataReader::read_merged): a Profile, or the samples of

@@ -378,7 +378,7 @@ int run_top(std::span<char* const> args) {
       {'d', "delay", "secs", "refresh every secs seconds (default 2)",
        [&](std::string_view v) { o.delay_seconds = parse_delay(v); }},
       row_keys_option(o.sort, "the columns rows are merged by: comm, dso, sym (default dso,sym, as perf top)",
-                      "perfmon top merges rows by comm, dso and sym, not srcline"),
+                      "perfmon top merges rows by comm, dso and sym"),
       {'E', "entries", "n", "show this many rows (default: as many as the terminal has room for; 30 with --stdio)",
        [&](std::string_view v) { o.entries = parse_long(v, "--entries", 1, 100000); }},
       {0, "stdio", "", "print the table every -d seconds instead of the live view (also when not on a terminal)",
