@@ -57,6 +57,10 @@ class MetricsExporter {
 
   // The events this machine cannot count, with why ("event: reason"), once each.
   std::vector<std::string> unsupported() const;
+  // The watched cgroups not counted now, with why ("PATH: not counted: ..."): each cgroup takes a
+  // descriptor per event and CPU, and those the descriptor limit (less a reserve for the server)
+  // has no room for are said here and in perfmon_cgroup_not_counted_info, never silently missing.
+  std::vector<std::string> not_counted() const;
 
   struct State;
 

@@ -1,8 +1,12 @@
 #include "perfmon/metrics.hpp"
 
+#include <sys/resource.h>
+
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -66,6 +70,29 @@ constexpr Family kRunning{"perfmon_event_running_seconds", "counter", "seconds",
                           "Time the event was on the PMU, counting: less than enabled when it was multiplexed."};
 constexpr Family kUnsupported{"perfmon_event_unsupported", "info", "",
                               "An event this machine cannot count, and why; it is left out of the other families."};
+constexpr Family kNotCounted{"perfmon_cgroup_not_counted", "info", "",
+                             "A cgroup that is not counted, and why (too few file descriptors, say); it has no series "
+                             "in the other families."};
+
+// Descriptors kept for what is not a counter: the server's connections (64 at most) and its files.
+constexpr std::size_t kReservedDescriptors = 96;
+
+// The process's open descriptors now.
+std::size_t open_descriptors() {
+  std::size_t count = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec); !ec && it != std::filesystem::end(it);
+       it.increment(ec))
+    ++count;
+  return count;
+}
+
+std::size_t descriptor_limit() {
+  rlimit limit{};
+  return ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
+             ? static_cast<std::size_t>(limit.rlim_cur)
+             : std::numeric_limits<std::size_t>::max();
+}
 
 void begin_family(std::string& out, const Family& family, ExpositionFormat format) {
   const bool open_metrics = format == ExpositionFormat::OpenMetrics;
@@ -104,6 +131,8 @@ struct MetricsExporter::State {
   };
 
   void count(const std::string& cgroup, bool watched);
+  // A watched child counted, or said not counted (with why) where descriptors run short.
+  void count_watched(const std::string& cgroup);
   // The children of each watched cgroup, as they are now: new ones counted, gone ones dropped.
   void look_at_watched();
 
@@ -113,6 +142,10 @@ struct MetricsExporter::State {
   std::vector<std::string> watched;  // "PARENT" of each "PARENT/*"
   std::mutex reading;
   std::vector<std::unique_ptr<Counted>> counted;
+  std::map<std::string, std::string> not_counted;  // watched children, by path: why not
+  std::size_t descriptors_per_cgroup = 0;         // the CPUs' session's: a cgroup's has as many
+  std::size_t descriptors_used = 0;               // by the sessions, counted as they open
+  std::size_t descriptor_budget = 0;              // for sessions: the limit less what else is open, less a reserve
 };
 
 void MetricsExporter::State::count(const std::string& cgroup, bool is_watched) {
@@ -120,7 +153,25 @@ void MetricsExporter::State::count(const std::string& cgroup, bool is_watched) {
   auto made = std::make_unique<Counted>(Counted{cgroup, CounterSession(groups, target, options), {}, is_watched});
   made->sums.resize(made->session.event_count() * made->session.locations().size());
   made->session.start();
+  descriptors_used += made->sums.size();
   counted.push_back(std::move(made));
+}
+
+void MetricsExporter::State::count_watched(const std::string& cgroup) {
+  if (descriptors_used + descriptors_per_cgroup > descriptor_budget) {
+    not_counted[cgroup] = "not counted: it needs " + std::to_string(descriptors_per_cgroup) +
+                          " more file descriptors than the limit of " + std::to_string(descriptor_limit()) +
+                          " leaves (ulimit -n); raise it";
+    return;
+  }
+  try {
+    count(cgroup, true);
+    not_counted.erase(cgroup);
+  } catch (const Error& error) {
+    // Gone between the listing and the opening: the next scrape will not list it. Any other
+    // refusal (EMFILE where the budget guessed wrong) is said, not swallowed.
+    if (error.kind() != ErrorKind::NoSuchTarget) not_counted[cgroup] = std::string("not counted: ") + error.what();
+  }
 }
 
 void MetricsExporter::State::look_at_watched() {
@@ -140,16 +191,13 @@ void MetricsExporter::State::look_at_watched() {
   // A child also named on its own is counted once, as named (its series would repeat).
   for (const std::unique_ptr<Counted>& known : counted)
     if (!known->watched) now.erase(known->cgroup);
+  std::erase_if(not_counted, [&](const auto& entry) { return !now.contains(entry.first); });
   std::erase_if(counted, [&](const std::unique_ptr<Counted>& known) {
-    return known->watched && now.erase(known->cgroup) == 0;  // gone: its series go with it
+    const bool gone = known->watched && now.erase(known->cgroup) == 0;  // its series go with it
+    if (gone) descriptors_used -= known->sums.size();
+    return gone;
   });
-  for (const std::string& cgroup : now) {
-    try {
-      count(cgroup, true);
-    } catch (const Error&) {
-      // Gone between the listing and the opening: the next scrape will not list it.
-    }
-  }
+  for (const std::string& cgroup : now) count_watched(cgroup);
 }
 
 MetricsExporter::MetricsExporter(MetricsOptions options) : state_(std::make_unique<State>()) {
@@ -167,6 +215,10 @@ MetricsExporter::MetricsExporter(MetricsOptions options) : state_(std::make_uniq
         throw Error(ErrorKind::InvalidArgument,
                     "'" + event.name + "' is given twice: name each event once (its series would repeat).", EINVAL);
   s.count("", false);
+  s.descriptors_per_cgroup = s.descriptors_used;
+  const std::size_t limit = descriptor_limit(), open = open_descriptors();
+  s.descriptor_budget =
+      limit > open + kReservedDescriptors ? limit - open - kReservedDescriptors + s.descriptors_used : 0;
   std::set<std::string> named;  // each cgroup and each watched parent once, however often given
   for (const std::string& cgroup : options.cgroups) {
     if (cgroup.empty() || cgroup == "/*")
@@ -190,6 +242,13 @@ std::vector<std::string> MetricsExporter::unsupported() const {
   const CounterSession& session = state_->counted.front()->session;
   for (std::size_t e = 0; e < session.event_count(); ++e)
     if (!session.supported(e)) said.push_back(session.event(e).name + ": " + session.unsupported_reason(e));
+  return said;
+}
+
+std::vector<std::string> MetricsExporter::not_counted() const {
+  const std::lock_guard<std::mutex> lock(state_->reading);
+  std::vector<std::string> said;
+  for (const auto& [cgroup, why] : state_->not_counted) said.push_back(cgroup + ": " + why);
   return said;
 }
 
@@ -266,6 +325,14 @@ std::string MetricsExporter::scrape(ExpositionFormat format) {
       append_escaped(out, session.unsupported_reason(e));
       out += "\"} 1\n";
     }
+  }
+  begin_family(out, kNotCounted, format);
+  for (const auto& [cgroup, why] : state_->not_counted) {
+    out += "perfmon_cgroup_not_counted_info{cgroup=\"";
+    append_escaped(out, cgroup);
+    out += "\",reason=\"";
+    append_escaped(out, why);
+    out += "\"} 1\n";
   }
   if (format == ExpositionFormat::OpenMetrics) out += "# EOF\n";
   return out;

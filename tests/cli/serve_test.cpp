@@ -354,6 +354,53 @@ TEST_F(Serve, SlowClientsNeverStarveScrapes) {
   EXPECT_EQ(get(port_, "/metrics").status, 200);
 }
 
+// 150 children of a watched parent need 600 descriptors (2 events on 2 CPUs each). Under a hard
+// limit of 256, those that fit are counted and every other is said, in perfmon_cgroup_not_counted_info
+// and at start, never silently missing; under a soft limit of 256 with a higher hard one, serve
+// raises its own and counts them all.
+TEST_F(Serve, CgroupsBeyondTheDescriptorLimitAreSaidNeverMissing) {
+  std::vector<std::string> children;
+  for (int i = 0; i < 150; ++i) {
+    children.push_back(cgroup_ + "/c" + std::to_string(i));
+    fs::create_directory(base_ + "/" + children.back());
+  }
+  for (const std::string limit : {"-n 256", "-Sn 256"}) {
+    serve_ = std::make_unique<Process>(std::vector<std::string>{
+        "/bin/sh", "-c", "ulimit " + limit + " && exec \"$0\" serve --listen 127.0.0.1:0 -e \"$1\" -G \"$2\"", PERFMON,
+        "syscalls:sys_enter_getppid,task-clock", cgroup_ + "/*"});
+    const std::string said = serve_->read_stderr_until("/metrics");
+    std::smatch port;
+    ASSERT_TRUE(std::regex_search(said, port, std::regex("http://127\\.0\\.0\\.1:([0-9]+)/metrics"))) << said;
+    port_ = std::stoi(port[1]);
+    const HttpAnswer scraped = get(port_, "/metrics");
+    ASSERT_EQ(scraped.status, 200);
+    std::size_t counted = 0, not_counted = 0;
+    for (const std::string& child : children) {
+      const bool has_series =
+          scraped.body.find("perfmon_event_count_total{event=\"task-clock\",pmu=\"software\",cpu=\"0\",cgroup=\"" +
+                            child + "\"}") != std::string::npos;
+      const bool said_not = scraped.body.find("perfmon_cgroup_not_counted_info{cgroup=\"" + child + "\",reason=\"not "
+                                              "counted: it needs ") != std::string::npos;
+      EXPECT_NE(has_series, said_not) << child << " is " << (has_series ? "both counted and not" : "missing");
+      counted += has_series;
+      not_counted += said_not;
+    }
+    if (limit == "-n 256") {
+      EXPECT_GT(counted, 0u);
+      EXPECT_GT(not_counted, 0u) << "256 descriptors held 600";
+      EXPECT_NE(said.find("left out (said in perfmon_cgroup_not_counted_info): " + children.back()), std::string::npos)
+          << said;
+    } else {
+      EXPECT_EQ(counted, children.size()) << "the soft limit was not raised";
+    }
+    std::ofstream(dir_ / "limited.prom") << scraped.body;
+    Result checked = run({"/bin/sh", "-c", "/usr/bin/promtool check metrics < " + (dir_ / "limited.prom").string()});
+    EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
+    serve_.reset();
+  }
+  for (const std::string& child : children) fs::remove(base_ + "/" + child);
+}
+
 // A configuration file's mistakes are said against its file and line, CR LF line ends or not; its
 // "cgroups = a,b" is two cgroups, as -G a,b is.
 TEST(ServeConfig, MistakesNameTheFileAndLine) {

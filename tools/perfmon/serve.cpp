@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -224,6 +225,12 @@ int run_serve(std::span<char* const> args) {
       throw UsageError(listen.text +
                        " is not a loopback address: every machine that reaches it could read this "
                        "one's counters; add --allow-remote to listen there");
+    // Each cgroup counted takes a descriptor per event and CPU: the soft limit is raised to the hard
+    // one, as far as this user may, before any is opened.
+    if (rlimit limit{}; ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+      limit.rlim_cur = limit.rlim_max;
+      ::setrlimit(RLIMIT_NOFILE, &limit);
+    }
     EventCatalog catalog;
     MetricsOptions metrics;
     MachineProfileOptions profile;
@@ -247,6 +254,9 @@ int run_serve(std::span<char* const> args) {
     MetricsExporter& exporter = *made;
     for (const std::string& said : exporter.unsupported())
       std::fprintf(stderr, "perfmon serve: left out (said in perfmon_event_unsupported_info): %s\n",
+                   printable(said).c_str());
+    for (const std::string& said : exporter.not_counted())
+      std::fprintf(stderr, "perfmon serve: left out (said in perfmon_cgroup_not_counted_info): %s\n",
                    printable(said).c_str());
 
     // A thread per connection would each take an allocator arena of its own: two in all keep a
