@@ -139,7 +139,8 @@ void wait_a_while_for(pid_t pid) {
 // interpreter's signal handlers run between rounds, so that Ctrl-C reaches a notebook or a script
 // at once: the exception a handler raises (KeyboardInterrupt) is passed on to the command as
 // SIGINT, which ends it, and raised once the command has ended and `finish` has run (the counts
-// read, the recording written), as perf does on Ctrl-C.
+// read, the recording written), as perf does on Ctrl-C. A command that takes no notice of SIGINT
+// gets SIGKILL at the next Ctrl-C.
 template <typename Command, typename Between, typename Finish>
 int run_to_end(Command& command, Between&& between, Finish&& finish) {
   perfmon::WorkloadExit exit;
@@ -150,9 +151,14 @@ int run_to_end(Command& command, Between&& between, Finish&& finish) {
       between();
       if (command.wait(exit, false)) break;
     }
-    if (!interrupted && PyErr_CheckSignals() != 0) {
-      interrupted.emplace();  // takes the exception the handler raised
-      command.signal(SIGINT);
+    if (PyErr_CheckSignals() != 0) {
+      if (!interrupted) {
+        interrupted.emplace();  // takes the exception the handler raised
+        command.signal(SIGINT);
+      } else {
+        PyErr_Clear();  // the first is the one raised
+        command.signal(SIGKILL);
+      }
     }
   }
   finish();

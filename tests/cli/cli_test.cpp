@@ -448,17 +448,19 @@ TEST(CliStat, EventSetsTakeTurnsAndShowTheirShareAndError) {
 }
 
 // perfmon switches the sets from its own process as their triggers overflow: a command that leaves
-// it time between calls is counted in exact turns — 10 switches of 200 calls, 1,000 a set, run after
-// run (perf stat -v's raw counts) — and a set with too few turns gets no error bar but a sentence.
-// The time: 200 us; perfmon's reaction, two ioctls that each interrupt the target's CPU, takes tens
-// of microseconds on this VM, and at 20 or 50 us a call in 20 runs fell between the sets.
+// it time at each trigger's overflow is counted in exact turns — 10 switches of 1,000 calls, 5,000 a
+// set, run after run (perf stat -v's raw counts) — and a set with too few turns gets no error bar
+// but a sentence. The time: 5 ms after every 1,000th call; perfmon's reaction, two ioctls that each
+// interrupt the target's CPU, takes tens of microseconds on this VM, more under a loaded sanitizer
+// run (a 200 us pause after every call lost one call in a run there).
 TEST(CliStat, EventSetsSwitchExactlyOnACommandsOverflowsRunAfterRun) {
   for (int run_number = 0; run_number < 20; ++run_number) {
     Result r = run(stat({"-v", "--sets", "syscalls:sys_enter_getppid;syscalls:sys_enter_getppid", "--switch",
-                         "syscalls:sys_enter_getppid:200", "--", WORKER, "getppid", "2000", "--pause-us", "200"}));
+                         "syscalls:sys_enter_getppid:1000", "--", WORKER, "getppid", "10000", "--pause-us", "5000",
+                         "--pause-every", "1000"}));
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.err.find("perfmon: set0 syscalls:sys_enter_getppid: 1000 "), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("perfmon: set1 syscalls:sys_enter_getppid: 1000 "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("perfmon: set0 syscalls:sys_enter_getppid: 5000 "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("perfmon: set1 syscalls:sys_enter_getppid: 5000 "), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("\n10 switches; "), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("set1: 5 runs, on the PMU"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("too few runs for an error bar (10 at least)"), std::string::npos) << r.err;

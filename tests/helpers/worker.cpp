@@ -1,10 +1,11 @@
 // perfmon-test-worker: a workload whose system calls, page faults and function calls are known
 // exactly, for tests that check perfmon's counts.
 //
-//   getppid N [--threads T] [--fork-child M] [--wait-stdin] [--pause-us U]
+//   getppid N [--threads T] [--fork-child M] [--wait-stdin] [--pause-us U [--pause-every K]]
 //       each of T threads (default 1: the main thread only) calls getppid() N times; with
 //       --fork-child a child process calls it M times; --wait-stdin first waits for a line on stdin;
-//       --pause-us sleeps U microseconds after each call of the main thread (a monitor keeps up)
+//       --pause-us sleeps U microseconds after each call of the main thread (a monitor keeps up),
+//       or after every K-th call only (a monitor acts at every K-th, as event sets switch)
 //   touch K      writes to K fresh pages (K page faults, plus the program's own)
 //   call N       calls a function (not inlined) N times and prints its address
 //   loop N       runs the assembly loop of exactly 2N + 1 instructions
@@ -26,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -124,7 +126,7 @@ int main(int argc, char** argv) {
   std::string mode = argv[1];
   long n = std::strtol(argv[2], nullptr, 10);
   if (mode == "getppid") {
-    long threads = 1, child_calls = -1, pause_us = 0;
+    long threads = 1, child_calls = -1, pause_us = 0, pause_every = 1;
     bool wait_stdin = false;
     for (int i = 3; i < argc; ++i) {
       if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
@@ -135,6 +137,8 @@ int main(int argc, char** argv) {
         wait_stdin = true;
       else if (!std::strcmp(argv[i], "--pause-us") && i + 1 < argc)
         pause_us = std::strtol(argv[++i], nullptr, 10);
+      else if (!std::strcmp(argv[i], "--pause-every") && i + 1 < argc)
+        pause_every = std::max(1L, std::strtol(argv[++i], nullptr, 10));
       else
         return usage();
     }
@@ -163,9 +167,9 @@ int main(int argc, char** argv) {
       waitpid(child, &status, 0);
     }
     if (threads <= 1 && pause_us > 0) {
-      for (long i = 0; i < n; ++i) {
+      for (long i = 1; i <= n; ++i) {
         call_getppid(1);
-        usleep(static_cast<useconds_t>(pause_us));
+        if (i % pause_every == 0) usleep(static_cast<useconds_t>(pause_us));
       }
     } else if (threads <= 1) {
       call_getppid(n);
