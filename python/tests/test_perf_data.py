@@ -1,6 +1,7 @@
 """perf.data files, perfmon's and perf's, read into numpy arrays: every sample, its call chain and
 its names, the same as perf and perfmon report say."""
 
+import errno
 import re
 import subprocess
 
@@ -115,8 +116,12 @@ def test_a_file_that_is_not_perf_data(tmp_path):
     with pytest.raises(perfmonpy.PerfmonError) as raised:
         perfmonpy.read_perf_data(path)
     assert str(path) in str(raised.value)
-    with pytest.raises(perfmonpy.PerfmonError, match="No such file"):
+    with pytest.raises(perfmonpy.PerfmonOSError, match="No such file") as missing:
         perfmonpy.read_perf_data(tmp_path / "missing.data")
+    assert isinstance(missing.value, OSError) and missing.value.errno == errno.ENOENT
+    assert "-i FILE" not in str(missing.value)  # the CLI's flag, not Python's
+    with pytest.raises(ValueError, match="threads is from 1 to 64"):
+        perfmonpy.read_perf_data(path, threads=100000)
 
 
 def test_truncated_files_raise_and_never_crash(tmp_path):
@@ -126,7 +131,7 @@ def test_truncated_files_raise_and_never_crash(tmp_path):
         cut.write_bytes(whole[:size])
         try:
             perfmonpy.read_perf_data(cut)
-        except perfmonpy.PerfmonError as error:
+        except perfmonpy.PerfmonOSError as error:  # an OSError, as docs/python.md says
             assert str(error)
 
 
