@@ -1,0 +1,2 @@
+// A wrong-way fixture: a header the umbrella names.
+#pragma once
