@@ -12,13 +12,11 @@
 #include <string_view>
 #include <vector>
 
+#include "perfmon/name_id.hpp"
 #include "perfmon/sampler.hpp"
 #include "perfmon/symbols.hpp"
 
 namespace perfmon {
-
-// Names are kept once and referred to by index (Profile::name).
-using NameId = std::uint32_t;
 
 // Where samples landed: a command, a file and a function, with what they weigh.
 struct ProfileEntry {

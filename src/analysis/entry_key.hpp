@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "analysis/flat_index.hpp"
-#include "perfmon/profile.hpp"
+#include "perfmon/name_id.hpp"
 
 namespace perfmon::analysis {
 

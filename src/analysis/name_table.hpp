@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "analysis/kept_text.hpp"
-#include "perfmon/profile.hpp"
+#include "perfmon/name_id.hpp"
 
 namespace perfmon::analysis {
 

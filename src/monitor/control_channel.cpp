@@ -18,7 +18,7 @@ namespace {
 // No command comes near it; a longer line is refused once, not echoed in pieces.
 constexpr std::size_t kLongestCommand = 1024;
 
-constexpr const char* kForms = "--control takes fifo:CTL[,ACK] (FIFOs made with mkfifo) or fd:CTL[,ACK]";
+constexpr const char* kForms = "a control channel is fifo:CTL[,ACK] (FIFOs made with mkfifo) or fd:CTL[,ACK]";
 
 std::string_view trimmed(std::string_view text) {
   const std::size_t first = text.find_first_not_of(" \t\r\n");

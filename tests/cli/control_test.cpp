@@ -171,7 +171,7 @@ TEST_F(CliControl, RefusalsInOneSentence) {
   EXPECT_NE(r.err.find("-D -1 starts with counting off: give --control"), std::string::npos) << r.err;
   r = run({PERFMON, "stat", "--control", "pipe:x", "-e", kEvent, "true"});
   EXPECT_EQ(r.exit_code, 129);
-  EXPECT_NE(r.err.find("--control takes fifo:CTL[,ACK]"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("a control channel is fifo:CTL[,ACK]"), std::string::npos) << r.err;
   r = run({PERFMON, "stat", "--control", channel(), "--sets", "task-clock;page-faults", "true"});
   EXPECT_EQ(r.exit_code, 129);
   EXPECT_NE(r.err.find("cannot be combined with --sets"), std::string::npos) << r.err;

@@ -663,7 +663,13 @@ void validate(const StatOptions& o) {
     throw UsageError(
         "-D and --control turn the counting of the events of -e on and off during one run: they cannot be combined "
         "with --sets, --passes, --emulate, -r or --calibrate");
-  if (!o.control.empty()) parse_control_spec(o.control);  // what it refuses is a usage error (129)
+  // What it refuses is a usage error (129), said against the option.
+  if (!o.control.empty()) try {
+      parse_control_spec(o.control);
+    } catch (const Error& error) {
+      const std::string_view said = error.what();
+      throw UsageError("--control: " + std::string(said.substr(0, said.find_last_not_of('.') + 1)));
+    }
   if (o.markers && (o.command.empty() || !o.sets.empty() || o.passes || o.repeat > 1 || o.calibrate))
     throw UsageError(
         "--markers counts the regions a command marks: give one, without --sets, --passes, -r or --calibrate");

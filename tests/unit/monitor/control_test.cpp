@@ -113,8 +113,8 @@ TEST_F(ControlFifos, RefusesWhatIsNotAChannelInOneSentence) {
   };
   EXPECT_NE(refusal("fifo:" + file).find("is not a FIFO: make the control channel with mkfifo"), std::string::npos);
   EXPECT_NE(refusal("fifo:" + path("missing")).find("make it with mkfifo first"), std::string::npos);
-  EXPECT_NE(refusal("pipe:" + path("ctl")).find("--control takes fifo:CTL[,ACK]"), std::string::npos);
-  EXPECT_NE(refusal("fifo:" + path("ctl") + ",").find("--control takes"), std::string::npos);
+  EXPECT_NE(refusal("pipe:" + path("ctl")).find("a control channel is fifo:CTL[,ACK]"), std::string::npos);
+  EXPECT_NE(refusal("fifo:" + path("ctl") + ",").find("a control channel is"), std::string::npos);
   EXPECT_NE(refusal("fd:x").find("is not a descriptor number"), std::string::npos);
   EXPECT_NE(refusal("fd:987").find("is not open in perfmon"), std::string::npos);
 }
