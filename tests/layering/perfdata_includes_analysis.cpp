@@ -1,0 +1,2 @@
+// Deliberately wrong-way: perf.data files are read and written without the profiles made of them.
+#include "perfmon/profile.hpp"
