@@ -3,7 +3,6 @@
 #include <string>
 
 #include "kernel/records.hpp"
-#include "perfmon/profile.hpp"
 
 namespace perfmon {
 

@@ -6,7 +6,6 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "perfmon/profile.hpp"
 
 namespace perfmon {
 

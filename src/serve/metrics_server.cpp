@@ -174,7 +174,7 @@ MHD_Result profile(MetricsServer::State& served, MHD_Connection* connection, voi
   }
   if (seconds == 0) return answer(connection, MHD_HTTP_SERVICE_UNAVAILABLE, kText, "This server takes no profiles.\n");
   const std::lock_guard<std::mutex> one(served.profiling);
-  if (served.stopping) return answer(connection, MHD_HTTP_SERVICE_UNAVAILABLE, kText, "perfmon serve is stopping.\n");
+  if (served.stopping) return answer(connection, MHD_HTTP_SERVICE_UNAVAILABLE, kText, "This server is stopping.\n");
   if (served.taken)
     return answer(connection, MHD_HTTP_TOO_MANY_REQUESTS, kText,
                   "A profile is being taken; ask again when it is done (one at a time).\n");
@@ -244,7 +244,7 @@ MHD_Result handle(void* served_arg, MHD_Connection* connection, const char* url,
   }
   const std::string_view asked = method;
   if (asked != MHD_HTTP_METHOD_GET && asked != MHD_HTTP_METHOD_HEAD)
-    return answer(connection, MHD_HTTP_METHOD_NOT_ALLOWED, kText, "perfmon serve answers GET only.\n", "GET, HEAD");
+    return answer(connection, MHD_HTTP_METHOD_NOT_ALLOWED, kText, "This server answers GET only.\n", "GET, HEAD");
   const std::string_view path = url;
   MetricsExporter& exporter = served.exporter;
   if (path == "/metrics") {
@@ -259,12 +259,12 @@ MHD_Result handle(void* served_arg, MHD_Connection* connection, const char* url,
   if (path == "/debug/pprof/profile") return profile(served, connection, request_state);
   if (path == "/")
     return answer(connection, MHD_HTTP_OK, "text/html; charset=utf-8",
-                  "<html><head><title>perfmon serve</title></head><body><h1>perfmon serve</h1>"
+                  "<html><head><title>perfmon</title></head><body><h1>perfmon</h1>"
                   "<p><a href=\"/metrics\">/metrics</a>: counters for Prometheus.</p>"
                   "<p><a href=\"/debug/pprof/profile?seconds=10\">/debug/pprof/profile?seconds=N</a>: the machine "
                   "sampled for N seconds, a pprof profile.</p></body></html>\n");
   return answer(connection, MHD_HTTP_NOT_FOUND, kText,
-                "No such page; perfmon serve answers /metrics and /debug/pprof/profile.\n");
+                "No such page; this server answers /metrics and /debug/pprof/profile.\n");
 }
 
 }  // namespace
