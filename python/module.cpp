@@ -3,11 +3,11 @@
 // exception classes and the tables; this file keeps to counting sessions, event sets, recordings,
 // the commands they run and perf.data files read into arrays.
 // Its perfmon::Error become the package's exceptions (perfmonpy/errors.py) by kind.
+#include <poll.h>
 #include <pthread.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -270,10 +270,12 @@ class Session {
     };
     if (on_.workload) {
       on_.workload->start();
-      return run_to_end(*on_.workload, [this] { wait_a_while_for(on_.workload->pid()); }, finish);
+      return run_to_end(
+          *on_.workload, [this] { wait_a_while_for(on_.workload->pid()); }, finish);
     }
     on_.emulated->start();
-    return run_to_end(*on_.emulated, [this] { wait_a_while_for(on_.emulated->pid()); }, finish);
+    return run_to_end(
+        *on_.emulated, [this] { wait_a_while_for(on_.emulated->pid()); }, finish);
   }
 
   // The last read as numbers (reading_arrays).
@@ -324,7 +326,8 @@ class SetsSession {
     if (!on_.workload) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "these sets count no command.");
     on_.workload->start();
     depth_ = 1;
-    return run_to_end(*on_.workload, [this] { sets_->service(100); }, [this] { end(); });
+    return run_to_end(
+        *on_.workload, [this] { sets_->service(100); }, [this] { end(); });
   }
 
   // Blocks nest as a Session's do: the outermost counts.

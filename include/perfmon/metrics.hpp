@@ -26,7 +26,7 @@ namespace perfmon {
 
 struct MetricsOptions {
   std::vector<EventGroup> groups;
-  std::vector<int> cpus;             // the CPUs counted on; empty: every online CPU
+  std::vector<int> cpus;  // the CPUs counted on; empty: every online CPU
   // Each counted apart, on the same CPUs (a path below the cgroup mount); "PARENT/*" counts each
   // child of PARENT, those that appear later too, and drops one when it goes (looked at each scrape).
   std::vector<std::string> cgroups;

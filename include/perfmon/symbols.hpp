@@ -100,11 +100,11 @@ class SymbolTables {
   std::string changed_since_recording(const std::string& path, std::string_view bytes);
 
   std::string debug_root_;
-  std::string root_;  // "" for this machine's files
+  std::string root_;                                 // "" for this machine's files
   std::map<std::string, std::string> recorded_ids_;  // by path: the recording's build ids (hex)
   std::vector<std::string> changed_;                 // sentences, under mutex_
   std::map<std::string, bool> unchanged_;            // by path, once looked at: may it be read
-  std::uint64_t id_;  // this one's number, among the SymbolTables of the process
+  std::uint64_t id_;                                 // this one's number, among the SymbolTables of the process
   // Guards the maps; a file's tables, once read, change no more. Looked up far more often than
   // added to: lookups share it.
   mutable std::shared_mutex mutex_;

@@ -6,7 +6,6 @@
 #include <cinttypes>
 #include <cstdio>
 
-
 namespace perfmon {
 
 Symbolizer::Symbolizer(std::string debug_root) : symbols_(std::make_shared<SymbolTables>(std::move(debug_root))) {}

@@ -61,7 +61,8 @@ kernel::FileDescriptor open_fifo(const std::string& path, int flags, const char*
                 errno);
   if (S_ISLNK(about.st_mode))
     throw invalid("'" + path + "' is a symlink: give the " + role + " FIFO's own path, which perfmon opens as it is.");
-  if (!S_ISFIFO(about.st_mode)) throw invalid("'" + path + "' is not a FIFO: make the " + role + " channel with mkfifo.");
+  if (!S_ISFIFO(about.st_mode))
+    throw invalid("'" + path + "' is not a FIFO: make the " + role + " channel with mkfifo.");
   if (about.st_uid != ::geteuid() && about.st_uid != 0)
     throw Error(ErrorKind::Permission,
                 "the " + std::string(role) + " FIFO '" + path + "' belongs to uid " + std::to_string(about.st_uid) +
@@ -164,8 +165,7 @@ ControlSpec parse_control_spec(std::string_view spec) {
   if (parsed.control.empty() || (comma != std::string_view::npos && parsed.ack.empty())) throw refuse();
   if (parsed.descriptors)
     for (const std::string* number : {&parsed.control, &parsed.ack})
-      if (!number->empty() &&
-          (number->size() > 9 || number->find_first_not_of("0123456789") != std::string::npos))
+      if (!number->empty() && (number->size() > 9 || number->find_first_not_of("0123456789") != std::string::npos))
         throw invalid(std::string(kForms) + ": '" + *number + "' is not a descriptor number.");
   if (parsed.control == parsed.ack)
     throw invalid("the control and ack channels must be two: '" + parsed.control +
@@ -184,12 +184,14 @@ ControlChannel::ControlChannel(std::string_view text) : state_(std::make_unique<
     if (!spec.ack.empty()) state_->ack = ack_fd(spec.ack);
   }
   // The same file under two names would still read its own acks.
-  struct stat commands {}, acks {};
+  struct stat commands {
+  }, acks{};
   if (state_->ack.writer && ::fstat(state_->commands.reader.get(), &commands) == 0 &&
       ::fstat(state_->ack.writer.get(), &acks) == 0 && commands.st_dev == acks.st_dev &&
       commands.st_ino == acks.st_ino && !S_ISCHR(commands.st_mode))
-    throw invalid("the control and ack channels are the same file: perfmon would read its own acks as commands; give "
-                  "two FIFOs.");
+    throw invalid(
+        "the control and ack channels are the same file: perfmon would read its own acks as commands; give "
+        "two FIFOs.");
 }
 
 ControlChannel::~ControlChannel() = default;
@@ -228,7 +230,8 @@ std::vector<ControlCommand> ControlChannel::take() {
       state_->skipping_long_line = !ended;  // the rest of a line already refused
     } else if (line.size() > kLongestCommand) {
       ControlCommand refused;
-      refused.text = std::string(line.substr(0, 40)) + "... (a line of over " + std::to_string(kLongestCommand) + " bytes)";
+      refused.text =
+          std::string(line.substr(0, 40)) + "... (a line of over " + std::to_string(kLongestCommand) + " bytes)";
       commands.push_back(std::move(refused));
       state_->skipping_long_line = !ended;
     } else if (!trimmed(line).empty()) {

@@ -33,8 +33,8 @@ T member(const Json& object, const char* name, const std::string& where, Check i
 }
 
 std::uint64_t count_of(const Json& object, const char* name, const std::string& where) {
-  return member<std::uint64_t>(object, name, where, [](const Json& v) { return v.is_number_unsigned(); }, 0,
-                               "a count");
+  return member<std::uint64_t>(
+      object, name, where, [](const Json& v) { return v.is_number_unsigned(); }, 0, "a count");
 }
 
 int integer_of(const Json& object, const char* name, const std::string& where, int fallback) {
@@ -48,7 +48,8 @@ MarkedRegionResult region_of(const Json& region, std::size_t index, std::size_t 
   const std::string where = "region " + std::to_string(index + 1);
   if (!region.is_object()) malformed(where + " is not an object");
   MarkedRegionResult result;
-  result.tag = member<std::string>(region, "tag", where, [](const Json& v) { return v.is_string(); }, "", "a string");
+  result.tag = member<std::string>(
+      region, "tag", where, [](const Json& v) { return v.is_string(); }, "", "a string");
   result.group = count_of(region, "group", where);
   if (result.group >= std::max<std::size_t>(groups, 1))
     malformed(where + " is of group " + std::to_string(result.group + 1) + ", but there are " + std::to_string(groups));
@@ -56,10 +57,10 @@ MarkedRegionResult region_of(const Json& region, std::size_t index, std::size_t 
   result.tid = integer_of(region, "tid", where, 0);
   result.cpu = integer_of(region, "cpu", where, -1);
   result.count = count_of(region, "count", where);
-  result.seconds =
-      member<double>(region, "seconds", where, [](const Json& v) { return v.is_number(); }, 0.0, "a number");
-  result.emulated =
-      member<bool>(region, "emulated", where, [](const Json& v) { return v.is_boolean(); }, false, "true or false");
+  result.seconds = member<double>(
+      region, "seconds", where, [](const Json& v) { return v.is_number(); }, 0.0, "a number");
+  result.emulated = member<bool>(
+      region, "emulated", where, [](const Json& v) { return v.is_boolean(); }, false, "true or false");
   const auto values = region.find("values");
   if (values == region.end()) return result;
   if (!values->is_array()) malformed(where + "'s 'values' is not a list");
@@ -94,7 +95,8 @@ MarkerResults parse_marker_results(std::string_view json) {
   const auto regions = results.find("regions");
   if (regions == results.end()) malformed("it has no 'regions'");
   if (!regions->is_array()) malformed("'regions' is not a list");
-  for (const Json& region : *regions) parsed.regions.push_back(region_of(region, parsed.regions.size(), parsed.groups.size()));
+  for (const Json& region : *regions)
+    parsed.regions.push_back(region_of(region, parsed.regions.size(), parsed.groups.size()));
   return parsed;
 }
 

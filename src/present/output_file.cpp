@@ -43,7 +43,8 @@ mode_t current_umask() {
 }  // namespace
 
 void refuse_output_over_input(const std::string& output, const std::string& input) {
-  struct stat out {}, in {};
+  struct stat out {
+  }, in{};
   if (output.empty() || input.empty() || ::stat(output.c_str(), &out) != 0 || ::stat(input.c_str(), &in) != 0) return;
   if (out.st_dev == in.st_dev && out.st_ino == in.st_ino)
     throw Error(ErrorKind::InvalidArgument,

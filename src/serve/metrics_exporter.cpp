@@ -143,9 +143,9 @@ struct MetricsExporter::State {
   std::mutex reading;
   std::vector<std::unique_ptr<Counted>> counted;
   std::map<std::string, std::string> not_counted;  // watched children, by path: why not
-  std::size_t descriptors_per_cgroup = 0;         // the CPUs' session's: a cgroup's has as many
-  std::size_t descriptors_used = 0;               // by the sessions, counted as they open
-  std::size_t descriptor_budget = 0;              // for sessions: the limit less what else is open, less a reserve
+  std::size_t descriptors_per_cgroup = 0;          // the CPUs' session's: a cgroup's has as many
+  std::size_t descriptors_used = 0;                // by the sessions, counted as they open
+  std::size_t descriptor_budget = 0;               // for sessions: the limit less what else is open, less a reserve
 };
 
 void MetricsExporter::State::count(const std::string& cgroup, bool is_watched) {

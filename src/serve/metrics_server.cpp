@@ -4,9 +4,9 @@
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>

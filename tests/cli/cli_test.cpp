@@ -248,8 +248,7 @@ TEST(CliStat, FullDiskFailsCleanly) {
   run({"/bin/umount", dir});
   std::filesystem::remove(dir);
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("No space left on device; free some space or write elsewhere."), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("No space left on device; free some space or write elsewhere."), std::string::npos) << r.err;
   EXPECT_EQ(left, std::vector<std::string>{"filler"});  // no partial report left behind
 }
 

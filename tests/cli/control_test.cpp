@@ -231,7 +231,8 @@ TEST_F(CliControl, RegionNamesKeepTheirColumnsAndNeverReachTheTerminalRaw) {
   Result r = run(script({"-x,", "--control", channel()}, "c 'enable a,\"b'; w 3; c 'disable a,\"b'\n"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("\n\"a,\"\"b\",3,,syscalls:sys_enter_getppid,"), std::string::npos) << r.err;
-  r = run(script({"--control", channel()}, "c \"enable $(printf 'x\\033[2Jy')\"; w 2; c \"disable $(printf 'x\\033[2Jy')\"\n"));
+  r = run(script({"--control", channel()},
+                 "c \"enable $(printf 'x\\033[2Jy')\"; w 2; c \"disable $(printf 'x\\033[2Jy')\"\n"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << "a raw escape reached the terminal";
   EXPECT_NE(r.err.find("x\\x1b[2Jy"), std::string::npos) << r.err;

@@ -379,7 +379,8 @@ TEST_F(Serve, CgroupsBeyondTheDescriptorLimitAreSaidNeverMissing) {
       const bool has_series =
           scraped.body.find("perfmon_event_count_total{event=\"task-clock\",pmu=\"software\",cpu=\"0\",cgroup=\"" +
                             child + "\"}") != std::string::npos;
-      const bool said_not = scraped.body.find("perfmon_cgroup_not_counted_info{cgroup=\"" + child + "\",reason=\"not "
+      const bool said_not = scraped.body.find("perfmon_cgroup_not_counted_info{cgroup=\"" + child +
+                                              "\",reason=\"not "
                                               "counted: it needs ") != std::string::npos;
       EXPECT_NE(has_series, said_not) << child << " is " << (has_series ? "both counted and not" : "missing");
       counted += has_series;

@@ -516,7 +516,8 @@ class StatCommand {
     for (std::size_t p = 0; p < passes; ++p) {
       bool countable = false;
       for (const PlannedGroup& planned : plan_.passes[p].groups)
-        for (const Event& event : groups_[planned.group].events) countable = countable || probe_event(event.attr).empty();
+        for (const Event& event : groups_[planned.group].events)
+          countable = countable || probe_event(event.attr).empty();
       unrun[p] = !countable;
     }
     if (std::all_of(unrun.begin(), unrun.end(), [](bool skipped) { return skipped; })) unrun.front() = false;

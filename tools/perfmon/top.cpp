@@ -339,7 +339,8 @@ int top(const TopOptions& o) {
       const TopRefresh added = top.refresh(profile, 0);
       char header[256];
       std::snprintf(
-          header, sizeof header, "   perfmon top: %8.0f samples/sec  kernel: %5.1f%%  records lost: %" PRIu64 "  [%s%s]  (%s)",
+          header, sizeof header,
+          "   perfmon top: %8.0f samples/sec  kernel: %5.1f%%  records lost: %" PRIu64 "  [%s%s]  (%s)",
           static_cast<double>(added.samples) / std::max(seconds, 1e-3),
           added.samples ? 100.0 * static_cast<double>(added.kernel_samples) / static_cast<double>(added.samples) : 0.0,
           sampler.stats().lost_records, rate.c_str(), printable(sampler.event(0).name).c_str(), where.c_str());
