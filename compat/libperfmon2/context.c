@@ -49,11 +49,6 @@
 #define PIDFD_THREAD O_EXCL
 #endif
 
-/* ---- State ------------------------------------------------------------------------------------- */
-
-pthread_mutex_t pfm2_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-context* pfm2_contexts;
-
 /* Whether `fd` is context c's descriptor. A number that now holds another file (the context's was
  * closed by dup2() or close_range(), which libperfmon2 does not see) is not, and the context is
  * detached from it for good: it answers no number again. */
@@ -81,10 +76,6 @@ static event_set* find_set(context* c, uint16_t id) {
   for (size_t k = 0; k < c->set_count; ++k)
     if (c->sets[k].id == id) return &c->sets[k];
   return NULL;
-}
-
-pid_t pfm2_gettid(void) {
-  return (pid_t)syscall(SYS_gettid);
 }
 
 /* ---- The calls ---------------------------------------------------------------------------------- */

@@ -72,10 +72,6 @@ typedef struct context {
   struct context* next_context;
 } context;
 
-/* The contexts, and the lock every call and overflow takes (recursive). */
-extern pthread_mutex_t pfm2_lock;
-extern context* pfm2_contexts;
-
 /* The period of a PMD whose value is not within 2^63 of overflowing: as good as never. */
 #define NEVER ((uint64_t)1 << 62)
 
@@ -89,7 +85,6 @@ typedef struct {
 extern pthread_once_t pfm2_overflow_thread_once;
 extern pid_t pfm2_overflow_thread_tid; /* 0 when it could not start */
 
-pid_t pfm2_gettid(void);
 /* The sampling period of a PMD at `value`: the events left until it passes 2^64; 0 when that is
  * 2^63 or more (the kernel takes no such period). */
 uint64_t pfm2_period_of(uint64_t value);
@@ -123,8 +118,6 @@ uint64_t pfm2_timeout_ns(const event_set* set);
 /* Opens the library's event sets on the loaded thread or CPU, disabled, set `first` active.
  * `reopening`: the context was loaded, and the first set's activation is not a new one. */
 int pfm2_open_event_sets(context* c, size_t first, int reopening);
-/* The thread group of thread `tid` (/proc/TID/status), or -1. */
-pid_t pfm2_thread_group_of(pid_t tid);
 /* Watches a loaded thread of another, from now: it may exit before the watcher runs. */
 void pfm2_start_watcher(context* c);
 void pfm2_stop_watcher(context* c);

@@ -197,20 +197,6 @@ int pfm2_open_event_sets(context* c, size_t first, int reopening) {
   return err;
 }
 
-/* The thread group of thread `tid` (/proc/TID/status), or -1. */
-pid_t pfm2_thread_group_of(pid_t tid) {
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-  FILE* status = fopen(path, "re");
-  if (status == NULL) return -1;
-  char line[256];
-  int tgid = -1;
-  while (fgets(line, sizeof line, status) != NULL)
-    if (sscanf(line, "Tgid: %d", &tgid) == 1) break;
-  fclose(status);
-  return tgid;
-}
-
 /* PFM_MSG_END (§3.3.6): a thread of another's exits; the context is detached first. The thread's
  * pidfd becomes readable then (Linux 6.9 and later: PIDFD_THREAD); on older kernels the watcher
  * asks every 20 ms whether the thread is still there (tgkill without a signal). */
