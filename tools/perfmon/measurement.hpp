@@ -1,7 +1,7 @@
 // What perfmon stat counts with: one interface over the kinds of measurement — a counting session,
 // perfmon2's event sets, a command on the emulated CPU — so that stat has one run loop. A new
 // kind is a new measure_<kind>.cpp implementing it, and one line of PERFMON_MEASUREMENT_KINDS
-// (stat.cpp).
+// (stat_command.cpp).
 #pragma once
 
 #include <signal.h>
@@ -115,6 +115,6 @@ class NativeTarget {
 };
 
 // The kinds: one a file measure_<kind>.cpp defining measure_<kind>(request), each one line of
-// PERFMON_MEASUREMENT_KINDS in stat.cpp, its function and the options that choose it.
+// PERFMON_MEASUREMENT_KINDS in stat_command.cpp, its function and the options that choose it.
 
 }  // namespace perfmon::cli
