@@ -1,0 +1,205 @@
+#include "stat_options.hpp"
+
+#include <cctype>
+
+#include "perfmon/control_channel.hpp"
+#include "perfmon/error.hpp"
+
+namespace perfmon::cli {
+
+namespace {
+
+void split_sets(std::string_view text, std::vector<std::string>& sets) {
+  while (true) {
+    const std::size_t end = text.find(';');
+    std::string_view part = text.substr(0, end);
+    if (part.find_first_not_of(' ') == std::string_view::npos)
+      throw UsageError(
+          "--sets needs an event list for every set, separated by ';', like 'cycles,instructions;branches'");
+    sets.emplace_back(part);
+    if (end == std::string_view::npos) return;
+    text.remove_prefix(end + 1);
+  }
+}
+
+CacheGeometry parse_cache_option(std::string_view text, std::string_view option) {
+  try {
+    return parse_cache_geometry(text, option);
+  } catch (const Error& error) {
+    std::string message = error.what();
+    if (message.ends_with('.')) message.pop_back();  // usage errors are printed with a hint after them
+    throw UsageError(message);
+  }
+}
+
+}  // namespace
+
+std::vector<Option> stat_options(StatOptions& o) {
+  std::vector<Option> options = o.events.options("event selector, perf syntax; repeatable (see 'perfmon list')");
+  for (Option& option : target_options(o.target, Measure::Count)) options.push_back(std::move(option));
+  std::vector<Option> rest = {
+      {'G', "cgroup", "name", "count only tasks of this cgroup (system-wide)",
+       [&](std::string_view v) { o.target.cgroup = std::string(v); }},
+      {'A', "no-aggr", "", "do not sum over CPUs: one row per CPU", [&](std::string_view) { o.no_aggr = true; }},
+      {0, "per-thread", "", "with -p or -t: one row per thread", [&](std::string_view) { o.per_thread = true; }},
+      {'I', "interval-print", "ms", "print the counts every <ms> milliseconds (at least 10)",
+       [&](std::string_view v) { o.interval_ms = parse_long(v, "--interval-print", 10, 86'400'000); }},
+      {'r', "repeat", "n", "run the command n times and print the mean and its relative stddev",
+       [&](std::string_view v) { o.repeat = parse_long(v, "--repeat", 1, 100'000); }},
+      {'x', "field-separator", "sep", "print CSV with this separator (perf's field order)",
+       [&](std::string_view v) { o.separator = std::string(v); }},
+      {'j', "json-output", "", "print one JSON object per line (perf's keys)",
+       [&](std::string_view) { o.json = true; }},
+      {'o', "output", "file", "write the counts to a file (atomically) instead of standard error",
+       [&](std::string_view v) { o.output = std::string(v); }},
+      {'D', "delay", "ms",
+       "count from <ms> milliseconds after the start; -1: only once 'enable' comes on the --control channel",
+       [&](std::string_view v) { o.delay_ms = parse_long(v, "--delay", -1, 86'400'000); }},
+      {0, "control", "fifo:ctl[,ack]",
+       "turn counting on and off by commands on a FIFO (or fd:N[,M]): enable, disable, ping (perf's), and "
+       "enable NAME / disable NAME to count named regions apart",
+       [&](std::string_view v) { o.control = std::string(v); }},
+      {0, "markers", "",
+       "count the regions the program marks with likwid's Marker API (linked with -lperfmon-likwid), per thread",
+       [&](std::string_view) { o.markers = true; }},
+      {'i', "no-inherit", "", "do not count threads and processes the command creates",
+       [&](std::string_view) { o.inherit = false; }},
+      {'v', "verbose", "", "say what is opened and when counting starts", [&](std::string_view) { o.verbose = true; }},
+      {0, "strict", "", "refuse to multiplex: fail when the events do not fit on the counters at once",
+       [&](std::string_view) { o.strict = true; }},
+      {0, "calibrate", "",
+       "first count an empty program (true): warn where starting and ending a program is over 5% of a count",
+       [&](std::string_view) { o.calibrate = true; }},
+      {0, "passes", "", "run the command once per pass of events that fit on the counters, and merge",
+       [&](std::string_view) { o.passes = true; }},
+      {0, "plan", "", "print the passes, groups and counters the events need, and run nothing",
+       [&](std::string_view) { o.plan = true; }},
+      {0, "sets", "lists",
+       "event sets separated by ';', one on the PMU at a time, switched by perfmon (perfmon2 event sets)",
+       [&](std::string_view v) { split_sets(v, o.sets); }},
+      {0, "emulate", "",
+       "run the command on QEMU's emulated CPU and count what it executes there, exactly, without a PMU "
+       "(docs/emulated.md)",
+       [&](std::string_view) { o.emulate = true; }},
+      {0, "I1", "size,assoc,line",
+       "with --emulate: the modelled L1 instruction cache (cachegrind's form: 32768,8,64); default: the host's",
+       [&](std::string_view v) { o.caches.l1i = parse_cache_option(v, "--I1"); }},
+      {0, "D1", "size,assoc,line", "with --emulate: the modelled L1 data cache; default: the host's",
+       [&](std::string_view v) { o.caches.l1d = parse_cache_option(v, "--D1"); }},
+      {0, "LL", "size,assoc,line", "with --emulate: the modelled last-level cache; default: the host's",
+       [&](std::string_view v) { o.caches.ll = parse_cache_option(v, "--LL"); }},
+      {0, "switch", "when",
+       "with --sets: after a time on the PMU (10ms, 500us; default 10ms) or after N events of one "
+       "(instructions:1000000)",
+       [&](std::string_view v) { o.switching = std::string(v); }},
+  };
+  for (Option& option : rest) options.push_back(std::move(option));
+  return options;
+}
+
+std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0 || digits > 12) return std::nullopt;
+  const long long value = std::stoll(std::string(text.substr(0, digits)));
+  const std::string_view unit = text.substr(digits);
+  long long scale = 0;
+  if (unit.empty() || unit == "ms") scale = 1'000'000;
+  if (unit == "us") scale = 1'000;
+  if (unit == "ns") scale = 1;
+  if (unit == "s") scale = 1'000'000'000;
+  if (scale == 0 || value == 0) return std::nullopt;
+  return std::chrono::nanoseconds(value * scale);
+}
+
+SwitchRule parse_switch(const std::optional<std::string>& text) {
+  SwitchRule rule;
+  if (!text) return rule;
+  if (std::optional<std::chrono::nanoseconds> timeout = parse_duration(*text)) {
+    rule.timeout = *timeout;
+    return rule;
+  }
+  const std::size_t colon = text->rfind(':');
+  const std::string period = colon == std::string::npos ? "" : text->substr(colon + 1);
+  if (colon == 0 || period.empty() || period.size() > 18 ||
+      period.find_first_not_of("0123456789") != std::string::npos || std::stoull(period) == 0)
+    throw UsageError(
+        "--switch takes a time on the PMU (10ms, 500us, 1s) or an event and a count (instructions:1000000), not '" +
+        *text + "'");
+  rule.timeout = std::chrono::nanoseconds(0);
+  rule.trigger = text->substr(0, colon);
+  rule.period = std::stoull(period);
+  return rule;
+}
+
+void validate(const StatOptions& o) {
+  const TargetChoice& t = o.target;
+  const int targets = targets_given(t);
+  if (targets > 1) throw UsageError("choose one target: -p, -t, or -a/-C");
+  if (!t.cgroup.empty() && (!t.pids.empty() || !t.tids.empty()))
+    throw UsageError("-G counts a cgroup system-wide; it cannot be combined with -p or -t");
+  if (o.command.empty() && targets == 0 && t.cgroup.empty() && !o.plan)
+    throw UsageError("nothing to count: give a command, or a target with -p, -t, -a, -C or -G");
+  if (!o.command.empty() && (!t.pids.empty() || !t.tids.empty()))
+    throw UsageError("-p and -t attach to running processes; they cannot be combined with a command");
+  if (o.separator && o.json) throw UsageError("-x (CSV) and -j (JSON) exclude each other");
+  if (o.separator && o.separator->empty()) throw UsageError("-x needs a separator, like -x,");
+  if (o.repeat > 1 && (o.interval_ms > 0 || o.per_thread || o.no_aggr))
+    throw UsageError("-r cannot be combined with -I, --per-thread or -A");
+  if (o.repeat > 1 && o.command.empty()) throw UsageError("-r repeats a command; give one");
+  if (!o.sets.empty() && !o.events.lists.empty())
+    throw UsageError("--sets names all the events: give them there, not with -e");
+  if (!o.sets.empty() && (o.interval_ms > 0 || o.per_thread || o.no_aggr))
+    throw UsageError("--sets cannot be combined with -I, --per-thread or -A");
+  if (o.passes && (o.command.empty() || o.repeat > 1 || o.interval_ms > 0 || !o.sets.empty() || o.no_aggr))
+    throw UsageError("--passes runs a command once per pass: give one, without -r, -I, -A or --sets");
+  if (o.calibrate &&
+      (o.command.empty() || !o.sets.empty() || o.passes || o.no_aggr || o.per_thread || o.interval_ms > 0))
+    throw UsageError(
+        "--calibrate compares a command's counts with an empty program's: give a command, without --sets, "
+        "--passes, -I or per-location rows");
+  if (o.plan && (!o.command.empty() || targets > 0 || !t.cgroup.empty() || o.repeat > 1 || o.interval_ms > 0 ||
+                 o.no_aggr || o.per_thread || o.calibrate || o.passes || !o.output.empty()))
+    throw UsageError(
+        "--plan prints the passes the events need and runs nothing: give it events alone, without a command, a "
+        "target, -r, -I, -A, --per-thread, --calibrate, --passes or -o");
+  if (o.emulate && (o.command.empty() || targets > 0 || !t.cgroup.empty()))
+    throw UsageError("--emulate runs a command on the emulated CPU: give one, without -p, -t, -a, -C or -G");
+  if (o.emulate && (!o.sets.empty() || o.passes || o.plan || !o.inherit || o.strict))
+    throw UsageError(
+        "--emulate counts the whole command, every event all the time: it cannot be combined with --sets, --passes, "
+        "--plan, --strict or -i");
+  const CacheHierarchy& caches = o.caches;
+  if (!o.emulate && (caches.l1i.size != 0 || caches.l1d.size != 0 || caches.ll.size != 0))
+    throw UsageError("--I1, --D1 and --LL shape the emulated CPU's caches: use them with --emulate");
+  if (o.plan && !o.sets.empty()) throw UsageError("--plan plans the events of -e, not --sets");
+  if (o.strict && !o.sets.empty())
+    throw UsageError("--strict and --sets exclude each other: sets take turns on the counters by design");
+  if (o.switching && o.sets.empty()) throw UsageError("--switch says when event sets switch: give them with --sets");
+  if ((o.delay_ms != 0 || !o.control.empty()) &&
+      (!o.sets.empty() || o.passes || o.emulate || o.repeat > 1 || o.calibrate))
+    throw UsageError(
+        "-D and --control turn the counting of the events of -e on and off during one run: they cannot be combined "
+        "with --sets, --passes, --emulate, -r or --calibrate");
+  // What it refuses is a usage error (129), said against the option.
+  if (!o.control.empty()) try {
+      parse_control_spec(o.control);
+    } catch (const Error& error) {
+      const std::string_view said = error.what();
+      throw UsageError("--control: " + std::string(said.substr(0, said.find_last_not_of('.') + 1)));
+    }
+  if (o.markers && (o.command.empty() || !o.sets.empty() || o.passes || o.repeat > 1 || o.calibrate))
+    throw UsageError(
+        "--markers counts the regions a command marks: give one, without --sets, --passes, -r or --calibrate");
+  if (o.delay_ms < 0 && o.control.empty())
+    throw UsageError("-D -1 starts with counting off: give --control, whose 'enable' turns it on");
+  parse_switch(o.switching);
+  if (o.per_thread && t.pids.empty() && t.tids.empty())
+    throw UsageError(
+        "--per-thread counts each thread of a running process: use it with -p or -t "
+        "(a command's later threads are counted with inherit, in one total)");
+  if (o.no_aggr && !t.all_cpus && !t.cpus && t.cgroup.empty())
+    throw UsageError("-A prints one row per CPU; it needs -a, -C or -G");
+}
+
+}  // namespace perfmon::cli

@@ -1,0 +1,61 @@
+// perfmon stat's options: what the command line says, parsed and checked against each other
+// before anything runs (a wrong combination is a usage error, 129).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "event_arguments.hpp"
+#include "options.hpp"
+#include "perfmon/cache_geometry.hpp"
+#include "targets.hpp"
+
+namespace perfmon::cli {
+
+struct StatOptions {
+  EventArguments events;
+  TargetChoice target;
+  bool no_aggr = false;
+  bool per_thread = false;
+  long interval_ms = 0;
+  long repeat = 1;
+  std::optional<std::string> separator;
+  bool json = false;
+  std::string output;
+  bool inherit = true;
+  bool verbose = false;
+  std::vector<std::string> sets;         // --sets: one event list per set
+  std::optional<std::string> switching;  // --switch: a time, or EVENT:PERIOD
+  bool strict = false;
+  bool calibrate = false;
+  bool passes = false;
+  bool plan = false;
+  bool emulate = false;
+  CacheHierarchy caches;  // --I1, --D1, --LL: the emulated CPU's caches, where given
+  long delay_ms = 0;      // -D: -1 waits for "enable" on the control channel
+  std::string control;    // --control: fifo:CTL[,ACK] or fd:CTL[,ACK]
+  bool markers = false;   // --markers: the regions the program marks (likwid Marker API)
+  std::vector<std::string> command;
+};
+
+// How sets switch: a timeout, or a trigger event and its period.
+struct SwitchRule {
+  std::chrono::nanoseconds timeout{10'000'000};
+  std::string trigger;  // an event, as written
+  std::uint64_t period = 0;
+};
+
+// The options of perfmon stat, writing into `o`.
+std::vector<Option> stat_options(StatOptions& o);
+// "10ms", "500us", "2s", "100000ns"; a bare number is milliseconds. None for anything else.
+std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text);
+// --switch: a time on the PMU, or EVENT:COUNT. Throws UsageError.
+SwitchRule parse_switch(const std::optional<std::string>& text);
+// The options checked against each other. Throws UsageError.
+void validate(const StatOptions& o);
+
+}  // namespace perfmon::cli
