@@ -474,7 +474,9 @@ TEST(CliStat, EventSetsSwitchOnTime) {
   EXPECT_NE(r.err.find("set0: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("switching after 1.000 ms on the PMU"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" switches; '+- x%' is the standard error"), std::string::npos) << r.err;
-  Result json = run(stat({"-j", "--sets", "task-clock;page-faults", "--switch", "1ms", "--", WORKER, "spin", "50"}));
+  // 300 ms of CPU time: some 150 turns, far above the 10 runs a set needs for an error bar even where
+  // a loaded machine delays perfmon's switches.
+  Result json = run(stat({"-j", "--sets", "task-clock;page-faults", "--switch", "1ms", "--", WORKER, "spin", "300"}));
   ASSERT_EQ(json.exit_code, 0) << json.err;
   std::vector<std::string> sets;
   for (const std::string& line : lines_of(json.err)) {
