@@ -162,17 +162,11 @@ void bind_counting(py::module_& module) {
       .def_readwrite("command", &TargetSpec::command)
       .def_readwrite("emulate", &TargetSpec::emulate);
 
-  py::class_<Session>(module, "Session")
+  py::class_<Session> session(module, "Session");
+  with_block(session)
       .def(py::init<const std::string&, const TargetSpec&, bool, bool, bool, bool>(), py::arg("events"),
            py::arg("target"), py::arg("inherit"), py::arg("strict"), py::arg("skip_unsupported"), py::arg("error_bars"))
       .def("read", &Session::read)
-      .def("__enter__",
-           [](py::object self) {
-             self.cast<Session&>().begin();
-             return self;
-           })
-      .def("__exit__",
-           [](Session& session, const py::object&, const py::object&, const py::object&) { return session.end(); })
       .def_property_readonly("readings", &Session::readings)
       .def("run_command", &Session::run_command)
       .def_property_readonly("emulated", &Session::emulated)

@@ -142,17 +142,11 @@ class SetsSession {
 }  // namespace
 
 void bind_event_sets(py::module_& module) {
-  py::class_<SetsSession>(module, "EventSets")
+  py::class_<SetsSession> sets(module, "EventSets");
+  with_block(sets)
       .def(py::init<const std::vector<std::string>&, const TargetSpec&, std::int64_t, bool>(), py::arg("sets"),
            py::arg("target"), py::arg("switch_ns"), py::arg("inherit"))
       .def("run_command", &SetsSession::run_command)
-      .def("__enter__",
-           [](py::object self) {
-             self.cast<SetsSession&>().begin();
-             return self;
-           })
-      .def("__exit__",
-           [](SetsSession& sets, const py::object&, const py::object&, const py::object&) { return sets.end(); })
       .def_property_readonly("readings", &SetsSession::readings)
       .def_property_readonly("turns", &SetsSession::turns)
       .def_property_readonly("emulated", [](const SetsSession&) { return false; })

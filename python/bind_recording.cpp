@@ -167,18 +167,12 @@ class Recording {
 }  // namespace
 
 void bind_recording(py::module_& module) {
-  py::class_<Recording>(module, "Recording")
+  py::class_<Recording> recording(module, "Recording");
+  with_block(recording)
       .def(py::init<const std::string&, const TargetSpec&, const std::string&, std::uint64_t, std::uint64_t, bool, bool,
                     std::size_t, std::vector<std::string>>(),
            py::arg("events"), py::arg("target"), py::arg("output"), py::arg("period"), py::arg("frequency"),
            py::arg("callchains"), py::arg("inherit"), py::arg("ring_pages"), py::arg("command_line"))
-      .def("__enter__",
-           [](py::object self) {
-             self.cast<Recording&>().begin();
-             return self;
-           })
-      .def("__exit__", [](Recording& recording, const py::object&, const py::object&,
-                          const py::object&) { return recording.end(); })
       .def("run_command", &Recording::run_command)
       .def_property_readonly("samples", &Recording::samples)
       .def_property_readonly("lost", &Recording::lost)

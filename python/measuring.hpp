@@ -116,6 +116,20 @@ struct Footing {
   }
 };
 
+// `with` on a class bound from T, entered and left in C++ (a Python frame each costs more than the
+// binding's own work): T::begin(), and T::end(), whose result says whether an exception is kept.
+template <typename T>
+py::class_<T>& with_block(py::class_<T>& bound) {
+  return bound
+      .def("__enter__",
+           [](py::object self) {
+             self.cast<T&>().begin();
+             return self;
+           })
+      .def("__exit__",
+           [](T& measured, const py::object&, const py::object&, const py::object&) { return measured.end(); });
+}
+
 // Each area's classes and functions, added to the module.
 void bind_counting(py::module_& module);
 void bind_event_sets(py::module_& module);
