@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
@@ -24,8 +25,14 @@ namespace {
 // UTF-8: a name that is not (a cgroup made with Latin-1 bytes) is shown as printable() shows it,
 // its odd bytes as U+FFFD, so that one directory's name never makes the whole scrape invalid.
 void append_escaped(std::string& out, std::string_view text) {
-  const std::string shown = printable(text);
-  for (const char c : shown) {
+  // Printable ASCII, as nearly every name is, as it is: no copy per label on the scrape's path.
+  const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte >= 0x20 && byte < 0x7f;
+  });
+  std::string shown;
+  if (!plain) shown = printable(text);
+  for (const char c : plain ? text : std::string_view(shown)) {
     if (c == '\\') {
       out += "\\\\";
     } else if (c == '"') {
