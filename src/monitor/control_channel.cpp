@@ -39,12 +39,14 @@ struct CommandEnds {
   bool polled = false;  // an inherited descriptor that is not a FIFO: may block, so polled before each read
 };
 
-kernel::FileDescriptor open_end(const std::string& path, int flags, const char* role) {
-  const int fd = ::open(path.c_str(), flags | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0)
+// Another end of an open FIFO, reopened through /proc/self/fd/`fd`; `named` is what the user
+// gave (a path, or "descriptor N"), for the message.
+kernel::FileDescriptor open_end(int fd, int flags, const char* role, const std::string& named) {
+  const int opened = ::open(("/proc/self/fd/" + std::to_string(fd)).c_str(), flags | O_NONBLOCK | O_CLOEXEC);
+  if (opened < 0)
     throw Error(ErrorKind::System,
-                std::string("cannot open the ") + role + " FIFO '" + path + "': " + std::strerror(errno) + ".", errno);
-  return kernel::FileDescriptor(fd);
+                std::string("cannot open the ") + role + " FIFO " + named + ": " + std::strerror(errno) + ".", errno);
+  return kernel::FileDescriptor(opened);
 }
 
 // A FIFO named on the command line, opened as itself: never through a symlink (in a shared
@@ -69,13 +71,13 @@ kernel::FileDescriptor open_fifo(const std::string& path, int flags, const char*
                     ", not to you or root: another user's FIFO could steer or read the counting; make your own with "
                     "mkfifo.",
                 EPERM);
-  return open_end("/proc/self/fd/" + std::to_string(found.get()), flags, role);
+  return open_end(found.get(), flags, role, "'" + path + "'");
 }
 
 CommandEnds open_command_fifo(const std::string& path) {
   CommandEnds ends;
   ends.reader = open_fifo(path, O_RDONLY, "control");  // without a writer yet: does not wait
-  ends.keeper = open_end("/proc/self/fd/" + std::to_string(ends.reader.get()), O_WRONLY, "control");
+  ends.keeper = open_end(ends.reader.get(), O_WRONLY, "control", "'" + path + "'");
   return ends;
 }
 
@@ -98,7 +100,7 @@ CommandEnds command_fd(const std::string& number) {
   ends.keeper = kernel::FileDescriptor(take_fd(number, "control"));
   struct stat about {};
   if (::fstat(ends.keeper.get(), &about) == 0 && S_ISFIFO(about.st_mode)) {
-    ends.reader = open_end("/proc/self/fd/" + number, O_RDONLY, "control");
+    ends.reader = open_end(ends.keeper.get(), O_RDONLY, "control", "descriptor " + number);
   } else {
     // Read as it is, its flags left alone: they belong to the open file the caller shares (a
     // socket left O_NONBLOCK would fail the caller's own reads after perfmon exits); take() polls.
@@ -120,7 +122,7 @@ AckEnds ack_fd(const std::string& number) {
   ends.given = kernel::FileDescriptor(take_fd(number, "ack"));
   struct stat about {};
   if (::fstat(ends.given.get(), &about) == 0 && S_ISFIFO(about.st_mode))
-    ends.writer = open_end("/proc/self/fd/" + number, O_RDWR, "ack");
+    ends.writer = open_end(ends.given.get(), O_RDWR, "ack", "descriptor " + number);
   else
     ends.writer = std::move(ends.given);
   return ends;
