@@ -19,6 +19,7 @@
 #include "perfmon/machine_profile.hpp"     // profile_machine: the whole machine sampled, as a pprof profile
 #include "perfmon/marked_regions.hpp"      // MarkedRegions: regions a program marks, counted per thread (likwid, PAPI)
 #include "perfmon/marker_results.hpp"      // MarkerResults: a marker library's results read back
+#include "perfmon/measurement.hpp"         // Measurement, run(): a measurement of any kind run from start to end
 #include "perfmon/metrics.hpp"             // MetricsExporter: counters for Prometheus
 #include "perfmon/metrics_server.hpp"      // MetricsServer: /metrics and /debug/pprof/profile over HTTP
 #include "perfmon/name_id.hpp"             // NameId: a name kept once, referred to by index
@@ -33,6 +34,7 @@
 #include "perfmon/profile.hpp"             // Profile: samples summed per command, file, function and stack
 #include "perfmon/random_period.hpp"       // RandomPeriod: perfmon2's randomized sampling periods
 #include "perfmon/reading.hpp"             // Reading: what any measurement counted, for every report
+#include "perfmon/recording.hpp"           // Recording: a sampler recorded into a perf.data file, start to end
 #include "perfmon/regions.hpp"             // RegionCounts: what counters counted between begin and end of named regions
 #include "perfmon/report_diff.hpp"         // diff_rows: two profiles compared as perf diff compares them
 #include "perfmon/report_output.hpp"       // perf report's shapes: table, JSON, folded stacks, flame graph

@@ -22,6 +22,7 @@
 #include "perfmon/error.hpp"
 #include "perfmon/perf_data.hpp"
 #include "perfmon/probe.hpp"
+#include "perfmon/recording.hpp"
 #include "perfmon/sampler.hpp"
 #include "perfmon/target.hpp"
 #include "perfmon/workload.hpp"
@@ -194,29 +195,17 @@ int perf_data_fd(OutputFile& out, const std::string& path) {
   return fd;
 }
 
-// Runs until the command exits (`finished`), calling `tick` every 100 ms. Ctrl-C and its kind go
-// to the command (`forward`), as perf record does, and its exit ends the recording; without a
-// command (forward empty) they end it.
-void record_until_done(const std::function<void()>& tick, const std::function<bool()>& finished,
-                       const std::function<void(int)>& forward) {
-  sigset_t signals;
-  sigemptyset(&signals);
-  for (int signo : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&signals, signo);
-  bool done = false;
-  while (!done) {
-    tick();
-    siginfo_t info;
-    const timespec now{};
-    for (int signo; (signo = sigtimedwait(&signals, &info, &now)) > 0;) {
-      if (signo == SIGCHLD) continue;
-      if (forward)
-        forward(signo);
-      else
-        done = true;
-    }
-    done = finished() || done;
-  }
-}
+// record's part in a run: a line when it starts (-v), a progress line every tick.
+class ProgressLine final : public RunHooks {
+ public:
+  ProgressLine(std::function<void()> on_start, std::function<void()> on_tick)
+      : on_start_(std::move(on_start)), on_tick_(std::move(on_tick)) {}
+  void started() override { on_start_(); }
+  void tick(std::chrono::nanoseconds) override { on_tick_(); }
+
+ private:
+  std::function<void()> on_start_, on_tick_;
+};
 
 // The directory a file goes to: where the samples wait, on the same disk as the file they make.
 std::string directory_of(const std::string& path) {
@@ -256,18 +245,21 @@ int record_emulated(const RecordOptions& o, std::vector<std::string> command_lin
   options.sample_callchains = o.callchains;
   options.samples_directory = directory_of(o.output);
   EmulatedWorkload workload(o.command, options);
-  workload.start();
+  CommandOf<EmulatedWorkload> command(workload);
+  command.start();
   if (o.verbose) std::fprintf(stderr, "perfmon: recording started on %s\n", workload.qemu().c_str());
   const bool live = !o.quiet && ::isatty(STDERR_FILENO);
-  WorkloadExit exit;
-  record_until_done(
-      [&] {
-        ::usleep(100'000);
-        if (live)
-          std::fprintf(stderr, "\r[ perfmon record: %llu samples on the emulated CPU ]",
-                       static_cast<unsigned long long>(workload.read().samples));
-      },
-      [&] { return workload.wait(exit, false); }, [&](int signo) { workload.signal(signo); });
+  ProgressLine progress([] {},
+                        [&] {
+                          if (live)
+                            std::fprintf(stderr, "\r[ perfmon record: %llu samples on the emulated CPU ]",
+                                         static_cast<unsigned long long>(workload.read().samples));
+                        });
+  RunOptions every_100ms;
+  every_100ms.tick = std::chrono::milliseconds(100);
+  RunResult run;
+  wait_until_done(&command, Target::emulated(workload), progress, every_100ms, run);
+  const WorkloadExit exit = run.exit.value_or(WorkloadExit{});
 
   PerfDataWriter file(fd, {{"instructions:u (emulated)", workload.sample_attr(), {}}});
   const std::uint64_t written = workload.read_samples([&](const perf_event_header& record) { file.write(record); });
@@ -305,7 +297,8 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   const int fd = perf_data_fd(out, o.output);
 
   std::optional<Workload> workload;
-  if (!o.command.empty()) workload.emplace(o.command);
+  std::optional<CommandOf<Workload>> command;
+  if (!o.command.empty()) command.emplace(workload.emplace(o.command));
   const Target target = make_target(o.target, workload ? &*workload : nullptr);
   SamplingOptions options;
   options.period = static_cast<std::uint64_t>(o.period);
@@ -320,42 +313,30 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   for (const EventGroup& group : groups)
     for (const Event& event : group.events)
       if (event.attr.type == PERF_TYPE_TRACEPOINT) options.sample_type |= PERF_SAMPLE_RAW;
-  Sampler sampler(groups, target, options);
-  for (const std::string& note : sampler.notes()) std::fprintf(stderr, "perfmon record: %s\n", note.c_str());
-
-  PerfDataWriter file(fd, recorded_events(sampler));
-  file.write_kernel_map();
   // What already runs gets the records the kernel gave it before the recording: its threads' names
   // and its mappings (every process, system-wide).
-  if (target.cpu_wide()) {
-    file.write_every_process();
-  } else {
-    for (pid_t pid : o.target.pids) file.write_process(pid);
-    for (pid_t tid : o.target.tids) file.write_process(tid);
-  }
-  PerfDataRecordWriter format(file);
+  std::vector<pid_t> described = o.target.pids;
+  described.insert(described.end(), o.target.tids.begin(), o.target.tids.end());
+  Recording recording(fd, groups, target, options, described);
+  for (const std::string& note : recording.sampler().notes())
+    std::fprintf(stderr, "perfmon record: %s\n", note.c_str());
 
-  if (!target.enable_on_exec) sampler.start();  // a command's own events start at its exec
-  if (workload) workload->start();              // throws (exit 127 or 126) when the command cannot run
-  if (o.verbose) std::fprintf(stderr, "perfmon: recording started\n");
   const bool live = !o.quiet && ::isatty(STDERR_FILENO);
-  WorkloadExit exit;
-  record_until_done(
+  ProgressLine progress(
       [&] {
-        sampler.wait(100);
-        sampler.drain(format);
-        file.finish_round();
+        if (o.verbose) std::fprintf(stderr, "perfmon: recording started\n");
+      },
+      [&] {
         if (live)
           std::fprintf(stderr, "\r[ perfmon record: %llu samples, %llu records lost ]",
-                       static_cast<unsigned long long>(sampler.stats().samples),
-                       static_cast<unsigned long long>(sampler.stats().lost_records));
-      },
-      // Without a command, the exit of every thread recorded ends the recording too.
-      [&] { return workload ? workload->wait(exit, false) : !targets_alive(target); },
-      workload ? std::function<void(int)>([&](int signo) { workload->signal(signo); }) : nullptr);
-  if (!target.enable_on_exec) sampler.stop();
-  const std::string lost_sentence =
-      finish_recording(sampler, file, describe_this_host(std::move(command_line))).sentence();
+                       static_cast<unsigned long long>(recording.sampler().stats().samples),
+                       static_cast<unsigned long long>(recording.sampler().stats().lost_records));
+      });
+  const RunResult run = recording.record(command ? &*command : nullptr, progress);
+  const WorkloadExit exit = run.exit.value_or(WorkloadExit{});
+  const std::string lost_sentence = recording.finish(describe_this_host(std::move(command_line))).sentence();
+  const PerfDataWriter& file = recording.file();
+  const Sampler& sampler = recording.sampler();
   commit(out);
   if (!o.quiet) {
     if (live) std::fputc('\n', stderr);

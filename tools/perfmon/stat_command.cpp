@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,13 +17,13 @@
 #include "commands.hpp"
 #include "errors.hpp"
 #include "event_arguments.hpp"
-#include "measurement.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/emulated.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/event_sets.hpp"
+#include "perfmon/measurement.hpp"
 #include "perfmon/pass_plan.hpp"
 #include "perfmon/probe.hpp"
 #include "perfmon/session.hpp"
@@ -36,18 +37,7 @@
 #include "targets.hpp"
 #include "waited_signals.hpp"
 
-// perfmon stat's kinds of measurement, first chosen first: each one line, its function (in
-// measure_<kind>.cpp) and when the options choose it (`o_`: the options). The last is the default.
-#define PERFMON_MEASUREMENT_KINDS(KIND)      \
-  KIND(measure_emulated, o_.emulate)         \
-  KIND(measure_event_sets, !o_.sets.empty()) \
-  KIND(measure_counters, true)
-
 namespace perfmon::cli {
-
-#define PERFMON_DECLARE_MEASUREMENT(factory, chosen) \
-  std::unique_ptr<Measurement> factory(const MeasurementRequest& request);
-PERFMON_MEASUREMENT_KINDS(PERFMON_DECLARE_MEASUREMENT)
 
 namespace {
 
@@ -92,6 +82,29 @@ struct Run {
   std::vector<std::string> footnotes;
 };
 
+// stat's part in a run: the control channel and delay, and every tick's read (and interval line).
+class StatHooks final : public RunHooks {
+ public:
+  StatHooks(StatControl& control, Measurement& measurement, std::function<void(double)> on_tick)
+      : control_(control), measurement_(measurement), on_tick_(std::move(on_tick)) {}
+  void started() override {
+    control_.started();
+    if (verbose && !control_.starts_paused())
+      std::fprintf(stderr, "perfmon: counting started%s\n", measurement_.counting_on().c_str());
+  }
+  void tick(std::chrono::nanoseconds since_last) override { on_tick_(static_cast<double>(since_last.count())); }
+  void act() override { control_.act(measurement_); }
+  std::optional<std::chrono::steady_clock::time_point> deadline() const override { return control_.deadline(); }
+  int signal_number() const noexcept override { return control_.signal_number(); }
+
+  bool verbose = false;
+
+ private:
+  StatControl& control_;
+  Measurement& measurement_;
+  std::function<void(double)> on_tick_;
+};
+
 class StatCommand {
  public:
   explicit StatCommand(StatOptions& options) : o_(options) {}
@@ -104,7 +117,7 @@ class StatCommand {
                   : o_.emulate             ? catalog.parse(kDefaultEmulatedEvents)
                                            : catalog.parse(kDefaultEvents);
       else
-        set_definitions_ = make_set_definitions(catalog);
+        set_definitions_ = event_sets_of(catalog, o_.sets, parse_switch(o_.switching));
     } catch (const Error& error) {
       return report_event_error("stat", error);
     }
@@ -182,74 +195,6 @@ class StatCommand {
   }
 
  private:
-  // Waits until the command exits, a signal asks to stop, or (attached) the targets have gone,
-  // calling tick() every `tick_ms`, and handing the measurement the signal it handles.
-  template <typename Tick>
-  void wait_until_done(Run& run, Measurement& measurement, StatControl& control, long tick_ms, Tick&& tick) {
-    Command* const workload = measurement.command();
-    const Target& target = measurement.target();
-    const int extra_signal = measurement.signal_number();
-    sigset_t signals;
-    sigemptyset(&signals);
-    for (int signo : {SIGINT, SIGTERM, SIGCHLD, SIGHUP}) sigaddset(&signals, signo);
-    if (extra_signal != 0) {
-      sigaddset(&signals, extra_signal);
-      sigaddset(&signals, SIGIO);  // the kernel's stand-in when extra_signal's queue is full
-    }
-    if (control.signal_number() != 0) sigaddset(&signals, control.signal_number());
-    double next_tick = now_ns() + static_cast<double>(tick_ms) * 1e6;
-    bool done = false;
-    while (!done) {
-      // Wake for a signal, the next tick, or (attached to others' threads) a liveness check.
-      std::optional<double> wake;
-      if (tick_ms > 0)
-        wake = next_tick;
-      else if (!workload && target.kind == Target::Kind::Threads)
-        wake = now_ns() + 200e6;
-      if (const auto deadline = control.deadline()) {
-        const double at = std::chrono::duration<double, std::nano>(deadline->time_since_epoch()).count();
-        wake = wake ? std::min(*wake, at) : at;
-      }
-      timespec timeout{};
-      if (wake) {
-        double wait = std::max(0.0, *wake - now_ns());
-        timeout.tv_sec = static_cast<time_t>(wait / 1e9);
-        timeout.tv_nsec = static_cast<long>(std::fmod(wait, 1e9));
-      }
-      siginfo_t info;
-      int signo = sigtimedwait(&signals, &info, wake ? &timeout : nullptr);
-      if (signo == SIGCHLD && workload && workload->wait(run.exit.emplace())) done = true;
-      if (signo == SIGCHLD && !done) run.exit.reset();
-      if (signo == SIGINT || signo == SIGTERM || signo == SIGHUP) {
-        run.interrupted = true;
-        if (workload)
-          workload->signal(signo);  // it ends; its exit ends the loop
-        else
-          done = true;
-      }
-      if (signo != -1 && (signo == extra_signal || (extra_signal != 0 && signo == SIGIO)))
-        measurement.handle_signal(info);
-      if (!done) control.act(measurement);
-      if (!workload && !targets_alive(target)) done = true;
-      if (tick_ms > 0 && (now_ns() >= next_tick || done)) {
-        const double now = now_ns();
-        tick(std::min(now, next_tick) - (next_tick - static_cast<double>(tick_ms) * 1e6));
-        while (next_tick <= now) next_tick += static_cast<double>(tick_ms) * 1e6;
-      }
-    }
-    // The measurement's signals that came before the end are its own still: SIGCHLD, of a lower
-    // number, is taken before real-time signals already waiting (an event set's last switch).
-    if (extra_signal != 0) {
-      sigset_t own;
-      sigemptyset(&own);
-      sigaddset(&own, extra_signal);
-      sigaddset(&own, SIGIO);
-      const timespec now{};
-      siginfo_t info;
-      while (sigtimedwait(&own, &info, &now) > 0) measurement.handle_signal(info);
-    }
-  }
-
   // One interval's rows, with their metrics, stamped with the time since `start`.
   void print_interval(OutputFile& out, std::vector<StatRow> rows, double interval_ns, double start,
                       bool& header_printed) {
@@ -258,15 +203,20 @@ class StatCommand {
     header_printed = true;
   }
 
-  // The measurement perfmon stat's options ask for: one line a kind.
+  // The measurement perfmon stat's options ask for.
   std::unique_ptr<Measurement> make_measurement(const std::vector<EventGroup>& groups,
                                                 const std::vector<std::string>& command) const {
-    MeasurementRequest request{groups,     set_definitions_,       command,   o_.target,
-                               o_.inherit, o_.strict || o_.passes, o_.caches, o_.delay_ms != 0};
-#define PERFMON_CHOOSE_MEASUREMENT(factory, chosen) \
-  if (chosen) return factory(request);
-    PERFMON_MEASUREMENT_KINDS(PERFMON_CHOOSE_MEASUREMENT)
-    return nullptr;  // the last kind is chosen always
+    MeasurementRequest request;
+    request.groups = groups;
+    request.sets = set_definitions_;
+    request.command = command;
+    request.target = o_.target;
+    request.emulate = o_.emulate;
+    request.inherit = o_.inherit;
+    request.strict = o_.strict || o_.passes;
+    request.caches = o_.caches;
+    request.start_paused = o_.delay_ms != 0;
+    return measure(request);
   }
 
   // One run: the measurement opened, started with the command, read every interval (each read a
@@ -287,26 +237,22 @@ class StatCommand {
     if (o_.verbose)
       for (const ReadingEvent& event : opened.events) verbose_event(event.event, event.supported);
     StatControl control(o_.delay_ms, o_.control, o_.verbose);
-    measurement->start();
     const double start = now_ns();
-    if (Command* workload = measurement->command()) workload->start();  // throws (exit 127) when it cannot run
-    control.started();
-    if (o_.verbose && !control.starts_paused())
-      std::fprintf(stderr, "perfmon: counting started%s\n", measurement->counting_on().c_str());
-
-    const long tick_ms = o_.interval_ms > 0 ? o_.interval_ms : kSliceMs;
     std::vector<CounterValue> previous;
     bool header_printed = false;
-    wait_until_done(run, *measurement, control, tick_ms, [&](double interval_ns) {
+    StatHooks hooks(control, *measurement, [&](double interval_ns) {
       measurement->read();
       if (o_.interval_ms == 0 || command != o_.command) return;
       print_interval(out, stat_interval_rows(control.reading(*measurement), previous, breakdown, labels), interval_ns,
                      start, header_printed);
     });
-    run.figures.elapsed_ns = now_ns() - start;
-    measurement->stop();
-    if (int err = measurement->read(); err != 0)
-      throw Error(ErrorKind::System, std::string("cannot read the counters: ") + std::strerror(err) + ".", err);
+    hooks.verbose = o_.verbose;
+    RunOptions options;
+    options.tick = std::chrono::milliseconds(o_.interval_ms > 0 ? o_.interval_ms : kSliceMs);
+    RunResult result = perfmon::run(*measurement, hooks, options);
+    run.exit = result.exit;
+    run.interrupted = result.interrupted;
+    run.figures.elapsed_ns = static_cast<double>(result.elapsed.count());
     if (measurement->command() && run.exit) run.figures.usage = run.exit->usage;
     Reading reading = control.reading(*measurement);
     // As perf stat -v: each event's raw count, enabled and running time, before any scaling.
@@ -422,34 +368,6 @@ class StatCommand {
   static void verbose_event(const Event& event, bool supported) {
     std::fprintf(stderr, "perfmon: %s: type %u config 0x%llx%s\n", event.name.c_str(), event.attr.type,
                  static_cast<unsigned long long>(event.attr.config), supported ? "" : " (not supported)");
-  }
-
-  // --sets and --switch as event set definitions: a trigger event is found in each set by its name,
-  // or added to the set as a group of its own.
-  std::vector<EventSetDefinition> make_set_definitions(const EventCatalog& catalog) const {
-    const SwitchRule rule = parse_switch(o_.switching);
-    std::vector<EventSetDefinition> sets;
-    for (const std::string& list : o_.sets) {
-      EventSetDefinition set;
-      set.id = static_cast<std::uint16_t>(sets.size());
-      set.groups = catalog.parse(list);
-      set.timeout = rule.timeout;
-      if (!rule.trigger.empty()) {
-        std::size_t index = 0, trigger = SIZE_MAX;
-        for (const EventGroup& group : set.groups)
-          for (const Event& event : group.events) {
-            if (event.name == rule.trigger && trigger == SIZE_MAX) trigger = index;
-            ++index;
-          }
-        if (trigger == SIZE_MAX) {
-          for (EventGroup& group : catalog.parse(rule.trigger)) set.groups.push_back(std::move(group));
-          trigger = index;
-        }
-        set.triggers = {{trigger, rule.period, 1}};
-      }
-      sets.push_back(std::move(set));
-    }
-    return sets;
   }
 
   StatOptions& o_;

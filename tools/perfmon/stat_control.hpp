@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "measurement.hpp"
 #include "perfmon/control_channel.hpp"
+#include "perfmon/measurement.hpp"
 #include "perfmon/regions.hpp"
 
 namespace perfmon::cli {

@@ -112,8 +112,9 @@ std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text) {
   return std::chrono::nanoseconds(value * scale);
 }
 
-SwitchRule parse_switch(const std::optional<std::string>& text) {
-  SwitchRule rule;
+SetSwitching parse_switch(const std::optional<std::string>& text) {
+  SetSwitching rule;
+  rule.timeout = std::chrono::milliseconds(10);
   if (!text) return rule;
   if (std::optional<std::chrono::nanoseconds> timeout = parse_duration(*text)) {
     rule.timeout = *timeout;

@@ -42,19 +42,12 @@ struct StatOptions {
   std::vector<std::string> command;
 };
 
-// How sets switch: a timeout, or a trigger event and its period.
-struct SwitchRule {
-  std::chrono::nanoseconds timeout{10'000'000};
-  std::string trigger;  // an event, as written
-  std::uint64_t period = 0;
-};
-
 // The options of perfmon stat, writing into `o`.
 std::vector<Option> stat_options(StatOptions& o);
 // "10ms", "500us", "2s", "100000ns"; a bare number is milliseconds. None for anything else.
 std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text);
-// --switch: a time on the PMU, or EVENT:COUNT. Throws UsageError.
-SwitchRule parse_switch(const std::optional<std::string>& text);
+// --switch: a time on the PMU (default 10 ms), or EVENT:COUNT. Throws UsageError.
+SetSwitching parse_switch(const std::optional<std::string>& text);
 // The options checked against each other. Throws UsageError.
 void validate(const StatOptions& o);
 

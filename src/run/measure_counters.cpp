@@ -1,9 +1,9 @@
-// perfmon stat's counting session: the events on the host's counters, on a command, threads,
-// processes, CPUs or a cgroup.
-#include "measurement.hpp"
+// A counting session: the events on the host's counters, on a command, threads, processes, CPUs,
+// a cgroup or the calling process.
 #include "perfmon/session.hpp"
+#include "run/native_target.hpp"
 
-namespace perfmon::cli {
+namespace perfmon::kinds {
 
 namespace {
 
@@ -20,6 +20,7 @@ class CounterMeasurement final : public Measurement {
   void stop() override { session_.stop(); }
   void pause() override { session_.stop(); }
   void resume() override { session_.start(); }
+  void reset() override { session_.reset(); }
   int read() noexcept override { return session_.read(); }
   Reading reading() const override { return session_.reading(); }
   Command* command() noexcept override { return native_.command(); }
@@ -30,7 +31,8 @@ class CounterMeasurement final : public Measurement {
     SessionOptions options;
     options.inherit = request.inherit;
     options.strict = request.strict;
-    options.error_bars = true;  // every interval's read is a slice of a multiplexed count's rate
+    options.skip_unsupported = request.skip_unsupported;
+    options.error_bars = request.error_bars;
     return options;
   }
 
@@ -45,4 +47,4 @@ std::unique_ptr<Measurement> measure_counters(const MeasurementRequest& request)
   return std::make_unique<CounterMeasurement>(request);
 }
 
-}  // namespace perfmon::cli
+}  // namespace perfmon::kinds

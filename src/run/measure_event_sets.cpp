@@ -1,8 +1,10 @@
-// perfmon stat --sets: perfmon2's event sets, switched in perfmon's run loop as their timers and
-// triggers overflow.
-#include "measurement.hpp"
+// perfmon2's event sets, switched by run() as their timers and triggers overflow.
+#include <csignal>
 
-namespace perfmon::cli {
+#include "perfmon/event_sets.hpp"
+#include "run/native_target.hpp"
+
+namespace perfmon::kinds {
 
 namespace {
 
@@ -15,6 +17,7 @@ class EventSetMeasurement final : public Measurement {
     if (!native_.target().enable_on_exec) sets_.start();
   }
   void stop() override { sets_.stop(); }
+  void reset() override { sets_.reset(); }
   int read() noexcept override { return sets_.read(); }
   Reading reading() const override { return sets_.reading(); }
   Command* command() noexcept override { return native_.command(); }
@@ -33,7 +36,7 @@ class EventSetMeasurement final : public Measurement {
   static EventSetOptions options(const MeasurementRequest& request) {
     EventSetOptions options;
     options.session.inherit = request.inherit;
-    options.switch_in_handler = false;  // the run loop takes the signals
+    options.switch_in_handler = false;  // run() takes the signals
     return options;
   }
 
@@ -47,4 +50,4 @@ std::unique_ptr<Measurement> measure_event_sets(const MeasurementRequest& reques
   return std::make_unique<EventSetMeasurement>(request);
 }
 
-}  // namespace perfmon::cli
+}  // namespace perfmon::kinds

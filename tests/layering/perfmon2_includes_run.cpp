@@ -1,0 +1,2 @@
+// Deliberately wrong-way: event sets are one kind of measurement; the run layer that runs them sits above.
+#include "perfmon/measurement.hpp"

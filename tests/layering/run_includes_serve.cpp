@@ -1,0 +1,2 @@
+// Deliberately wrong-way: runs are what serve is built on; its exporter sits above them.
+#include "perfmon/metrics.hpp"
