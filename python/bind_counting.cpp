@@ -1,45 +1,52 @@
 // perfmonpy: counting sessions (counters(...), stat(command)), passes, and what this machine can count.
 #include "measuring.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 
+#include "perfmon/emulated.hpp"
 #include "perfmon/pass_plan.hpp"
 #include "perfmon/probe.hpp"
-#include "perfmon/session.hpp"
 #include "perfmon/system_info.hpp"
 
 namespace perfmonpy {
 
 namespace {
 
-// A counting session and what it stands on. Python holds one per `counters(...)`.
+// A measurement from the run layer: a counting session (or, with `sets`, perfmon2's event sets
+// over a command) on the target Python names. Python holds one per `counters(...)` and `stat(...)`.
 class Session {
  public:
   Session(const std::string& events, const TargetSpec& where, bool inherit, bool strict, bool skip_unsupported,
-          bool error_bars)
-      : Session(catalog().parse(events), where, inherit, strict, skip_unsupported, error_bars) {}
+          bool error_bars, const std::vector<std::string>& sets, std::int64_t switch_ns)
+      : Session(sets.empty() ? catalog().parse(events) : std::vector<perfmon::EventGroup>{}, where, inherit, strict,
+                skip_unsupported, error_bars,
+                sets.empty() ? std::vector<perfmon::EventSetDefinition>{} : sets_switched_every(sets, switch_ns)) {}
   Session(std::vector<perfmon::EventGroup> groups, const TargetSpec& where, bool inherit, bool strict,
-          bool skip_unsupported, bool error_bars)
-      : on_(std::move(groups), where) {
-    perfmon::SessionOptions options;
-    options.inherit = inherit;
-    options.strict = strict;
-    options.skip_unsupported = true;  // told below, all at once, with every reason
-    options.error_bars = error_bars;
-    session_.emplace(on_.groups, on_.target, options);
+          bool skip_unsupported, bool error_bars, std::vector<perfmon::EventSetDefinition> sets = {}) {
+    perfmon::MeasurementRequest request = request_of(where);
+    request.groups = std::move(groups);
+    request.sets = std::move(sets);
+    if (!request.sets.empty() && request.command.empty())
+      throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "sets over a block are event_sets(...)'s.");
+    request.inherit = inherit;
+    request.strict = strict;
+    request.skip_unsupported = true;  // told below, all at once, with every reason
+    request.error_bars = error_bars;
+    measurement_ = perfmon::measure(request);
     if (!skip_unsupported) {
       std::string refused;
-      for (std::size_t e = 0; e < session_->event_count(); ++e)
-        if (!session_->supported(e)) refused += (refused.empty() ? "" : " ") + session_->unsupported_reason(e);
+      for (const perfmon::ReadingEvent& event : measurement_->reading().events)
+        if (!event.supported) refused += (refused.empty() ? "" : " ") + event.unsupported_reason;
       if (!refused.empty()) throw perfmon::Error(perfmon::ErrorKind::Unsupported, refused);
     }
   }
 
   // Reads every group; an errno where a read failed.
   void read() {
-    if (const int failed = session_->read(); failed != 0)
+    if (const int failed = measurement_->read(); failed != 0)
       throw perfmon::Error(perfmon::ErrorKind::System,
                            std::string("reading the counters failed (") + std::strerror(failed) + ").", failed);
     ++readings_;
@@ -53,8 +60,8 @@ class Session {
       ++depth_;
       return;
     }
-    session_->reset();
-    session_->start();
+    measurement_->reset();
+    measurement_->start();
     depth_ = 1;
   }
   bool end() {
@@ -63,7 +70,7 @@ class Session {
       return false;
     }
     depth_ = 0;
-    session_->stop();
+    measurement_->stop();
     read();
     return false;  // an exception in the block goes on
   }
@@ -72,40 +79,28 @@ class Session {
 
   // Runs the command to its end, the counters on it; its exit code (128 + signal for a signal).
   int run_command() {
-    if (!on_.workload && !on_.emulated)
+    if (measurement_->command() == nullptr)
       throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "this session counts no command.");
-    session_->start();
-    auto finish = [this] {
-      session_->stop();
-      read();
-    };
-    if (on_.workload) {
-      on_.workload->start();
-      return run_to_end(
-          *on_.workload, [this] { wait_a_while_for(on_.workload->pid()); }, finish);
-    }
-    on_.emulated->start();
-    return run_to_end(
-        *on_.emulated, [this] { wait_a_while_for(on_.emulated->pid()); }, finish);
+    return run_to_end(*measurement_, [this] { ++readings_; });
   }
 
   // The last read as numbers (reading_arrays).
-  py::tuple values() const { return reading_arrays(session_->reading()); }
-  perfmon::Reading reading() const { return session_->reading(); }
-  bool emulated() const { return on_.emulated.has_value(); }
-  std::vector<std::string> notes() const { return session_->reading().notes; }
-  std::vector<std::string> summary() const { return session_->reading().summary; }
+  py::tuple values() const { return reading_arrays(measurement_->reading()); }
+  perfmon::Reading reading() const { return measurement_->reading(); }
+  bool emulated() const { return measurement_->reading().emulated; }
+  std::vector<std::string> notes() const { return measurement_->reading().notes; }
+  std::vector<std::string> summary() const { return measurement_->reading().summary; }
 
  private:
-  Footing on_;
-  std::optional<perfmon::CounterSession> session_;
+  std::unique_ptr<perfmon::Measurement> measurement_;
   std::uint64_t readings_ = 0;
   int depth_ = 0;  // blocks entered and not left
 };
 
 // A command once per pass of events that fit on the counters at once (perfmon/pass_plan.hpp), so
 // that no event is multiplexed: one reading whose events say their pass ("pass1", ...), the passes'
-// exit codes, and the plan as perfmon stat --plan prints it. Events that need no counter (software
+// exit codes (None for a pass not run: none of its own events can be counted here, and its events
+// say why), and the plan as perfmon stat --plan prints it. Events that need no counter (software
 // events, tracepoints) are counted in every pass: their spread says how alike the runs were.
 py::tuple stat_passes(const std::string& events, const std::vector<std::string>& command, bool inherit) {
   const std::vector<perfmon::EventGroup> groups = catalog().parse(events);
@@ -113,20 +108,24 @@ py::tuple stat_passes(const std::string& events, const std::vector<std::string>&
   // planner refuses any that needs one, saying so.
   const perfmon::PassPlan plan = perfmon::plan_passes(
       groups, perfmon::counter_budget().value_or(perfmon::CounterBudget{0, {}, "the CPU does not say"}));
+  const perfmon::PassRuns passes(plan, groups);
   TargetSpec where;
   where.kind = "command";
   where.command = command;
   perfmon::Reading merged;
-  std::vector<int> exit_codes;
-  for (std::size_t pass = 0; pass < plan.passes.size(); ++pass) {
-    Session session(plan.groups_of(pass, groups), where, inherit, true, false, false);
-    exit_codes.push_back(session.run_command());
-    perfmon::Reading reading = session.reading();
-    for (perfmon::ReadingEvent& event : reading.events) {
-      event.label = "pass" + std::to_string(pass + 1);
-      event.label_kind = "pass";
-      merged.events.push_back(std::move(event));
+  std::vector<std::optional<int>> exit_codes;
+  for (std::size_t pass = 0; pass < passes.count(); ++pass) {
+    perfmon::Reading reading;
+    if (passes.runs(pass)) {
+      Session session(passes.groups_of(pass), where, inherit, true, false, false);
+      exit_codes.emplace_back(session.run_command());
+      reading = session.reading();
+      perfmon::PassRuns::label(reading, pass);
+    } else {
+      exit_codes.emplace_back();
+      reading = passes.not_run(pass);
     }
+    for (perfmon::ReadingEvent& event : reading.events) merged.events.push_back(std::move(event));
   }
   return py::make_tuple(reading_arrays(merged), exit_codes, perfmon::describe_plan(plan, groups));
 }
@@ -164,8 +163,10 @@ void bind_counting(py::module_& module) {
 
   py::class_<Session> session(module, "Session");
   with_block(session)
-      .def(py::init<const std::string&, const TargetSpec&, bool, bool, bool, bool>(), py::arg("events"),
-           py::arg("target"), py::arg("inherit"), py::arg("strict"), py::arg("skip_unsupported"), py::arg("error_bars"))
+      .def(py::init<const std::string&, const TargetSpec&, bool, bool, bool, bool, const std::vector<std::string>&,
+                    std::int64_t>(),
+           py::arg("events"), py::arg("target"), py::arg("inherit"), py::arg("strict"), py::arg("skip_unsupported"),
+           py::arg("error_bars"), py::arg("sets") = std::vector<std::string>{}, py::arg("switch_ns") = 0)
       .def("read", &Session::read)
       .def_property_readonly("readings", &Session::readings)
       .def("run_command", &Session::run_command)

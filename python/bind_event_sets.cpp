@@ -17,14 +17,14 @@ namespace perfmonpy {
 
 namespace {
 
-// perfmon2's event sets: one set on the PMU at a time, each giving way to the next after
-// `switch_ns` of the target's CPU time. Over a block of the calling thread the switches run in the
-// library's signal handler, in the thread itself (nothing to drive from Python); over a command,
-// run_command() drives them while it waits.
+// perfmon2's event sets over a block: one set on the PMU at a time, each giving way to the next
+// after `switch_ns` of the target's CPU time. Over the calling thread the switches run in the
+// library's signal handler, in the thread itself (nothing to drive from Python). (Over a command
+// they are a Session's: the run layer drives them while the command runs.)
 class SetsSession {
  public:
   SetsSession(const std::vector<std::string>& sets, const TargetSpec& where, std::int64_t switch_ns, bool inherit)
-      : definitions_(definitions(sets, switch_ns)), on_(all_groups(definitions_), where) {
+      : definitions_(sets_switched_every(sets, switch_ns)), target_(target_of(where)) {
     perfmon::EventSetOptions options;
     options.session.inherit = inherit;
     if (where.kind != "self" && where.kind != "command") {
@@ -37,7 +37,7 @@ class SetsSession {
       options.session.overflow_thread = taker_tid_;
       options.signal = signal_number();
     }
-    sets_.emplace(definitions_, on_.target, options);
+    sets_.emplace(definitions_, target_, options);
   }
   ~SetsSession() {  // the taker stops before the sets it switches go
     taker_.request_stop();
@@ -45,15 +45,6 @@ class SetsSession {
   }
   SetsSession(const SetsSession&) = delete;
   SetsSession& operator=(const SetsSession&) = delete;
-
-  // Runs the command to its end, switching the sets as their turns end; its exit code.
-  int run_command() {
-    if (!on_.workload) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "these sets count no command.");
-    on_.workload->start();
-    depth_ = 1;
-    return run_to_end(
-        *on_.workload, [this] { sets_->service(100); }, [this] { end(); });
-  }
 
   // Blocks nest as a Session's do: the outermost counts.
   void begin() {
@@ -108,28 +99,13 @@ class SetsSession {
       if (sets_) sets_->handle_overflow(info);
     }
   }
-  static std::vector<perfmon::EventSetDefinition> definitions(const std::vector<std::string>& sets,
-                                                              std::int64_t switch_ns) {
-    if (sets.empty()) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "give at least one event set.");
-    if (switch_ns <= 0)
-      throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "each set's turn is a positive time.");
-    std::vector<perfmon::EventSetDefinition> definitions(sets.size());
-    for (std::size_t k = 0; k < sets.size(); ++k) {
-      definitions[k].id = static_cast<std::uint16_t>(k);
-      definitions[k].groups = catalog().parse(sets[k]);
-      definitions[k].timeout = std::chrono::nanoseconds(switch_ns);
-    }
-    return definitions;
+  static perfmon::Target target_of(const TargetSpec& where) {
+    if (where.kind == "command")
+      throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "event sets over a command are stat(sets=[...])'s.");
+    return perfmon::make_target(request_of(where).target, nullptr);
   }
-  static std::vector<perfmon::EventGroup> all_groups(const std::vector<perfmon::EventSetDefinition>& sets) {
-    std::vector<perfmon::EventGroup> groups;
-    for (const perfmon::EventSetDefinition& set : sets)
-      groups.insert(groups.end(), set.groups.begin(), set.groups.end());
-    return groups;
-  }
-
   std::vector<perfmon::EventSetDefinition> definitions_;
-  Footing on_;
+  perfmon::Target target_;
   std::mutex serial_;
   std::condition_variable taken_;
   pid_t taker_tid_ = 0;
@@ -146,7 +122,6 @@ void bind_event_sets(py::module_& module) {
   with_block(sets)
       .def(py::init<const std::vector<std::string>&, const TargetSpec&, std::int64_t, bool>(), py::arg("sets"),
            py::arg("target"), py::arg("switch_ns"), py::arg("inherit"))
-      .def("run_command", &SetsSession::run_command)
       .def_property_readonly("readings", &SetsSession::readings)
       .def_property_readonly("turns", &SetsSession::turns)
       .def_property_readonly("emulated", [](const SetsSession&) { return false; })

@@ -13,16 +13,18 @@
 
 #include "perfmon/output_file.hpp"
 #include "perfmon/perf_data.hpp"
+#include "perfmon/recording.hpp"
 #include "perfmon/sampler.hpp"
+#include "perfmon/workload.hpp"
 
 namespace perfmonpy {
 
 namespace {
 
-// A recording into a perf.data file, as perfmon record writes one: a sampler on the target, its
-// rings drained into the file every 100 ms by a thread of its own while a block runs (made before
-// the sampler opens, so that it is not itself sampled as a thread the target started), or by the
-// caller while a command runs. The file is written whole or not at all (perfmon/output_file.hpp).
+// A recording into a perf.data file, as perfmon record writes one (perfmon::Recording), drained
+// every 100 ms by a thread of its own while a block runs (made before the sampler opens, so that it
+// is not itself sampled as a thread the target started), or by the run layer while a command runs.
+// The file is written whole or not at all (perfmon/output_file.hpp).
 class Recording {
  public:
   Recording(const std::string& events, const TargetSpec& where, const std::string& output, std::uint64_t period,
@@ -30,8 +32,7 @@ class Recording {
             std::vector<std::string> command_line)
       : drainer_(std::make_unique<std::jthread>([this](std::stop_token stop) { drain_until(stop); })),
         command_line_(std::move(command_line)),
-        out_(output, nullptr, 0666),
-        on_(catalog().parse(events), where) {
+        out_(output, nullptr, 0666) {
     const int fd = out_.seekable_fd();
     if (fd < 0)
       throw perfmon::Error(perfmon::ErrorKind::InvalidArgument,
@@ -39,6 +40,14 @@ class Recording {
                                "': its header is written last, in place, which needs a regular file; give a file's "
                                "name.",
                            EINVAL);
+    const perfmon::MeasurementRequest request = request_of(where);
+    if (request.emulate)
+      throw perfmon::Error(
+          perfmon::ErrorKind::InvalidArgument,
+          "recordings sample on the host's PMU: the emulated CPU records with perfmon record --emulate.");
+    const std::vector<perfmon::EventGroup> groups = catalog().parse(events);
+    if (!request.command.empty()) command_.emplace(workload_.emplace(request.command));
+    const perfmon::Target target = perfmon::make_target(request.target, workload_ ? &*workload_ : nullptr);
     perfmon::SamplingOptions options;
     options.period = period;
     options.frequency = period == 0 ? frequency : 0;
@@ -46,20 +55,14 @@ class Recording {
     options.task_records = true;
     if (ring_pages != 0) options.ring_pages = ring_pages;
     if (callchains) options.sample_type |= PERF_SAMPLE_CALLCHAIN;
-    for (const perfmon::EventGroup& group : on_.groups)
+    for (const perfmon::EventGroup& group : groups)
       for (const perfmon::Event& event : group.events)
         if (event.attr.type == PERF_TYPE_TRACEPOINT) options.sample_type |= PERF_SAMPLE_RAW;
-    sampler_.emplace(on_.groups, on_.target, options);
-    file_.emplace(fd, perfmon::recorded_events(*sampler_));
-    file_->write_kernel_map();
     // What already runs is described as it is now: its threads' names and mappings.
-    if (on_.target.cpu_wide())
-      file_->write_every_process();
-    else if (where.kind == "self")
-      file_->write_process(::getpid());
-    else if (where.kind != "command")
-      file_->write_process(static_cast<pid_t>(where.id));
-    records_.emplace(*file_);
+    std::vector<pid_t> described = request.target.pids;
+    described.insert(described.end(), request.target.tids.begin(), request.target.tids.end());
+    if (where.kind == "self") described.push_back(::getpid());
+    recording_.emplace(fd, groups, target, options, described);
   }
 
   ~Recording() {
@@ -74,11 +77,11 @@ class Recording {
   Recording(const Recording&) = delete;
   Recording& operator=(const Recording&) = delete;
 
-  // A block: the sampler started, drained by the thread until end().
+  // A block: sampling on, drained by the thread until end().
   void begin() {
-    if (on_.workload) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "this recording is of a command.");
+    if (command_) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "this recording is of a command.");
     check_usable();
-    sampler_->start();
+    recording_->start();
     const std::lock_guard<std::mutex> told(lock_);
     draining_ = true;
     changed_.notify_all();
@@ -86,48 +89,36 @@ class Recording {
   bool end() {
     if (forked()) return false;  // the parent's recording: its samples and file are the parent's
     stop_draining();
-    sampler_->stop();
+    recording_->stop();
     finish();
     return false;  // an exception in the block goes on
   }
 
-  // A command, run to its end while its samples are drained here; its exit code.
+  // A command, run to its end while its samples are drained; its exit code.
   int run_command() {
-    if (!on_.workload) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "this recording is of no command.");
+    if (!command_) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "this recording is of no command.");
     check_usable();
     stop_draining();
-    on_.workload->start();
-    return run_to_end(
-        *on_.workload,
-        [this] {
-          sampler_->wait(100);
-          sampler_->drain(*records_);
-          file_->finish_round();
-        },
-        [this] { finish(); });
+    return record_to_end(*recording_, &*command_, [this] { finish(); });
   }
 
-  std::uint64_t samples() const { return sampler_->stats().samples; }
+  std::uint64_t samples() const { return recording_->sampler().stats().samples; }
   // The samples lost by the events' own count; on a kernel that does not count them, the records.
   std::uint64_t lost() const { return lost_.samples_known ? lost_.samples : lost_.records; }
   std::uint64_t lost_records() const { return lost_.records; }
-  std::vector<std::string> notes() const { return sampler_->notes(); }
+  std::vector<std::string> notes() const { return recording_->sampler().notes(); }
 
  private:
   void drain_until(std::stop_token stop) {
     std::unique_lock<std::mutex> told(lock_);
     if (!changed_.wait(told, stop, [this] { return draining_; })) return;
     told.unlock();
-    while (!stop.stop_requested()) {
-      sampler_->wait(100);
-      sampler_->drain(*records_);
-      file_->finish_round();
-    }
+    while (!stop.stop_requested()) recording_->wait_and_drain(100);
   }
   // The file finished, every sample dropped in it, and put in place.
   void finish() {
     finished_ = true;
-    lost_ = perfmon::finish_recording(*sampler_, *file_, perfmon::describe_this_host(command_line_));
+    lost_ = recording_->finish(perfmon::describe_this_host(command_line_));
     out_.commit();
   }
   void stop_draining() {
@@ -157,10 +148,9 @@ class Recording {
   std::unique_ptr<std::jthread> drainer_;  // first but the owner: started before the sampler opens
   std::vector<std::string> command_line_;
   perfmon::OutputFile out_;
-  Footing on_;
-  std::optional<perfmon::Sampler> sampler_;
-  std::optional<perfmon::PerfDataWriter> file_;
-  std::optional<perfmon::PerfDataRecordWriter> records_;
+  std::optional<perfmon::Workload> workload_;
+  std::optional<perfmon::CommandOf<perfmon::Workload>> command_;
+  std::optional<perfmon::Recording> recording_;
   perfmon::RecordLoss lost_;
 };
 

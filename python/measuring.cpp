@@ -1,12 +1,10 @@
 #include "measuring.hpp"
 
-#include <poll.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include <signal.h>
 
 #include <chrono>
 #include <cmath>
-#include <thread>
+#include <optional>
 
 namespace perfmonpy {
 
@@ -42,15 +40,90 @@ py::tuple reading_arrays(const perfmon::Reading& reading) {
   return py::make_tuple(names, parts, counts, estimates, supported, reasons);
 }
 
-void wait_a_while_for(pid_t pid) {
-  const int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  if (fd < 0) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    return;
+std::vector<perfmon::EventSetDefinition> sets_switched_every(const std::vector<std::string>& sets,
+                                                             std::int64_t switch_ns) {
+  if (sets.empty()) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "give at least one event set.");
+  if (switch_ns <= 0) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "each set's turn is a positive time.");
+  perfmon::SetSwitching switching;
+  switching.timeout = std::chrono::nanoseconds(switch_ns);
+  return perfmon::event_sets_of(catalog(), sets, switching);
+}
+
+perfmon::MeasurementRequest request_of(const TargetSpec& where) {
+  perfmon::MeasurementRequest request;
+  if (where.kind == "command") {
+    if (where.command.empty()) throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "the command is empty.");
+    request.command = where.command;
+    request.emulate = where.emulate;
+    return request;
   }
-  pollfd ended{fd, POLLIN, 0};
-  ::poll(&ended, 1, 100);
-  ::close(fd);
+  if (where.emulate)
+    throw perfmon::Error(perfmon::ErrorKind::InvalidArgument,
+                         "emulate=True counts a command on the emulated CPU: give command=[...].");
+  perfmon::TargetChoice& target = request.target;
+  if (where.kind == "thread")
+    target.tids = {static_cast<pid_t>(where.id)};
+  else if (where.kind == "process")
+    target.pids = {static_cast<pid_t>(where.id)};
+  else if (where.kind == "cpus")
+    target.cpus = where.cpus;  // empty: every CPU
+  else if (where.kind == "cgroup") {
+    target.cgroup = where.cgroup;
+    target.cpus = where.cpus;
+  } else if (where.kind != "self")
+    throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "no such target kind: '" + where.kind + "'.");
+  return request;
+}
+
+namespace {
+
+// Python's signal handlers, run between the rounds of a run.
+class PythonSignals final : public perfmon::RunHooks {
+ public:
+  int interruption() override {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() == 0) return 0;
+    if (!interrupted) {
+      interrupted.emplace();  // takes the exception the handler raised
+      return SIGINT;
+    }
+    PyErr_Clear();  // the first is the one raised
+    return SIGKILL;
+  }
+
+  std::optional<py::error_already_set> interrupted;
+};
+
+template <typename Run>
+int to_end(Run&& run, const std::function<void()>& finished) {
+  PythonSignals signals;
+  perfmon::RunOptions options;
+  options.longest_wait = std::chrono::milliseconds(100);
+  perfmon::RunResult result;
+  {
+    py::gil_scoped_release others_run;
+    result = run(signals, options);
+  }
+  finished();
+  if (signals.interrupted) throw std::move(*signals.interrupted);
+  return result.exit ? result.exit->exit_code() : 0;
+}
+
+}  // namespace
+
+int run_to_end(perfmon::Measurement& measurement, const std::function<void()>& finished) {
+  return to_end([&](perfmon::RunHooks& hooks,
+                    const perfmon::RunOptions& options) { return perfmon::run(measurement, hooks, options); },
+                finished);
+}
+
+int record_to_end(perfmon::Recording& recording, perfmon::Command* command, const std::function<void()>& finished) {
+  return to_end(
+      [&](perfmon::RunHooks& hooks, perfmon::RunOptions options) {
+        options.tick = std::chrono::milliseconds(100);
+        return recording.record(command, hooks, options);
+      },
+      finished);
 }
 
 }  // namespace perfmonpy

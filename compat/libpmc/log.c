@@ -85,7 +85,12 @@ int pmc_log_open_sampler(const perfmon_catalog* catalog, const char* events, con
 
 void pmc_log_close_sampler(perfmon_sampler* sampler) {
   pthread_mutex_lock(&log_lock);
-  drain_locked(sampler);
+  if (recording != NULL && is_recorded(sampler)) {
+    if (perfmon_recording_release(recording, sampler) != 0)
+      fprintf(stderr, "libpmc: the log: %s\n", perfmon_last_error());
+    for (int k = 0; k < recorded_count; ++k)
+      if (recorded[k] == sampler) recorded[k] = recorded[--recorded_count];
+  }
   for (int k = 0; k < sampler_count; ++k)
     if (samplers[k] == sampler) samplers[k] = samplers[--sampler_count];
   perfmon_sampler_close(sampler);

@@ -24,6 +24,7 @@
 #include "perfmon/catalog.hpp"
 #include "perfmon/event.hpp"
 #include "perfmon/event_sets.hpp"
+#include "perfmon/pass_plan.hpp"
 #include "perfmon/reading.hpp"
 #include "perfmon/target.hpp"
 #include "perfmon/workload.hpp"
@@ -132,8 +133,10 @@ class RunHooks {
   virtual void act() {}
   // When act() must be called next at the latest.
   virtual std::optional<std::chrono::steady_clock::time_point> deadline() const { return std::nullopt; }
-  // Another signal the caller blocked and wants to be woken by (a control channel's; 0: none).
+  // Another signal the caller blocked and wants to be woken by (a control channel's, a terminal's
+  // SIGWINCH; 0: none), and what is done when it comes.
   virtual int signal_number() const noexcept { return 0; }
+  virtual void signalled(const siginfo_t& /*info*/) {}
   // Where the caller takes the signals that ask to stop itself (Python's Ctrl-C), asked at least
   // every RunOptions::longest_wait: a signal for the command (SIGINT, then SIGKILL), or 0.
   virtual int interruption() { return 0; }
@@ -146,6 +149,9 @@ struct RunOptions {
   std::chrono::milliseconds tick{0};  // 0: no tick
   // The longest run() waits between rounds (where a caller's interruption() must be asked).
   std::chrono::milliseconds longest_wait{0};  // 0: no limit
+  // Whether SIGINT, SIGTERM, SIGHUP and SIGCHLD, where the calling thread blocks them, are run()'s
+  // to take; false where another thread of the caller's waits for them (a server's).
+  bool take_stop_signals = true;
 };
 
 // How a run ended.
@@ -170,6 +176,32 @@ void wait_until_done(Command* command, const Target& target, RunHooks& hooks, co
 // exit ends the run), without one they end it. Throws perfmon::Error (the command cannot run, the
 // counters cannot be read).
 RunResult run(Measurement& measurement, RunHooks& hooks, const RunOptions& options = {});
+
+// A command counted once per pass of a plan (perfmon/pass_plan.hpp), what perfmon stat --passes
+// and Python's stat(passes=True) run: which passes run, each pass's events labelled "passN", and
+// for a pass that does not run its events with why not. A pass none of whose own events can be
+// counted here is not run (the first is, where none of any pass can: for the events every pass
+// counts).
+class PassRuns {
+ public:
+  PassRuns(const PassPlan& plan, const std::vector<EventGroup>& groups);
+  std::size_t count() const { return runs_.size(); }
+  bool runs(std::size_t pass) const { return runs_[pass]; }
+  // A pass's groups, to measure.
+  std::vector<EventGroup> groups_of(std::size_t pass) const { return plan_.groups_of(pass, groups_); }
+  // A pass's reading labelled as its own ("pass2").
+  static void label(Reading& reading, std::size_t pass);
+  // A pass not run: its own events, each unsupported with the reason, labelled.
+  Reading not_run(std::size_t pass) const;
+  // "pass2, pass3" (empty where every pass runs), and how many.
+  std::string not_run_names() const;
+  std::size_t not_run_count() const;
+
+ private:
+  const PassPlan& plan_;
+  const std::vector<EventGroup>& groups_;
+  std::vector<bool> runs_;
+};
 
 // Event sets from lists of events (perf's syntax, one list a set), each on the PMU for `timeout`
 // of the target's time, or (with a trigger) until the trigger event has counted `period` more: a

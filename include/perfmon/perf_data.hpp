@@ -122,11 +122,6 @@ class PerfDataRecordWriter : public SampleHandler {
 // A sampler's events as a perf.data file describes them: each name, attr as opened, and ids.
 std::vector<PerfDataEvent> recorded_events(const Sampler& sampler);
 
-// A recording's end, as perfmon record ends one (the sampler stopped, or its command gone): what
-// the rings still hold drained into the file, the samples the events counted as dropped written
-// down (a PERF_RECORD_LOST_SAMPLES record, as perf record writes it), and the file finished.
-// Returns what was lost (Sampler::lost).
-RecordLoss finish_recording(Sampler& sampler, PerfDataWriter& file, const PerfDataHost& host);
 
 // A perf.data file read back: written by perfmon record or by perf record (PERFILE2, this machine's
 // byte order). Everything is checked against the file's size before it is read: a truncated or

@@ -23,7 +23,8 @@
  * library's ELF symbol versions: PERFMON_1 for the first calls, PERFMON_2 for those version 2
  * added or changed (perfmon_session_open, whose options grew; a program built against version 1
  * keeps calling the PERFMON_1 one, which reads the shorter options), PERFMON_3 for the event sets,
- * PERFMON_4 for one event's controls, PERFMON_5 (API version 4) for marked regions.
+ * PERFMON_4 for one event's controls, PERFMON_5 (API version 4) for marked regions, PERFMON_6 (API
+ * version 5) for a recording's sampler let go before its end (perfmon_recording_release).
  */
 #ifndef PERFMON_PERFMON_H
 #define PERFMON_PERFMON_H
@@ -36,7 +37,7 @@
 extern "C" {
 #endif
 
-#define PERFMON_API_VERSION 4
+#define PERFMON_API_VERSION 5
 
 /* The C ABI version of the library in use, and its release ("0.1.0"). */
 int perfmon_api_version(void);
@@ -356,7 +357,8 @@ int perfmon_event_sets_set_period(perfmon_event_sets* event_sets, size_t set, si
 /* ---- Recording: perf.data files ---------------------------------------------------------------- */
 
 /* A perf.data file being written to `fd` (a regular file open for writing, at offset 0), describing
- * the events of `samplers`, which must stay open until perfmon_recording_finish. `perfmon report
+ * the events of `samplers`, which must stay open until perfmon_recording_finish (or
+ * perfmon_recording_release). `perfmon report
  * -i` and `perf report -i` read it. */
 typedef struct perfmon_recording perfmon_recording;
 int perfmon_recording_open(int fd, perfmon_sampler* const* samplers, size_t count, perfmon_recording** recording);
@@ -365,8 +367,12 @@ int perfmon_recording_open(int fd, perfmon_sampler* const* samplers, size_t coun
 int perfmon_recording_add_process(perfmon_recording* recording, pid_t pid);
 /* Writes every record waiting in the sampler's rings into the file (ENOSPC when the disk is full). */
 int perfmon_recording_drain(perfmon_recording* recording, perfmon_sampler* sampler);
-/* Writes the header and the feature sections: the file is complete. `command_line` is what the
- * file says recorded it. */
+/* Before one of the recording's samplers is closed ahead of perfmon_recording_finish: what its rings
+ * still hold written into the file, and the samples it lost kept for the file's end. */
+int perfmon_recording_release(perfmon_recording* recording, perfmon_sampler* sampler);
+/* The end, as perf record ends a recording: what the samplers' rings still hold written into the
+ * file, the samples they counted as dropped written down (PERF_RECORD_LOST_SAMPLES), then the header
+ * and the feature sections: the file is complete. `command_line` is what the file says recorded it. */
 int perfmon_recording_finish(perfmon_recording* recording, const char* command_line);
 void perfmon_recording_close(perfmon_recording* recording);
 

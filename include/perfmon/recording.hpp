@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <vector>
 
 #include "perfmon/event.hpp"
@@ -23,36 +24,50 @@ namespace perfmon {
 
 class Recording {
  public:
-  // Opens the sampler (the events disabled; a command's enabled at its exec), writes the file's
-  // events, the kernel's map and what already runs: every process for a CPU-wide target, else the
-  // processes `described` (their threads' names and mappings). `fd` is a regular file's: the header
-  // is written last, in place. Throws perfmon::Error.
+  // Opens a sampler of its own (the events disabled; a command's enabled at its exec), writes the
+  // file's events, the kernel's map and what already runs: every process for a CPU-wide target,
+  // else the processes `described` (their threads' names and mappings). `fd` is a regular file's:
+  // the header is written last, in place. Throws perfmon::Error.
   Recording(int fd, const std::vector<EventGroup>& groups, const Target& target, const SamplingOptions& options,
             const std::vector<pid_t>& described);
+  // The same over samplers the caller opened (the C ABI's), which stay open until finish(): the
+  // file's events are theirs, in order; what already runs is for describe().
+  Recording(int fd, std::vector<Sampler*> samplers);
   Recording(const Recording&) = delete;
   Recording& operator=(const Recording&) = delete;
 
-  // Sampling on and off (a command's events go on at its exec by themselves: start() leaves them).
+  // What a process that already runs did before the recording: its threads' names, its mappings.
+  void describe(pid_t pid);
+  // Sampling on and off (a command's events go on at its exec by themselves: these leave them).
   void start();
   void stop();
-  // What the rings hold, into the file, as one round.
+  // What the rings hold, into the file, as one round: every sampler's, or one's.
   void drain();
+  void drain(Sampler& sampler);
+  // A sampler of the caller's that is closed before finish(): its last records drained now, and
+  // what it lost kept for the end.
+  void release(Sampler& sampler);
   // Up to `timeout_ms` for the rings to fill, then drain().
   void wait_and_drain(int timeout_ms);
   // start(), the command started (throws when it cannot run), drained on every wake until it ends
-  // (or, without one, until a signal asks to stop or every thread of the target has exited), then
-  // stop(). `hooks` are the caller's (a tick for a progress line); `exit` and `interrupted` as run().
+  // (or, without one, until a signal or the hooks ask to stop or every thread of the target has
+  // exited), then stop(). `hooks` are the caller's (a tick for a progress line).
   RunResult record(Command* command, RunHooks& hooks, const RunOptions& options = {std::chrono::milliseconds(100)});
-  // The end: what the rings still hold drained, the samples lost written down, the header written.
-  // Returns what was lost.
+  // The end, as perf record ends one: what the rings still hold drained into the file, the samples
+  // the events counted as dropped written down (PERF_RECORD_LOST_SAMPLES), the header written.
+  // Returns what was lost (Sampler::lost, summed).
   RecordLoss finish(const PerfDataHost& host);
 
-  const Sampler& sampler() const { return sampler_; }
+  // Its own sampler (or the first of the caller's still held), and the file.
+  const Sampler& sampler() const { return *samplers_.front(); }
   const PerfDataWriter& file() const { return file_; }
 
  private:
-  Target target_;
-  Sampler sampler_;
+  Target target_;  // its own sampler's
+  std::optional<Sampler> own_;
+  std::vector<Sampler*> samplers_;
+  RecordLoss released_;  // what the samplers let go before the end lost
+  bool starts_at_exec_ = false;
   PerfDataWriter file_;
   PerfDataRecordWriter records_;
 };

@@ -292,7 +292,8 @@ def stat(command, events=None, *, emulate=False, inherit=True, strict=False, ski
     are marked emulated. Other Python threads run while it does. repeat=N runs it N times: Runs,
     one row a run, with .exit_codes. passes=True runs it once per pass of events that fit on the
     counters at once, so that none is multiplexed: each row's part says its pass ("pass1"),
-    .exit_codes each pass's, .plan the plan as perfmon stat --plan prints it; events that need no
+    .exit_codes each pass's (None for a pass not run: none of its own events can be counted here,
+    and their rows say why), .plan the plan as perfmon stat --plan prints it; events that need no
     counter are counted in every pass. sets=[...] counts event sets instead of events, each set on
     the PMU in turn for switch_ms of the command's CPU time (as event_sets does over a block)."""
     if isinstance(command, str):
@@ -304,8 +305,8 @@ def stat(command, events=None, *, emulate=False, inherit=True, strict=False, ski
     if sets is not None:
         if repeat is not None or emulate or passes:
             raise ValueError("sets=[...] counts one run on the host: without repeat=, emulate= or passes=.")
-        counting = _native.EventSets(_set_lists(sets), _target(None, None, None, None, command, False),
-                                     int(switch_ms * 1e6), inherit)
+        counting = _native.Session("", _target(None, None, None, None, command, False), inherit, False, True, False,
+                                   _set_lists(sets), int(switch_ms * 1e6))
         return CommandCounts(counting, counting.run_command())
     if passes:
         if repeat is not None or emulate:

@@ -20,6 +20,7 @@
 #include "perfmon/event_sets.hpp"
 #include "perfmon/perf_data.hpp"
 #include "perfmon/perfmon.h"
+#include "perfmon/recording.hpp"
 #include "perfmon/sampler.hpp"
 #include "perfmon/sampling_format.hpp"
 #include "perfmon/session.hpp"
@@ -49,9 +50,8 @@ struct perfmon_default_buffer {
 };
 
 struct perfmon_recording {
-  perfmon_recording(int fd, std::vector<perfmon::PerfDataEvent> events) : file(fd, std::move(events)), records(file) {}
-  perfmon::PerfDataWriter file;
-  perfmon::PerfDataRecordWriter records;
+  perfmon_recording(int fd, std::vector<perfmon::Sampler*> samplers) : recording(fd, std::move(samplers)) {}
+  perfmon::Recording recording;
   bool finished = false;
 };
 

@@ -1,8 +1,6 @@
 // The C ABI: perf.data recordings of samplers.
 #include "capi/handles.hpp"
 
-#include <iterator>
-
 using namespace perfmon::capi;
 
 extern "C" {
@@ -12,14 +10,9 @@ int perfmon_recording_open(int fd, perfmon_sampler* const* samplers, size_t coun
     return null_argument("samplers and a place for the recording are needed.");
   *recording = nullptr;
   return guarded([&] {
-    std::vector<perfmon::PerfDataEvent> events;
-    for (size_t k = 0; k < count; ++k) {
-      std::vector<perfmon::PerfDataEvent> described = perfmon::recorded_events(samplers[k]->sampler);
-      events.insert(events.end(), std::make_move_iterator(described.begin()), std::make_move_iterator(described.end()));
-    }
-    auto made = std::make_unique<perfmon_recording>(fd, std::move(events));
-    made->file.write_kernel_map();
-    *recording = made.release();
+    std::vector<perfmon::Sampler*> opened;
+    for (size_t k = 0; k < count; ++k) opened.push_back(&samplers[k]->sampler);
+    *recording = std::make_unique<perfmon_recording>(fd, std::move(opened)).release();
     return 0;
   });
 }
@@ -27,7 +20,7 @@ int perfmon_recording_open(int fd, perfmon_sampler* const* samplers, size_t coun
 int perfmon_recording_add_process(perfmon_recording* recording, pid_t pid) {
   if (recording == nullptr) return null_argument("no recording.");
   return guarded([&] {
-    recording->file.write_process(pid);
+    recording->recording.describe(pid);
     return 0;
   });
 }
@@ -35,8 +28,15 @@ int perfmon_recording_add_process(perfmon_recording* recording, pid_t pid) {
 int perfmon_recording_drain(perfmon_recording* recording, perfmon_sampler* sampler) {
   if (recording == nullptr || sampler == nullptr) return null_argument("a recording and a sampler are needed.");
   return guarded([&] {
-    sampler->sampler.drain(recording->records);
-    recording->file.finish_round();
+    recording->recording.drain(sampler->sampler);
+    return 0;
+  });
+}
+
+int perfmon_recording_release(perfmon_recording* recording, perfmon_sampler* sampler) {
+  if (recording == nullptr || sampler == nullptr) return null_argument("a recording and a sampler are needed.");
+  return guarded([&] {
+    recording->recording.release(sampler->sampler);
     return 0;
   });
 }
@@ -55,7 +55,7 @@ int perfmon_recording_finish(perfmon_recording* recording, const char* command_l
       }
     }
     if (!word.empty()) words.push_back(std::move(word));
-    recording->file.finish(perfmon::describe_this_host(std::move(words)));
+    recording->recording.finish(perfmon::describe_this_host(std::move(words)));
     recording->finished = true;
     return 0;
   });

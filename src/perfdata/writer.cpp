@@ -396,14 +396,4 @@ std::vector<PerfDataEvent> recorded_events(const Sampler& sampler) {
   return events;
 }
 
-RecordLoss finish_recording(Sampler& sampler, PerfDataWriter& file, const PerfDataHost& host) {
-  PerfDataRecordWriter records(file);
-  sampler.drain(records);
-  const RecordLoss lost = sampler.lost();
-  if (lost.samples_known && lost.samples != 0) file.write_lost_samples(lost.samples);
-  file.finish_round();
-  file.finish(host);
-  return lost;
-}
-
 }  // namespace perfmon

@@ -1,5 +1,7 @@
 #include "perfmon/recording.hpp"
 
+#include <algorithm>
+
 namespace perfmon {
 
 namespace {
@@ -16,6 +18,7 @@ class DrainingHooks final : public RunHooks {
   void act() override { caller_.act(); }
   std::optional<std::chrono::steady_clock::time_point> deadline() const override { return caller_.deadline(); }
   int signal_number() const noexcept override { return caller_.signal_number(); }
+  void signalled(const siginfo_t& info) override { caller_.signalled(info); }
   int interruption() override { return caller_.interruption(); }
   std::vector<int> wake_fds() const override { return recording_.sampler().event_fds(); }
   void woken() override { recording_.drain(); }
@@ -27,32 +30,72 @@ class DrainingHooks final : public RunHooks {
 
 }  // namespace
 
+namespace {
+
+std::vector<PerfDataEvent> events_of(const std::vector<Sampler*>& samplers) {
+  std::vector<PerfDataEvent> events;
+  for (const Sampler* sampler : samplers)
+    for (PerfDataEvent& event : recorded_events(*sampler)) events.push_back(std::move(event));
+  return events;
+}
+
+}  // namespace
+
 Recording::Recording(int fd, const std::vector<EventGroup>& groups, const Target& target,
                      const SamplingOptions& options, const std::vector<pid_t>& described)
-    : target_(target), sampler_(groups, target, options), file_(fd, recorded_events(sampler_)), records_(file_) {
+    : target_(target),
+      own_(std::in_place, groups, target, options),
+      samplers_{&*own_},
+      starts_at_exec_(target.enable_on_exec),
+      file_(fd, recorded_events(*own_)),
+      records_(file_) {
   file_.write_kernel_map();
   if (target.cpu_wide()) {
     file_.write_every_process();
   } else {
-    for (pid_t pid : described) file_.write_process(pid);
+    for (pid_t pid : described) describe(pid);
   }
 }
 
+Recording::Recording(int fd, std::vector<Sampler*> samplers)
+    : samplers_(std::move(samplers)), file_(fd, events_of(samplers_)), records_(file_) {
+  file_.write_kernel_map();
+}
+
+void Recording::describe(pid_t pid) {
+  file_.write_process(pid);
+}
+
 void Recording::start() {
-  if (!target_.enable_on_exec) sampler_.start();
+  if (!starts_at_exec_)
+    for (Sampler* sampler : samplers_) sampler->start();
 }
 
 void Recording::stop() {
-  if (!target_.enable_on_exec) sampler_.stop();
+  if (!starts_at_exec_)
+    for (Sampler* sampler : samplers_) sampler->stop();
 }
 
 void Recording::drain() {
-  sampler_.drain(records_);
+  for (Sampler* sampler : samplers_) sampler->drain(records_);
   file_.finish_round();
 }
 
+void Recording::drain(Sampler& sampler) {
+  sampler.drain(records_);
+  file_.finish_round();
+}
+
+void Recording::release(Sampler& sampler) {
+  const auto held = std::find(samplers_.begin(), samplers_.end(), &sampler);
+  if (held == samplers_.end()) return;
+  drain(sampler);
+  released_ += sampler.lost();
+  samplers_.erase(held);
+}
+
 void Recording::wait_and_drain(int timeout_ms) {
-  sampler_.wait(timeout_ms);
+  if (samplers_.size() == 1) samplers_.front()->wait(timeout_ms);
   drain();
 }
 
@@ -70,7 +113,15 @@ RunResult Recording::record(Command* command, RunHooks& hooks, const RunOptions&
 }
 
 RecordLoss Recording::finish(const PerfDataHost& host) {
-  return finish_recording(sampler_, file_, host);
+  RecordLoss lost = released_;
+  for (Sampler* sampler : samplers_) {
+    sampler->drain(records_);
+    lost += sampler->lost();
+  }
+  if (lost.samples_known && lost.samples != 0) file_.write_lost_samples(lost.samples);
+  file_.finish_round();
+  file_.finish(host);
+  return lost;
 }
 
 }  // namespace perfmon

@@ -44,11 +44,12 @@ bool is_stop_request(int signo) {
 
 // The signals run() takes: of those it would, the ones this thread blocks (a signalfd reads only
 // those; the others go to the caller's handlers).
-sigset_t taken_signals(int own_signal, const RunHooks& hooks) {
+sigset_t taken_signals(int own_signal, const RunHooks& hooks, bool stop_signals) {
   sigset_t blocked, taken;
   pthread_sigmask(SIG_BLOCK, nullptr, &blocked);
   sigemptyset(&taken);
-  std::vector<int> wanted = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
+  std::vector<int> wanted;
+  if (stop_signals) wanted = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
   if (own_signal != 0) {
     wanted.push_back(own_signal);
     wanted.push_back(SIGIO);  // the kernel's stand-in when the signal's queue is full
@@ -75,7 +76,7 @@ siginfo_t siginfo_of(const signalfd_siginfo& read) {
 void wait_until_done(Command* command, const Target& target, RunHooks& hooks, const RunOptions& options,
                      RunResult& result, Measurement* signals_of) {
   const int own_signal = signals_of != nullptr ? signals_of->signal_number() : 0;
-  const sigset_t taken = taken_signals(own_signal, hooks);
+  const sigset_t taken = taken_signals(own_signal, hooks, options.take_stop_signals);
   const OwnedFd signals(::signalfd(-1, &taken, SFD_NONBLOCK | SFD_CLOEXEC));
   if (signals.get() < 0)
     throw Error(ErrorKind::System, std::string("cannot wait for signals (signalfd: ") + std::strerror(errno) + ").",
@@ -114,11 +115,19 @@ void wait_until_done(Command* command, const Target& target, RunHooks& hooks, co
       throw Error(ErrorKind::System, std::string("cannot wait for the command (poll: ") + std::strerror(errno) + ").",
                   errno);
 
+    // The caller's descriptors first: what they bring may ask to stop (a key).
+    bool woken = false;
+    for (std::size_t k = first_wake_fd; k < polled.size(); ++k) {
+      woken = woken || (polled[k].revents & POLLIN) != 0;
+      if ((polled[k].revents & (POLLHUP | POLLERR)) != 0) polled[k].fd = -1;  // nothing more from it
+    }
+    if (woken) hooks.woken();
     // Every signal waiting, lowest first (SIGCHLD before the real-time signals of a set's switches).
     int stop_signal = 0;
     for (signalfd_siginfo read; ::read(signals.get(), &read, sizeof read) == static_cast<ssize_t>(sizeof read);) {
       const siginfo_t info = siginfo_of(read);
       if (is_own(info.si_signo)) signals_of->handle_signal(info);
+      if (info.si_signo == hooks.signal_number()) hooks.signalled(info);
       if (is_stop_request(info.si_signo)) stop_signal = info.si_signo;
     }
     if (const int signo = hooks.interruption(); signo != 0) stop_signal = signo;
@@ -135,12 +144,6 @@ void wait_until_done(Command* command, const Target& target, RunHooks& hooks, co
       result.exit.reset();
     if (watch_threads && !targets_alive(target)) done = true;
 
-    bool woken = false;
-    for (std::size_t k = first_wake_fd; k < polled.size(); ++k) {
-      woken = woken || (polled[k].revents & POLLIN) != 0;
-      if ((polled[k].revents & (POLLHUP | POLLERR)) != 0) polled[k].fd = -1;  // nothing more from it
-    }
-    if (woken) hooks.woken();
     if (!done) hooks.act();
     const Clock::time_point after = Clock::now();
     if (tick > Clock::duration::zero() && (after >= next_tick || done)) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "perfmon/error.hpp"
 #include "perfmon/perf_data.hpp"
 #include "perfmon/pprof.hpp"
+#include "perfmon/recording.hpp"
 #include "perfmon/sampler.hpp"
 #include "perfmon/target.hpp"
 
@@ -51,6 +53,23 @@ std::map<std::uint64_t, std::string> cgroup_paths() {
   return paths;
 }
 
+// A profile's end: its duration over, or a stop asked for (the server shutting down).
+class UntilDeadline final : public RunHooks {
+ public:
+  UntilDeadline(std::chrono::steady_clock::time_point end, std::stop_token stop) : end_(end), stop_(std::move(stop)) {}
+  std::optional<std::chrono::steady_clock::time_point> deadline() const override { return end_; }
+  int interruption() override {
+    const auto now = std::chrono::steady_clock::now();
+    if (stop_.stop_requested() && now < end_) end_ = now;
+    return now >= end_ ? SIGTERM : 0;
+  }
+  std::chrono::steady_clock::time_point ended() const { return end_; }
+
+ private:
+  std::chrono::steady_clock::time_point end_;
+  std::stop_token stop_;
+};
+
 std::uint64_t wall_clock_ns() {
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
@@ -67,7 +86,6 @@ std::string profile_machine(const MachineProfileOptions& options, std::chrono::m
   sampling.task_records = true;
   // Each sample's cgroup too (Linux 5.7): profiles are labelled by container and service.
   sampling.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CGROUP;
-  Sampler sampler(options.groups, options.cpus.empty() ? Target::all_cpus() : Target::cpu_list(options.cpus), sampling);
 
   // Recorded into memory as perfmon record -a records into a file: the records then come back in
   // the order they happened, with the processes that already ran described first.
@@ -77,26 +95,18 @@ std::string profile_machine(const MachineProfileOptions& options, std::chrono::m
                 std::string("cannot make a file in memory for the profile (") + std::strerror(errno) + ").", errno);
   const std::uint64_t began = wall_clock_ns();
   const auto start = std::chrono::steady_clock::now();
-  auto end = start + duration;
+  UntilDeadline until(start + duration, stop);
   {
-    PerfDataWriter file(memory.fd, recorded_events(sampler));
-    file.write_kernel_map();
-    file.write_every_process();
-    PerfDataRecordWriter records(file);
-    sampler.start();
-    for (auto now = std::chrono::steady_clock::now(); now < end; now = std::chrono::steady_clock::now()) {
-      if (stop.stop_requested()) {
-        end = now;
-        break;
-      }
-      sampler.wait(static_cast<int>(
-          std::min<std::int64_t>(100, std::chrono::duration_cast<std::chrono::milliseconds>(end - now).count() + 1)));
-      sampler.drain(records);
-      file.finish_round();
-    }
-    sampler.stop();
-    finish_recording(sampler, file, describe_this_host({"perfmon", "serve"}));
+    Recording recording(memory.fd, options.groups,
+                        options.cpus.empty() ? Target::all_cpus() : Target::cpu_list(options.cpus), sampling, {});
+    RunOptions run_options;
+    run_options.tick = std::chrono::milliseconds(100);
+    run_options.longest_wait = std::chrono::milliseconds(100);  // a stop asked for is seen within it
+    run_options.take_stop_signals = false;                      // the server's, not this thread's
+    recording.record(nullptr, until, run_options);
+    recording.finish(describe_this_host({"perfmon", "serve"}));
   }
+  const auto end = until.ended();
 
   const PerfDataReader recording("/proc/self/fd/" + std::to_string(memory.fd));
   std::vector<PprofEvent> events;

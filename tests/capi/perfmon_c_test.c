@@ -331,6 +331,35 @@ int main(void) {
     perfmon_sampler_close(sampler);
   }
 
+  /* A recording of two samplers, one let go and closed before the end (as libpmc's pmc_release
+   * does): the file is finished whole. */
+  perfmon_sampler* kept = NULL;
+  perfmon_sampler* let_go = NULL;
+  CHECK(perfmon_sampler_open(catalog, "syscalls:sys_enter_getppid", &self, &sampling, &kept) == 0);
+  CHECK(perfmon_sampler_open(catalog, "syscalls:sys_enter_getppid", &self, &sampling, &let_go) == 0);
+  FILE* file = tmpfile();
+  CHECK(file != NULL);
+  if (kept != NULL && let_go != NULL && file != NULL) {
+    perfmon_sampler* both[] = {kept, let_go};
+    perfmon_recording* recording = NULL;
+    CHECK(perfmon_recording_open(fileno(file), both, 2, &recording) == 0);
+    CHECK(perfmon_sampler_start(kept) == 0 && perfmon_sampler_start(let_go) == 0);
+    call_getppid(50);
+    CHECK(perfmon_sampler_stop(let_go) == 0);
+    CHECK(perfmon_recording_release(recording, let_go) == 0);
+    CHECK(perfmon_recording_release(recording, NULL) == EINVAL);
+    perfmon_sampler_close(let_go);
+    call_getppid(50);
+    CHECK(perfmon_sampler_stop(kept) == 0);
+    CHECK(perfmon_recording_finish(recording, "perfmon_c_test") == 0);
+    perfmon_recording_close(recording);
+    char magic[8] = {0};
+    CHECK(pread(fileno(file), magic, sizeof magic, 0) == (ssize_t)sizeof magic);
+    CHECK(memcmp(magic, "PERFILE2", 8) == 0); /* the header, written last */
+  }
+  if (file != NULL) fclose(file);
+  perfmon_sampler_close(kept);
+
   /* perfmon2's default format over the caller's memory: 40-byte entries and 8-byte words, full by
    * the post check when the largest sample (entry + 2 words) might not fit. */
   static uint64_t memory[32]; /* 256 bytes: a 40-byte header, then samples */

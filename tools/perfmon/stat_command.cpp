@@ -223,7 +223,7 @@ class StatCommand {
   // slice of a multiplexed count's rate; with -I, each interval's counts printed) until the command
   // ends, then read once more. A pass of --passes labels its rows "passN".
   Run run_once(OutputFile& out, const std::vector<EventGroup>& groups, const std::vector<std::string>& command,
-               const std::string& pass_label = "") {
+               std::optional<std::size_t> pass = std::nullopt) {
     Run run;
     std::unique_ptr<Measurement> measurement = make_measurement(groups, command);
     const Reading opened = measurement->reading();
@@ -262,11 +262,7 @@ class StatCommand {
                      printable(event.event.name).c_str(), static_cast<unsigned long long>(event.value.raw),
                      static_cast<unsigned long long>(event.value.enabled),
                      static_cast<unsigned long long>(event.value.running));
-    if (!pass_label.empty())
-      for (ReadingEvent& event : reading.events) {
-        event.label = pass_label;
-        event.label_kind = "pass";
-      }
+    if (pass) PassRuns::label(reading, *pass);
     run.figures.rows = stat_rows(reading, breakdown, labels);
     run.footnotes = stat_footnotes(reading);
     for (std::string& line : control.footnotes()) run.footnotes.push_back(std::move(line));
@@ -302,16 +298,7 @@ class StatCommand {
   // every pass show how alike the runs were. A pass none of whose own events can be counted here
   // is not run (the first is, where none can, for the events of every pass): its rows say why.
   Run run_passes(OutputFile& out) {
-    const std::size_t passes = plan_.passes.size();
-    std::vector<bool> unrun(passes);  // none of its own events can be counted here
-    for (std::size_t p = 0; p < passes; ++p) {
-      bool countable = false;
-      for (const PlannedGroup& planned : plan_.passes[p].groups)
-        for (const Event& event : groups_[planned.group].events)
-          countable = countable || probe_event(event.attr).empty();
-      unrun[p] = !countable;
-    }
-    if (std::all_of(unrun.begin(), unrun.end(), [](bool skipped) { return skipped; })) unrun.front() = false;
+    const PassRuns passes(plan_, groups_);
     Run merged;
     double elapsed = 0;
     std::size_t run_count = 0;
@@ -320,25 +307,15 @@ class StatCommand {
         if (std::find(merged.footnotes.begin(), merged.footnotes.end(), line) == merged.footnotes.end())
           merged.footnotes.push_back(line);
     };
-    for (std::size_t p = 0; p < passes; ++p) {
-      const std::string label = "pass" + std::to_string(p + 1);
-      if (unrun[p]) {
+    for (std::size_t p = 0; p < passes.count(); ++p) {
+      if (!passes.runs(p)) {
         // Its own events, each with the reason it cannot be counted.
-        Reading unrun;
-        for (const PlannedGroup& planned : plan_.passes[p].groups)
-          for (const Event& event : groups_[planned.group].events) {
-            ReadingEvent& row = unrun.events.emplace_back();
-            row.event = event;
-            row.supported = false;
-            row.unsupported_reason = probe_event(event.attr);
-            row.label = label;
-            row.label_kind = "pass";
-          }
-        for (StatRow& row : stat_rows(unrun)) merged.figures.rows.push_back(std::move(row));
-        take_footnotes(stat_footnotes(unrun));
+        const Reading not_run = passes.not_run(p);
+        for (StatRow& row : stat_rows(not_run)) merged.figures.rows.push_back(std::move(row));
+        take_footnotes(stat_footnotes(not_run));
         continue;
       }
-      Run run = run_once(out, plan_.groups_of(p, groups_), o_.command, label);
+      Run run = run_once(out, passes.groups_of(p), o_.command, p);
       ++run_count;
       for (StatRow& row : run.figures.rows) merged.figures.rows.push_back(std::move(row));
       elapsed += run.figures.elapsed_ns;
@@ -350,16 +327,13 @@ class StatCommand {
         break;
       }
     }
+    const std::size_t count = passes.count();
     merged.figures.elapsed_ns = elapsed;
-    merged.footnotes.push_back(std::to_string(passes) + (passes == 1 ? " pass" : " passes") +
+    merged.footnotes.push_back(std::to_string(count) + (count == 1 ? " pass" : " passes") +
                                ", every event counted all the time of its pass; time elapsed is their sum" +
-                               (run_count == passes ? "." : " (" + std::to_string(run_count) + " run)."));
-    std::string not_run;
-    std::size_t not_run_count = 0;
-    for (std::size_t p = 0; p < passes; ++p)
-      if (unrun[p]) not_run += (not_run_count++ == 0 ? "pass" : ", pass") + std::to_string(p + 1);
-    if (not_run_count != 0)
-      merged.footnotes.push_back(not_run + " not run: none of " + (not_run_count == 1 ? "its" : "their") +
+                               (run_count == count ? "." : " (" + std::to_string(run_count) + " run)."));
+    if (const std::size_t not_run = passes.not_run_count(); not_run != 0)
+      merged.footnotes.push_back(passes.not_run_names() + " not run: none of " + (not_run == 1 ? "its" : "their") +
                                  " events can be counted here.");
     for (const std::string& line : pass_spread_lines(merged.figures.rows)) merged.footnotes.push_back(line);
     return merged;

@@ -22,6 +22,7 @@
 #include "options.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/measurement.hpp"
 #include "perfmon/perf_data.hpp"
 #include "perfmon/printable.hpp"
 #include "perfmon/profile.hpp"
@@ -245,6 +246,92 @@ bool press(const std::string& keys, Screen& screen, const TopRows& top) {
   return true;
 }
 
+// top's part in the run: every tick the samples taken into the profile, every -d seconds the rows
+// refreshed and shown; keys from the terminal, and a redraw when its size changes (SIGWINCH).
+class TopView final : public RunHooks {
+ public:
+  using Clock = std::chrono::steady_clock;
+  TopView(const TopOptions& o, Sampler& sampler, Profile& profile, TopRows& top, Screen& screen,
+          const std::string& rate, const std::string& where, const Target& target, bool live, bool drawn)
+      : o_(o),
+        sampler_(sampler),
+        profile_(profile),
+        top_(top),
+        screen_(screen),
+        rate_(rate),
+        where_(where),
+        target_(target),
+        live_(live),
+        drawn_(drawn),
+        delay_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.delay_seconds))),
+        last_refresh_(Clock::now()),
+        next_refresh_(last_refresh_ + delay_) {}
+
+  bool ended() const { return ended_; }
+
+  int signal_number() const noexcept override { return SIGWINCH; }
+  void signalled(const siginfo_t&) override { redraw(); }
+  std::vector<int> wake_fds() const override { return live_ ? std::vector<int>{STDIN_FILENO} : std::vector<int>{}; }
+  void woken() override {
+    char keys[64];
+    const ssize_t got = ::read(STDIN_FILENO, keys, sizeof keys);
+    if (got <= 0) return;
+    quit_ = quit_ || !press(std::string(keys, static_cast<std::size_t>(got)), screen_, top_);
+    redraw();
+  }
+  // q, or output that cannot be written (a full disk: main says why), ends it.
+  int interruption() override { return quit_ ? SIGINT : 0; }
+  void tick(std::chrono::nanoseconds) override {
+    sampler_.drain(profile_);
+    ended_ = !targets_alive(target_);
+    if (Clock::now() >= next_refresh_ || ended_) refresh();
+  }
+
+ private:
+  void redraw() {
+    if (drawn_) draw(top_, screen_);
+  }
+  void refresh() {
+    const auto now = Clock::now();
+    const double seconds = std::chrono::duration<double>(now - last_refresh_).count();
+    last_refresh_ = now;
+    next_refresh_ = now + delay_;
+    const TopRefresh added = top_.refresh(profile_, 0);
+    char header[256];
+    std::snprintf(
+        header, sizeof header,
+        "   perfmon top: %8.0f samples/sec  kernel: %5.1f%%  records lost: %" PRIu64 "  [%s%s]  (%s)",
+        static_cast<double>(added.samples) / std::max(seconds, 1e-3),
+        added.samples ? 100.0 * static_cast<double>(added.kernel_samples) / static_cast<double>(added.samples) : 0.0,
+        sampler_.stats().lost_records, rate_.c_str(), printable(sampler_.event(0).name).c_str(), where_.c_str());
+    screen_.header = header;
+    if (!screen_.paused) screen_.rows = top_.rows(screen_.order, screen_.zoomed_dso);
+    if (live_) {
+      redraw();
+      return;
+    }
+    std::string block = screen_.header + "\n" + std::string(79, '-') + "\n\n";
+    for (const std::string& line :
+         table_lines(top_, screen_.rows, o_.entries > 0 ? static_cast<std::size_t>(o_.entries) : 30))
+      block += line + "\n";
+    std::fputs((block + "\n").c_str(), stdout);
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) quit_ = true;
+  }
+
+  const TopOptions& o_;
+  Sampler& sampler_;
+  Profile& profile_;
+  TopRows& top_;
+  Screen& screen_;
+  const std::string& rate_;
+  const std::string& where_;
+  const Target& target_;
+  const bool live_, drawn_;
+  const Clock::duration delay_;
+  Clock::time_point last_refresh_, next_refresh_;
+  bool quit_ = false, ended_ = false;
+};
+
 int top(const TopOptions& o) {
   EventCatalog catalog;
   std::vector<EventGroup> groups;
@@ -302,65 +389,13 @@ int top(const TopOptions& o) {
   if (live) terminal.emplace();
 
   sampler.start();
-  using Clock = std::chrono::steady_clock;
-  const auto delay = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.delay_seconds));
-  auto last_refresh = Clock::now();
-  auto next_refresh = last_refresh + delay;
-  bool running = true, ended = false;
+  TopView view(o, sampler, profile, top, screen, rate, where, target, live, terminal.has_value());
   if (terminal) draw(top, screen);
-  while (running) {
-    pollfd input{live ? STDIN_FILENO : -1, POLLIN, 0};
-    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_refresh - Clock::now()).count();
-    ::poll(&input, 1, static_cast<int>(std::clamp<long long>(wait, 0, 50)));
-    sampler.drain(profile);
-    bool redraw = false;
-    siginfo_t info;
-    const timespec now_please{};
-    for (int signo; (signo = sigtimedwait(&signals, &info, &now_please)) > 0;) {
-      if (signo == SIGWINCH)
-        redraw = true;
-      else
-        running = false;
-    }
-    if (live && (input.revents & POLLIN)) {
-      char keys[64];
-      const ssize_t got = ::read(STDIN_FILENO, keys, sizeof keys);
-      if (got > 0) {
-        running = running && press(std::string(keys, static_cast<std::size_t>(got)), screen, top);
-        redraw = true;
-      }
-    }
-    ended = !targets_alive(target);
-    if (Clock::now() >= next_refresh || ended) {
-      const auto now = Clock::now();
-      const double seconds = std::chrono::duration<double>(now - last_refresh).count();
-      last_refresh = now;
-      next_refresh = now + delay;
-      const TopRefresh added = top.refresh(profile, 0);
-      char header[256];
-      std::snprintf(
-          header, sizeof header,
-          "   perfmon top: %8.0f samples/sec  kernel: %5.1f%%  records lost: %" PRIu64 "  [%s%s]  (%s)",
-          static_cast<double>(added.samples) / std::max(seconds, 1e-3),
-          added.samples ? 100.0 * static_cast<double>(added.kernel_samples) / static_cast<double>(added.samples) : 0.0,
-          sampler.stats().lost_records, rate.c_str(), printable(sampler.event(0).name).c_str(), where.c_str());
-      screen.header = header;
-      if (!screen.paused) screen.rows = top.rows(screen.order, screen.zoomed_dso);
-      if (live) {
-        redraw = true;
-      } else {
-        std::string block = screen.header + "\n" + std::string(79, '-') + "\n\n";
-        for (const std::string& line :
-             table_lines(top, screen.rows, o.entries > 0 ? static_cast<std::size_t>(o.entries) : 30))
-          block += line + "\n";
-        std::fputs((block + "\n").c_str(), stdout);
-        // Output that cannot be written (a full disk) ends it; main says why.
-        if (std::fflush(stdout) != 0 || std::ferror(stdout)) running = false;
-      }
-      if (ended) running = false;
-    }
-    if (redraw && terminal) draw(top, screen);
-  }
+  RunOptions every_50ms;
+  every_50ms.tick = std::chrono::milliseconds(50);
+  RunResult run;
+  wait_until_done(nullptr, target, view, every_50ms, run);
+  const bool ended = view.ended();
   sampler.stop();
   terminal.reset();
   if (ended) std::fprintf(stderr, "perfmon top: every thread it sampled has exited.\n");
