@@ -1,11 +1,17 @@
 // perfmon: the shapes a profile (profile.hpp) is shown in — perf report's table (with its call
 // chains under -g), JSON, collapsed stacks ("folded", one line per distinct stack, as Brendan
-// Gregg's stackcollapse scripts write them) and a flame graph, a self-contained SVG with zoom on
-// click and search.
+// Gregg's stackcollapse scripts write them), a flame graph (a self-contained SVG with zoom on
+// click and search), speedscope's file, and (from the records themselves) pprof's profile.
 #pragma once
 
+#include <linux/perf_event.h>
+
 #include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "perfmon/profile.hpp"
@@ -21,6 +27,7 @@ struct ReportOptions {
   bool callchains = false;     // -g: under each row, the call chains that end in it
   double percent_limit = 0.0;  // rows below this share (in percent) are left out
   double chain_limit = 0.5;    // call chains below this share of the event are left out (perf's 0.5)
+  bool inlined_frames = true;  // frames of the functions inlined at each one (DWARF), in stacks
 };
 
 // "comm,dso,sym" (or srcline) into keys; throws perfmon::Error naming a key it does not know.
@@ -64,18 +71,43 @@ struct ReportView {
   const FlameGraphBase* base = nullptr;  // a differential graph's base (report --diff): --svg, --folded
 };
 
+// A recording's records as a shape that reads them itself gets them (ReportShape::from_records):
+// what a Profile drops (each sample's time and address) kept. The tool's is a perf.data file.
+class Recorded {
+ public:
+  virtual ~Recorded() = default;
+  // The events as recorded, in order: each name and attr.
+  virtual std::vector<std::pair<std::string, perf_event_attr>> events() const = 0;
+  // Build ids by file path, as the recording keeps them.
+  virtual std::map<std::string, std::string> build_ids() const = 0;
+  // Every record to `handler`, in the order they happened. First, for each event whose samples
+  // copied user stacks, `unwind(event, sample_regs_user)` is asked to unwind them (the handler's
+  // own: true where this build can; the tool says where it cannot).
+  virtual void read(SampleHandler& handler, const std::function<bool(std::size_t, std::uint64_t)>& unwind) const = 0;
+};
+
+// What a shape needs, declared where it is registered: the tool reads, looks up and asks for what
+// these say, and nothing else.
+enum ShapeNeeds : unsigned {
+  kEveryEvent = 0,         // every event's rows (the default)
+  kOneEvent = 1u << 0,     // one event (ReportView::event), chosen with -e
+  kStacks = 1u << 1,       // call chains, inlined frames worth reading
+  kThreadRoots = 1u << 2,  // a profile per thread (ProfileOptions::thread_roots)
+  kToFile = 1u << 3,       // a picture or a viewer's file: written to a file named with its option
+  kCompares = 1u << 4,     // takes a base to compare with (report --diff BASE; ReportView::base)
+  kRecords = 1u << 5,      // reads the records itself (from_records): each sample's time and address
+};
+
 // Every shape a profile is shown in, in one table (present/report_shapes.cpp): a new shape is a
 // file present/report_<name>.cpp and one line there. The tool offers each as an option.
 struct ReportShape {
-  const char* name;         // "stdio", "json", "folded", "svg"
+  const char* name;         // "stdio", "json", "folded", "svg", "speedscope", "pprof"
   const char* description;  // what it shows
-  enum class Draws {
-    AllEvents,         // every event's rows
-    OneEventsStacks,   // one event's stacks (ReportView::event): inlined frames are worth reading
-    OneEventsPicture,  // the same, as a picture for a browser: written to a file, not a terminal
-    ThreadsStacks      // every event's stacks, a profile per thread, for a viewer: written to a file
-  } draws;
+  unsigned needs;           // ShapeNeeds
+  // Written from the profile, or (kRecords) from the records.
   std::string (*format)(const Profile& profile, const ReportOptions& options, const ReportView& view);
+  std::string (*from_records)(const Recorded& recorded, const ReportOptions& options);
+  bool has(ShapeNeeds need) const { return (needs & need) != 0; }
 };
 const std::vector<ReportShape>& report_shapes();
 

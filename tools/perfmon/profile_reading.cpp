@@ -6,17 +6,15 @@
 #include <vector>
 
 #include "perfmon/error.hpp"
-#include "perfmon/pprof.hpp"
 #include "perfmon/printable.hpp"
 
 namespace perfmon::cli {
 
-template <typename Handler>
-bool unwind_copied_stacks(const PerfDataReader& file, Handler& handler) {
+bool unwind_copied_stacks(const PerfDataReader& file, const std::function<bool(std::size_t, std::uint64_t)>& unwind) {
   for (std::size_t e = 0; e < file.events().size(); ++e) {
     const perf_event_attr& attr = file.events()[e].attr;
     const std::uint64_t copied = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-    if ((attr.sample_type & copied) != copied || handler.unwind_user_stacks(e, attr.sample_regs_user)) continue;
+    if ((attr.sample_type & copied) != copied || unwind(e, attr.sample_regs_user)) continue;
     std::fprintf(stderr,
                  "perfmon: '%s' was recorded with --call-graph dwarf, but this build cannot unwind its stacks (it "
                  "was built without libdw): its user frames show as the sampled address alone.\n",
@@ -25,8 +23,6 @@ bool unwind_copied_stacks(const PerfDataReader& file, Handler& handler) {
   }
   return true;
 }
-template bool unwind_copied_stacks(const PerfDataReader&, Profile&);
-template bool unwind_copied_stacks(const PerfDataReader&, PprofProfile&);
 
 Option row_keys_option(std::vector<ReportKey>& keys, std::string_view help, std::string takes) {
   return {'s', "sort", "keys", help, [&keys, takes = std::move(takes)](std::string_view v) {
@@ -49,7 +45,9 @@ std::unique_ptr<Profile> read_profile(const PerfDataReader& file, const ProfileO
   bool unwinding = true;  // said once where this build cannot
   std::unique_ptr<Profile> profile = read_merged<Profile>(file, threads, [&] {
     auto share = std::make_unique<Profile>(names, options, symbols);
-    unwinding = unwinding && unwind_copied_stacks(file, *share);
+    unwinding = unwinding && unwind_copied_stacks(file, [&share](std::size_t event, std::uint64_t registers) {
+                  return share->unwind_user_stacks(event, registers);
+                });
     return share;
   });
   say_changed_files(*symbols);

@@ -3,6 +3,8 @@
 // this build can (a sentence on standard error where it cannot).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -14,10 +16,10 @@
 
 namespace perfmon::cli {
 
-// Samples of events recorded with --call-graph dwarf get their user stacks unwound by `handler`
-// (a Profile or a pprof profile); false, after saying so, where this build cannot.
-template <typename Handler>
-bool unwind_copied_stacks(const PerfDataReader& file, Handler& handler);
+// Samples of events recorded with --call-graph dwarf get their user stacks unwound by `unwind`
+// (a Profile's or a pprof profile's, for an event and its sample_regs_user); false, after saying
+// so, where this build cannot.
+bool unwind_copied_stacks(const PerfDataReader& file, const std::function<bool(std::size_t, std::uint64_t)>& unwind);
 
 // `threads` 0: as many as the file is worth (PerfDataReader::threads_worth). Files that changed
 // since the recording (their build ids) are not read, and said on standard error.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,7 +17,6 @@
 #include "perfmon/error.hpp"
 #include "perfmon/output_file.hpp"
 #include "perfmon/perf_data.hpp"
-#include "perfmon/pprof.hpp"
 #include "perfmon/printable.hpp"
 #include "perfmon/profile.hpp"
 #include "perfmon/report_output.hpp"
@@ -25,44 +26,58 @@ namespace perfmon::cli {
 
 namespace {
 
-// Pictures and viewers' files go to a file (named with the option), not to a terminal.
-bool writes_a_file(const ReportShape& shape) {
-  return shape.draws == ReportShape::Draws::OneEventsPicture || shape.draws == ReportShape::Draws::ThreadsStacks;
-}
+// A perf.data file's records, for a shape that reads them itself (pprof's).
+class RecordedFile final : public Recorded {
+ public:
+  explicit RecordedFile(const PerfDataReader& file) : file_(file) {}
+  std::vector<std::pair<std::string, perf_event_attr>> events() const override {
+    std::vector<std::pair<std::string, perf_event_attr>> events;
+    for (const PerfDataEvent& event : file_.events()) events.emplace_back(event.name, event.attr);
+    return events;
+  }
+  std::map<std::string, std::string> build_ids() const override { return file_.build_ids(); }
+  void read(SampleHandler& handler, const std::function<bool(std::size_t, std::uint64_t)>& unwind) const override {
+    unwind_copied_stacks(file_, unwind);
+    file_.read(handler);
+  }
+
+ private:
+  const PerfDataReader& file_;
+};
 
 // "--stdio | --json | --folded | --svg FILE": every shape of report_shapes(), in its order.
 std::string shape_choice() {
   std::string text;
   for (const ReportShape& shape : report_shapes())
-    text += (text.empty() ? "" : " | ") + std::string("--") + shape.name + (writes_a_file(shape) ? " FILE" : "");
+    text += (text.empty() ? "" : " | ") + std::string("--") + shape.name + (shape.has(kToFile) ? " FILE" : "");
   return text;
 }
 
-// "--stdio, --json, --folded and --svg".
-// "--stdio, --json, --folded, --svg and --pprof": the shapes, and the pprof file.
-std::string output_names() {
+// "--stdio, --json, --folded, --svg, --speedscope and --pprof": the shapes, in the table's order;
+// with `need`, only those that have it ("--folded or --svg").
+std::string shape_names(unsigned need = ~0u, const char* last = " and ") {
+  std::vector<std::string> names;
+  for (const ReportShape& shape : report_shapes())
+    if (need == ~0u || shape.has(static_cast<ShapeNeeds>(need))) names.push_back("--" + std::string(shape.name));
   std::string text;
-  for (const ReportShape& shape : report_shapes()) text += "--" + std::string(shape.name) + ", ";
-  text.resize(text.size() - 2);
-  return text + " and --pprof";
+  for (std::size_t k = 0; k < names.size(); ++k) text += (k == 0 ? "" : k + 1 == names.size() ? last : ", ") + names[k];
+  return text;
 }
 
 std::string synopsis() {
   return "perfmon report [-i FILE] [--sort comm,dso,sym,srcline] [-g] [--no-inline] [--percent-limit PCT]\n"
-         "                      [-e EVENT] [--threads N] [--diff BASE (with --svg, --folded)] [" +
-         shape_choice() + " | --pprof FILE]";
+         "                      [-e EVENT] [--threads N] [--diff BASE (with " +
+         shape_names(kCompares, ", ") + ")] [" + shape_choice() + "]";
 }
 
 struct ReportCommand {
   std::string input = "perf.data";
   ReportOptions report;
   const ReportShape* shape = &report_shapes().front();
-  std::string picture_path;  // a picture's file
-  std::string pprof_path;    // --pprof's file: the samples in pprof's format, not a shape of the profile
-  std::string event;         // a shape that draws one event draws this one, or the first with samples
-  std::string diff_base;     // --diff: the base of a differential flame graph
-  bool inlined_frames = true;
-  long threads = 0;  // 0: chosen by the file's size and places and the machine's CPUs
+  std::string file_path;  // the file a shape that writes one writes (kToFile)
+  std::string event;      // a shape that draws one event draws this one, or the first with samples
+  std::string diff_base;  // --diff: the base of a differential flame graph
+  long threads = 0;       // 0: chosen by the file's size and places and the machine's CPUs
 };
 
 double parse_percent(std::string_view text) {
@@ -91,10 +106,12 @@ int run_report(std::span<char* const> args) {
   std::vector<std::string> rest;
   const ReportShape* chosen = nullptr;
   auto choose = [&](const ReportShape& shape) {
-    if ((chosen != nullptr && chosen != &shape) || !o.pprof_path.empty())
-      throw UsageError("choose one of " + output_names());
+    if (chosen != nullptr && chosen != &shape) throw UsageError("choose one of " + shape_names());
     chosen = o.shape = &shape;
   };
+  // Option's help is a view: the text lives as long as the process.
+  static const std::string event_help =
+      "the event " + shape_names(kOneEvent) + " draw (default the first with samples)";
   std::vector<Option> options = {
       {'i', "input", "file", "the perf.data file to read (default perf.data)",
        [&](std::string_view v) { o.input = std::string(v); }},
@@ -111,70 +128,51 @@ int run_report(std::span<char* const> args) {
       {'g', "call-graph", "", "show the call chains that end in each row",
        [&](std::string_view) { o.report.callchains = true; }},
       {0, "no-inline", "", "leave out the functions inlined at each frame (named from DWARF) in call chains",
-       [&](std::string_view) { o.inlined_frames = false; }},
+       [&](std::string_view) { o.report.inlined_frames = false; }},
       {0, "percent-limit", "pct", "leave out rows below this share",
        [&](std::string_view v) { o.report.percent_limit = parse_percent(v); }},
       {0, "diff", "base",
        "with --svg: a differential flame graph, the input's widths coloured by the change from the BASE file "
        "(red grew, blue shrank); with --folded: each stack's samples in BASE and in the input (difffolded.pl's lines)",
        [&](std::string_view v) { o.diff_base = std::string(v); }},
-      {'e', "event", "name", "the event --folded and --svg draw (default the first with samples)",
-       [&](std::string_view v) { o.event = std::string(v); }},
+      {'e', "event", "name", event_help, [&](std::string_view v) { o.event = std::string(v); }},
       {0, "threads", "n",
        "read the file with n threads (default: for a file whose samples land in many places, one for each 16 MiB of "
        "records, up to one per CPU or 8); the report is the same",
        [&](std::string_view v) { o.threads = parse_long(v, "--threads", 1, 64); }},
   };
   for (const ReportShape& shape : report_shapes()) {
-    const bool picture = writes_a_file(shape);
-    options.push_back({0, shape.name, picture ? "file" : "", shape.description, [&, picture](std::string_view v) {
+    const bool to_file = shape.has(kToFile);
+    options.push_back({0, shape.name, to_file ? "file" : "", shape.description, [&, to_file](std::string_view v) {
                          choose(shape);
-                         if (picture) o.picture_path = std::string(v);
+                         if (to_file) o.file_path = std::string(v);
                        }});
   }
-  options.push_back({0, "pprof", "file",
-                     "write the samples in pprof's format (gzipped profile.proto: every event's samples and periods, "
-                     "labels pid, tid, comm, cpu; for go tool pprof, Parca, Pyroscope)",
-                     [&](std::string_view v) {
-                       if (chosen != nullptr) throw UsageError("choose one of " + output_names());
-                       o.pprof_path = std::string(v);
-                     }});
   auto check = [&, only_a_file = reads_a_file_only("report")](const std::vector<std::string>& words) {
     only_a_file(words);
-    if (!o.diff_base.empty() && o.shape->draws != ReportShape::Draws::OneEventsPicture &&
-        o.shape->draws != ReportShape::Draws::OneEventsStacks)
-      throw UsageError(
-          "--diff BASE draws a differential flame graph, or its two-count folded stacks: give it with --svg FILE or "
-          "--folded");
+    if (!o.diff_base.empty() && !o.shape->has(kCompares))
+      throw UsageError("--diff BASE draws a differential flame graph, or its two-count folded stacks: give it with " +
+                       shape_names(kCompares, " or "));
     // A file written over a file read would lose the recording (report --svg perf.data reads
     // perf.data); refused as a usage error (129).
-    for (const std::string* written : {&o.picture_path, &o.pprof_path})
-      for (const std::string* read : {&o.input, &o.diff_base}) refuse_output_over_input(*written, *read);
+    for (const std::string* read : {&o.input, &o.diff_base}) refuse_output_over_input(o.file_path, *read);
   };
   if (auto status = parse_command_line(args, "report", synopsis(), options, rest, check)) return *status;
   try {
     const PerfDataReader file(o.input);
-    if (!o.pprof_path.empty()) {
-      std::vector<PprofEvent> events;
-      for (const PerfDataEvent& event : file.events()) events.push_back({event.name, event.attr});
-      PprofOptions pprof_options;
-      pprof_options.inlined_frames = o.inlined_frames;
-      pprof_options.build_ids = file.build_ids();
-      PprofProfile pprof(std::move(events), std::move(pprof_options));
-      unwind_copied_stacks(file, pprof);
-      file.read(pprof);
-      OutputFile out(o.pprof_path, stdout);
-      out.write(pprof.encode());
+    OutputFile out(o.file_path, stdout);
+    if (o.shape->from_records != nullptr) {
+      out.write(o.shape->from_records(RecordedFile(file), o.report));
       commit(out);
       return 0;
     }
+    // Only what the shape shows is looked up: stacks, a root per thread, DWARF's inlined functions
+    // in stacks and lines in a column.
     ProfileOptions looked_up;
-    // DWARF is read only for what will be shown: inlined functions in stacks, lines in a column.
-    const bool one_event =
-        o.shape->draws == ReportShape::Draws::OneEventsStacks || o.shape->draws == ReportShape::Draws::OneEventsPicture;
-    looked_up.stacks = o.report.callchains || o.shape->draws != ReportShape::Draws::AllEvents;  // only what is shown
-    looked_up.thread_roots = o.shape->draws == ReportShape::Draws::ThreadsStacks;
-    looked_up.inlined_frames = o.inlined_frames && looked_up.stacks;
+    const bool one_event = o.shape->has(kOneEvent);
+    looked_up.stacks = o.report.callchains || o.shape->has(kStacks);
+    looked_up.thread_roots = o.shape->has(kThreadRoots);
+    looked_up.inlined_frames = o.report.inlined_frames && looked_up.stacks;
     looked_up.source_lines =
         std::find(o.report.sort.begin(), o.report.sort.end(), ReportKey::SourceLine) != o.report.sort.end();
     const std::unique_ptr<Profile> read = read_profile(file, looked_up, o.threads);
@@ -196,7 +194,6 @@ int run_report(std::span<char* const> args) {
       view.base = &*compared;
       view.title += " against " + o.diff_base;
     }
-    OutputFile out(o.picture_path, stdout);
     out.write(o.shape->format(profile, o.report, view));
     commit(out);
     return 0;

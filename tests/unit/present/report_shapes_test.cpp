@@ -1,7 +1,10 @@
-// perfmon report's shapes come from one table: each writes what its own function writes, and the
-// tool offers them in that order.
+// perfmon report's shapes come from one table, read here as the tool reads it: each shape has a
+// name of its own and the one writer its needs say, writes something of a profile (or of the
+// records) and the same again, draws the event it is told to, and compares where it says it does.
+// A shape added to the table is checked by these without a line here.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <set>
 #include <string>
 
@@ -11,41 +14,117 @@
 namespace perfmon {
 namespace {
 
-// One sample of cpu-clock, at 0x1000 in thread 7.
-void add_one_sample(Profile& profile) {
+// A sample of `event` at `ip` in thread 7, with a two-frame stack.
+void add_sample(Profile& profile, std::size_t event, std::uint64_t ip) {
   perf_event_header header{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 8};
+  const std::uint64_t chain[] = {ip, 0x2000};
   Sample sample;
   sample.record = &header;
   sample.pid = sample.tid = 7;
-  sample.ip = 0x1000;
+  sample.ip = ip;
   sample.period = 1;
-  profile.sample(0, sample);
+  sample.callchain = chain;
+  profile.sample(event, sample);
 }
 
-TEST(ReportShapes, EachWritesWhatItsFunctionWrites) {
-  const std::vector<ReportShape>& shapes = report_shapes();
-  ASSERT_EQ(shapes.size(), 5u);
+// Two events; only the second has samples.
+std::unique_ptr<Profile> second_event_profile(std::uint64_t ip, const ProfileOptions& options) {
+  auto profile = std::make_unique<Profile>(std::vector<std::string>{"cpu-clock", "task-clock"}, options);
+  add_sample(*profile, 1, ip);
+  add_sample(*profile, 1, ip + 0x10);
+  return profile;
+}
+
+ProfileOptions options_for(const ReportShape& shape) {
+  ProfileOptions options;
+  options.stacks = shape.has(kStacks);
+  options.thread_roots = shape.has(kThreadRoots);
+  return options;
+}
+
+// One sample of one event, as a recording's records.
+class OneSampleRecorded final : public Recorded {
+ public:
+  std::vector<std::pair<std::string, perf_event_attr>> events() const override {
+    perf_event_attr attr{};
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_TASK_CLOCK;
+    attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD;
+    return {{"task-clock", attr}};
+  }
+  std::map<std::string, std::string> build_ids() const override { return {}; }
+  void read(SampleHandler& handler, const std::function<bool(std::size_t, std::uint64_t)>& unwind) const override {
+    ++reads;
+    unwound += unwind ? 0 : 1;  // given, and not called: no event copied user stacks
+    perf_event_header header{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 8};
+    Sample sample;
+    sample.record = &header;
+    sample.pid = sample.tid = 7;
+    sample.ip = 0x1000;
+    sample.period = 1000;
+    handler.sample(0, sample);
+  }
+  mutable int reads = 0, unwound = 0;
+};
+
+TEST(ReportShapes, NamesAreTheirOwnAndTheDefaultComesFirst) {
   std::set<std::string> names;
-  for (const ReportShape& shape : shapes) names.insert(shape.name);
-  EXPECT_EQ(names, (std::set<std::string>{"stdio", "json", "folded", "svg", "speedscope"}));
-  EXPECT_EQ(std::string(shapes.front().name), "stdio");  // the default comes first
-  Profile profile({"cpu-clock"});
-  add_one_sample(profile);
+  for (const ReportShape& shape : report_shapes()) {
+    EXPECT_TRUE(names.insert(shape.name).second) << shape.name << " twice";
+    EXPECT_GT(std::string(shape.description).size(), 10u) << shape.name;
+  }
+  EXPECT_EQ(std::string(report_shapes().front().name), "stdio");
+}
+
+TEST(ReportShapes, EachHasTheOneWriterItsNeedsSay) {
+  for (const ReportShape& shape : report_shapes()) {
+    EXPECT_EQ(shape.from_records != nullptr, shape.has(kRecords)) << shape.name;
+    EXPECT_EQ(shape.format != nullptr, !shape.has(kRecords)) << shape.name;
+    // A shape that compares draws one event against the base's same event.
+    if (shape.has(kCompares)) {
+      EXPECT_TRUE(shape.has(kOneEvent)) << shape.name;
+    }
+  }
+}
+
+TEST(ReportShapes, EachWritesTheEventItIsToldToAndTheSameTwice) {
   const ReportOptions options;
-  const ReportView view{0, "cpu-clock, 1 samples of perf.data"};
-  for (const ReportShape& shape : shapes) {
-    const std::string name = shape.name;
+  for (const ReportShape& shape : report_shapes()) {
+    if (shape.has(kRecords)) continue;
+    const std::unique_ptr<Profile> made = second_event_profile(0x1000, options_for(shape));
+    const Profile& profile = *made;
+    const ReportView view{1, "task-clock, 2 samples of perf.data"};
     const std::string text = shape.format(profile, options, view);
-    std::string expected;
-    if (name == "stdio") expected = format_report_table(profile, options);
-    if (name == "json") expected = format_report_json(profile, options);
-    if (name == "folded") expected = format_folded_stacks(profile, 0);
-    if (name == "svg") expected = format_flame_graph(profile, 0, "Flame Graph: " + view.title);
-    if (name == "speedscope") expected = format_speedscope(profile, view.title);
-    EXPECT_EQ(text, expected) << name;
-    EXPECT_EQ(shape.draws == ReportShape::Draws::OneEventsPicture, name == "svg") << name;
-    EXPECT_EQ(shape.draws == ReportShape::Draws::AllEvents, name == "stdio" || name == "json") << name;
-    EXPECT_EQ(shape.draws == ReportShape::Draws::ThreadsStacks, name == "speedscope") << name;
+    EXPECT_FALSE(text.empty()) << shape.name;
+    EXPECT_EQ(text, shape.format(profile, options, view)) << shape.name;
+    if (shape.has(kOneEvent)) {
+      // Told the first event, which has no samples, a shape of one event draws nothing of the second's.
+      const ReportView first{0, "cpu-clock, 0 samples of perf.data"};
+      EXPECT_NE(shape.format(profile, options, first), text) << shape.name;
+    }
+  }
+}
+
+TEST(ReportShapes, ThoseThatCompareShowTheBase) {
+  const ReportOptions options;
+  for (const ReportShape& shape : report_shapes()) {
+    if (!shape.has(kCompares)) continue;
+    const std::unique_ptr<Profile> now = second_event_profile(0x1000, options_for(shape));
+    const std::unique_ptr<Profile> before = second_event_profile(0x3000, options_for(shape));
+    const FlameGraphBase base{*before, 1};
+    const ReportView alone{1, "task-clock"}, compared{1, "task-clock", &base};
+    EXPECT_NE(shape.format(*now, options, compared), shape.format(*now, options, alone)) << shape.name;
+  }
+}
+
+TEST(ReportShapes, ThoseOfTheRecordsReadThemOnce) {
+  const ReportOptions options;
+  for (const ReportShape& shape : report_shapes()) {
+    if (!shape.has(kRecords)) continue;
+    OneSampleRecorded recorded;
+    EXPECT_FALSE(shape.from_records(recorded, options).empty()) << shape.name;
+    EXPECT_EQ(recorded.reads, 1) << shape.name;
+    EXPECT_EQ(recorded.unwound, 0) << shape.name;
   }
 }
 
