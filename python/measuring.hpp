@@ -61,10 +61,13 @@ int run_to_end(perfmon::Measurement& measurement, const std::function<void()>& f
 int record_to_end(perfmon::Recording& recording, perfmon::Command* command, const std::function<void()>& finished);
 
 // `with` on a class bound from T, entered and left in C++ (a Python frame each costs more than the
-// binding's own work): T::begin(), and T::end(), whose result says whether an exception is kept.
+// binding's own work): T::begin(), and T::end(), whose result says whether an exception is kept;
+// begin() and end() also as they are, without the arguments of __exit__ to convert, for the
+// package's wrappers.
 template <typename T>
 py::class_<T>& with_block(py::class_<T>& bound) {
-  return bound
+  return bound.def("begin", &T::begin)
+      .def("end", &T::end)
       .def("__enter__",
            [](py::object self) {
              self.cast<T&>().begin();

@@ -129,16 +129,45 @@ class Counts:
 
 
 class _Readings:
-    """What a counting block leaves, made once per reading: .counts (Counts), .values, .reasons,
-    block[event]."""
+    """A compiled measurement wrapped: a `with` block enters and leaves it (its begin and end in C++;
+    the wrapper adds one Python call each), and what it leaves is made once per reading: .counts
+    (Counts), .values, .reasons, block[event]."""
 
     _made = (-1, None)  # the Counts of which reading
+
+    def _wrap(self, native):
+        self._native = native
+        self._begin, self._end = native.begin, native.end
+
+    def __enter__(self):
+        self._begin()
+        return self
+
+    def __exit__(self, kind, value, trace):
+        return self._end()
+
+    @property
+    def readings(self):
+        """How many readings so far."""
+        return self._native.readings
+
+    @property
+    def notes(self):
+        return self._native.notes
+
+    @property
+    def summary(self):
+        return self._native.summary
+
+    @property
+    def emulated(self):
+        return self._native.emulated
 
     @property
     def counts(self):
         """The last reading, as Counts."""
-        if self._made[0] != self.readings:
-            self._made = (self.readings, Counts(self))
+        if self._made[0] != self._native.readings:
+            self._made = (self._native.readings, Counts(self._native))
         return self._made[1]
 
     def __getitem__(self, event):
@@ -155,7 +184,7 @@ class _Readings:
         return self.counts.reasons
 
 
-class counters(_Readings, _native.Session):
+class counters(_Readings):
     """Counts events around a block or each call of a function.
 
         with counters("task-clock,page-faults,syscalls:sys_enter_getppid") as c:
@@ -180,12 +209,12 @@ class counters(_Readings, _native.Session):
 
     def __init__(self, events, *, pid=None, tid=None, cpus=None, cgroup=None, inherit=True, strict=False,
                  skip_unsupported=False, error_bars=False):
-        super().__init__(events, _target(pid, tid, cpus, cgroup, None, False), inherit, strict, skip_unsupported,
-                         error_bars)
+        self._wrap(_native.Session(events, _target(pid, tid, cpus, cgroup, None, False), inherit, strict,
+                                   skip_unsupported, error_bars))
 
     def read(self):
         """Reads the counters now, running or not: the counts so far."""
-        _native.Session.read(self)
+        self._native.read()
         return self.counts
 
     def __call__(self, function):
@@ -198,7 +227,7 @@ def _set_lists(sets):
     return [str(events) for events in sets]
 
 
-class event_sets(_Readings, _native.EventSets):
+class event_sets(_Readings):
     """More events than the PMU has counters, switched by perfmon rather than the kernel (perfmon2's
     event sets), over a block: one set on the PMU at a time, each giving way to the next after
     switch_ms of the target's CPU time.
@@ -217,12 +246,12 @@ class event_sets(_Readings, _native.EventSets):
     """
 
     def __init__(self, sets, *, switch_ms=10, inherit=False, pid=None, tid=None, cpus=None, cgroup=None):
-        super().__init__(_set_lists(sets), _target(pid, tid, cpus, cgroup, None, False), int(switch_ms * 1e6),
-                         inherit)
+        self._wrap(_native.EventSets(_set_lists(sets), _target(pid, tid, cpus, cgroup, None, False),
+                                     int(switch_ms * 1e6), inherit))
 
     @property
     def turns(self):
-        return [{"runs": runs, "active_ns": active} for runs, active in super().turns]
+        return [{"runs": runs, "active_ns": active} for runs, active in self._native.turns]
 
 
 class _Counted:

@@ -30,7 +30,7 @@ def _pages(count):
     return count
 
 
-class record(_native.Recording):
+class record:
     """Samples a block into a perf.data file.
 
         with perfmonpy.record("cpu-clock", "block.data", frequency=999, callchains=True) as r:
@@ -50,9 +50,37 @@ class record(_native.Recording):
     def __init__(self, events=None, output="perf.data", *, period=None, frequency=None, callchains=False, pid=None,
                  tid=None, cpus=None, cgroup=None, inherit=True, buffer_pages=0):
         period, frequency = _options(period, frequency)
-        super().__init__(events or _default_events(), _target(pid, tid, cpus, cgroup, None, False), str(output),
-                         period, frequency, callchains, inherit, _pages(buffer_pages), list(sys.argv) or ["python3"])
+        self._native = _native.Recording(events or _default_events(), _target(pid, tid, cpus, cgroup, None, False),
+                                         str(output), period, frequency, callchains, inherit, _pages(buffer_pages),
+                                         list(sys.argv) or ["python3"])
+        self._begin, self._end = self._native.begin, self._native.end
         self.output = str(output)
+
+    def __enter__(self):
+        self._begin()
+        return self
+
+    def __exit__(self, kind, value, trace):
+        return self._end()
+
+    @property
+    def samples(self):
+        """The samples written so far."""
+        return self._native.samples
+
+    @property
+    def lost(self):
+        """The samples lost, by the events' own count (the records, on a kernel that does not count them)."""
+        return self._native.lost
+
+    @property
+    def lost_records(self):
+        """The records of any kind a full ring dropped."""
+        return self._native.lost_records
+
+    @property
+    def notes(self):
+        return self._native.notes
 
     @property
     def data(self):

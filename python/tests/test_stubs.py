@@ -69,3 +69,13 @@ def test_classes_have_the_same_methods_properties_and_parameters():
                 assert stub_parameters(member) == native_parameters(getattr(cls, name)), f"{node.name}.{name}"
         for field in fields:
             assert isinstance(inspect.getattr_static(cls, field), property), f"{node.name}.{field}"
+
+
+def test_the_packages_classes_wrap_the_compiled_ones_rather_than_inherit():
+    """A compiled class is held, not derived from: its members are the wrapper's to choose, and a
+    change in the module cannot leak through a subclass."""
+    compiled = tuple(getattr(native, name) for name in dir(native) if isinstance(getattr(native, name), type))
+    for name in dir(perfmonpy):
+        value = getattr(perfmonpy, name)
+        if isinstance(value, type) and value.__module__.startswith("perfmonpy.") and value not in compiled:
+            assert not issubclass(value, compiled), f"perfmonpy.{name} derives from a compiled class"
