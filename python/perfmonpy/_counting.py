@@ -128,12 +128,14 @@ class Counts:
         return f"<perfmonpy {kind}counts: {shown}>"
 
 
-class _Readings:
-    """A compiled measurement wrapped: a `with` block enters and leaves it (its begin and end in C++;
-    the wrapper adds one Python call each), and what it leaves is made once per reading: .counts
-    (Counts), .values, .reasons, block[event]."""
+def _held(name, doc=None):
+    """A property of the compiled object a wrapper holds."""
+    return property(lambda self: getattr(self._native, name), doc=doc)
 
-    _made = (-1, None)  # the Counts of which reading
+
+class _Wrapper:
+    """A compiled class held, not derived from: a `with` block enters and leaves it (its begin and
+    end in C++; the wrapper adds one Python call each)."""
 
     def _wrap(self, native):
         self._native = native
@@ -146,22 +148,16 @@ class _Readings:
     def __exit__(self, kind, value, trace):
         return self._end()
 
-    @property
-    def readings(self):
-        """How many readings so far."""
-        return self._native.readings
 
-    @property
-    def notes(self):
-        return self._native.notes
+class _Readings(_Wrapper):
+    """A compiled measurement wrapped, what it leaves made once per reading: .counts (Counts),
+    .values, .reasons, block[event]."""
 
-    @property
-    def summary(self):
-        return self._native.summary
-
-    @property
-    def emulated(self):
-        return self._native.emulated
+    _made = (-1, None)  # the Counts of which reading
+    readings = _held("readings", "How many readings so far.")
+    notes = _held("notes")
+    summary = _held("summary")
+    emulated = _held("emulated")
 
     @property
     def counts(self):

@@ -5,7 +5,7 @@ back into arrays."""
 import sys
 
 from . import _perfmonpy as _native
-from ._counting import _target, why_not
+from ._counting import _held, _target, _Wrapper, why_not
 from ._profiles import read_perf_data
 
 
@@ -30,7 +30,7 @@ def _pages(count):
     return count
 
 
-class record:
+class record(_Wrapper):
     """Samples a block into a perf.data file.
 
         with perfmonpy.record("cpu-clock", "block.data", frequency=999, callchains=True) as r:
@@ -50,37 +50,16 @@ class record:
     def __init__(self, events=None, output="perf.data", *, period=None, frequency=None, callchains=False, pid=None,
                  tid=None, cpus=None, cgroup=None, inherit=True, buffer_pages=0):
         period, frequency = _options(period, frequency)
-        self._native = _native.Recording(events or _default_events(), _target(pid, tid, cpus, cgroup, None, False),
-                                         str(output), period, frequency, callchains, inherit, _pages(buffer_pages),
-                                         list(sys.argv) or ["python3"])
-        self._begin, self._end = self._native.begin, self._native.end
+        self._wrap(_native.Recording(events or _default_events(), _target(pid, tid, cpus, cgroup, None, False),
+                                     str(output), period, frequency, callchains, inherit, _pages(buffer_pages),
+                                     list(sys.argv) or ["python3"]))
         self.output = str(output)
 
-    def __enter__(self):
-        self._begin()
-        return self
-
-    def __exit__(self, kind, value, trace):
-        return self._end()
-
-    @property
-    def samples(self):
-        """The samples written so far."""
-        return self._native.samples
-
-    @property
-    def lost(self):
-        """The samples lost, by the events' own count (the records, on a kernel that does not count them)."""
-        return self._native.lost
-
-    @property
-    def lost_records(self):
-        """The records of any kind a full ring dropped."""
-        return self._native.lost_records
-
-    @property
-    def notes(self):
-        return self._native.notes
+    samples = _held("samples", "The samples written so far.")
+    lost = _held("lost", "The samples lost, by the events' own count (the records, on a kernel that does not count "
+                 "them).")
+    lost_records = _held("lost_records", "The records of any kind a full ring dropped.")
+    notes = _held("notes")
 
     @property
     def data(self):
