@@ -6,7 +6,7 @@
 #include <tuple>
 #include <utility>
 
-#include "analysis/entry_key.hpp"
+#include "profiles/entry_key.hpp"
 
 namespace perfmon::present {
 

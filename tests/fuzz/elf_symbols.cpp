@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "analysis/symbol_table.hpp"
+#include "profiles/symbol_table.hpp"
 
 namespace {
 volatile std::uint64_t sink;

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <string>
 
-#include "analysis/symbol_table.hpp"
+#include "profiles/symbol_table.hpp"
 #include "kernel/build_id.hpp"
 #include "perfmon/symbolizer.hpp"
 #include "perfmon/symbols.hpp"

@@ -1,4 +1,4 @@
-#include "analysis/disassembler.hpp"
+#include "profiles/disassembler.hpp"
 
 #include <elf.h>
 

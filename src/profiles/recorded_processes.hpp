@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "analysis/flat_index.hpp"
-#include "analysis/name_table.hpp"
+#include "profiles/flat_index.hpp"
+#include "profiles/name_table.hpp"
 #include "perfmon/address_space.hpp"
 
 namespace perfmon::analysis {

@@ -10,10 +10,10 @@
 #include <optional>
 #include <span>
 
-#include "analysis/flat_index.hpp"
-#include "analysis/name_table.hpp"
-#include "analysis/protobuf_writer.hpp"
-#include "analysis/recorded_processes.hpp"
+#include "profiles/flat_index.hpp"
+#include "profiles/name_table.hpp"
+#include "profiles/protobuf_writer.hpp"
+#include "profiles/recorded_processes.hpp"
 #include "kernel/build_id.hpp"
 #include "kernel/records.hpp"
 #include "perfmon/error.hpp"

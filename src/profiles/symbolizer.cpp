@@ -1,6 +1,6 @@
 #include "perfmon/symbolizer.hpp"
 
-#include "analysis/dwarf_unwinder.hpp"
+#include "profiles/dwarf_unwinder.hpp"
 #include "kernel/records.hpp"
 
 #include <cinttypes>

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "analysis/flat_index.hpp"
+#include "profiles/flat_index.hpp"
 #include "perfmon/name_id.hpp"
 
 namespace perfmon::analysis {

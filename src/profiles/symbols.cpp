@@ -1,7 +1,7 @@
 #include "perfmon/symbols.hpp"
 
-#include "analysis/debug_info.hpp"
-#include "analysis/symbol_table.hpp"
+#include "profiles/debug_info.hpp"
+#include "profiles/symbol_table.hpp"
 #include "kernel/build_id.hpp"
 #include "kernel/file_mapping.hpp"
 #include "kernel/text_file.hpp"

@@ -1,4 +1,4 @@
-#include "analysis/recorded_processes.hpp"
+#include "profiles/recorded_processes.hpp"
 
 #include <string>
 

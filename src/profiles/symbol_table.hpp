@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/kept_text.hpp"
+#include "profiles/kept_text.hpp"
 #include "perfmon/symbols.hpp"
 
 namespace perfmon {

@@ -1,13 +1,13 @@
-#include "analysis/debug_info.hpp"
+#include "profiles/debug_info.hpp"
 
-#include "analysis/symbol_table.hpp"
+#include "profiles/symbol_table.hpp"
 
 #if PERFMON_HAVE_LIBDW
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
-#include "analysis/dwfl_files.hpp"
+#include "profiles/dwfl_files.hpp"
 #endif
 
 namespace perfmon::analysis {

@@ -1,4 +1,4 @@
-#include "analysis/hybrid_totals.hpp"
+#include "counts/hybrid_totals.hpp"
 
 #include <gtest/gtest.h>
 #include <linux/perf_event.h>

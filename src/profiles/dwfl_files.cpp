@@ -1,4 +1,4 @@
-#include "analysis/dwfl_files.hpp"
+#include "profiles/dwfl_files.hpp"
 
 #if PERFMON_HAVE_LIBDW
 #include <sys/stat.h>

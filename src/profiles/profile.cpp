@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <cstring>
 
-#include "analysis/chunked_vector.hpp"
-#include "analysis/entry_key.hpp"
-#include "analysis/flat_index.hpp"
-#include "analysis/name_table.hpp"
-#include "analysis/recorded_processes.hpp"
+#include "profiles/chunked_vector.hpp"
+#include "profiles/entry_key.hpp"
+#include "profiles/flat_index.hpp"
+#include "profiles/name_table.hpp"
+#include "profiles/recorded_processes.hpp"
 #include "kernel/records.hpp"
 #include "perfmon/symbolizer.hpp"
 

@@ -1,4 +1,4 @@
-#include "analysis/dwarf_unwinder.hpp"
+#include "profiles/dwarf_unwinder.hpp"
 
 #include <asm/perf_regs.h>
 #include <elf.h>

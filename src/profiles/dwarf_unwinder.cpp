@@ -1,4 +1,4 @@
-#include "analysis/dwarf_unwinder.hpp"
+#include "profiles/dwarf_unwinder.hpp"
 
 #include <asm/perf_regs.h>
 
@@ -11,7 +11,7 @@
 #if PERFMON_HAVE_LIBDW
 #include <elfutils/libdwfl.h>
 
-#include "analysis/dwfl_files.hpp"
+#include "profiles/dwfl_files.hpp"
 #endif
 
 namespace perfmon::analysis {

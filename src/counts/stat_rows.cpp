@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "analysis/hybrid_totals.hpp"
+#include "counts/hybrid_totals.hpp"
 #include "events/syntax/perf_grammar.hpp"
 #include "kernel/text_file.hpp"
 #include "perfmon/stat.hpp"

@@ -1,8 +1,8 @@
 #include "perfmon/annotation.hpp"
 
-#include "analysis/disassembler.hpp"
-#include "analysis/flat_index.hpp"
-#include "analysis/recorded_processes.hpp"
+#include "profiles/disassembler.hpp"
+#include "profiles/flat_index.hpp"
+#include "profiles/recorded_processes.hpp"
 #include "kernel/file_mapping.hpp"
 
 #include <elf.h>

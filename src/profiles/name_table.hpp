@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/kept_text.hpp"
+#include "profiles/kept_text.hpp"
 #include "perfmon/name_id.hpp"
 
 namespace perfmon::analysis {

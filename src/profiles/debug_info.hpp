@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/flat_index.hpp"
+#include "profiles/flat_index.hpp"
 #include "perfmon/symbols.hpp"
 
 namespace perfmon::analysis {

@@ -1,6 +1,6 @@
 #include <linux/perf_event.h>
 
-#include "analysis/hybrid_totals.hpp"
+#include "counts/hybrid_totals.hpp"
 #include "perfmon/stat.hpp"
 
 namespace perfmon {

@@ -1,0 +1,2 @@
+// Deliberately wrong-way: the counts are below the shapes that print them.
+#include "perfmon/stat_output.hpp"

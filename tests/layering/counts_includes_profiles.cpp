@@ -1,0 +1,2 @@
+// Deliberately wrong-way: counts and profiles are two wings, neither above the other.
+#include "perfmon/profile.hpp"

@@ -1,0 +1,2 @@
+// Deliberately wrong-way: profiles and counts are two wings, neither above the other.
+#include "perfmon/stat.hpp"

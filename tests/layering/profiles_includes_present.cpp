@@ -1,0 +1,2 @@
+// Deliberately wrong-way: the profiles are below the shapes that present them.
+#include "perfmon/report_output.hpp"
