@@ -9,8 +9,10 @@
 #include <pybind11/stl.h>
 #include <sys/types.h>
 
+#include <exception>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -60,14 +62,44 @@ perfmon::MeasurementRequest request_of(const TargetSpec& where);
 int run_to_end(perfmon::Measurement& measurement, const std::function<void()>& finished);
 int record_to_end(perfmon::Recording& recording, perfmon::Command* command, const std::function<void()>& finished);
 
+// What the package's exceptions make of anything a call raised: a perfmon::Error as its kind's
+// (perfmonpy/errors.py), pybind11's and the standard library's as pybind11 makes them.
+void raise_in_python(std::exception_ptr raised);
+
+// A method of T without arguments as CPython's own are (METH_NOARGS): no argument tuple, no
+// overload to choose. What a block's begin and end cost in Python is then close to theirs in C++.
+template <typename T, auto member>
+PyObject* call_without_arguments(PyObject* self, PyObject*) {
+  try {
+    T& object = py::cast<T&>(py::handle(self));
+    if constexpr (std::is_void_v<decltype((object.*member)())>) {
+      (object.*member)();
+      Py_RETURN_NONE;
+    } else {
+      return py::cast((object.*member)()).release().ptr();
+    }
+  } catch (...) {
+    raise_in_python(std::current_exception());
+    return nullptr;
+  }
+}
+
+// `signature` as pybind11 writes one on the first line of a docstring: "begin() -> None".
+template <typename T, auto member>
+void def_without_arguments(py::class_<T>& bound, const char* name, const char* signature) {
+  static PyMethodDef definition{name, &call_without_arguments<T, member>, METH_NOARGS, signature};
+  bound.attr(name) =
+      py::reinterpret_steal<py::object>(PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(bound.ptr()), &definition));
+}
+
 // `with` on a class bound from T, entered and left in C++ (a Python frame each costs more than the
 // binding's own work): T::begin(), and T::end(), whose result says whether an exception is kept;
-// begin() and end() also as they are, without the arguments of __exit__ to convert, for the
-// package's wrappers.
+// begin() and end() also as they are, for the package's wrappers, called without arguments.
 template <typename T>
 py::class_<T>& with_block(py::class_<T>& bound) {
-  return bound.def("begin", &T::begin)
-      .def("end", &T::end)
+  def_without_arguments<T, &T::begin>(bound, "begin", "begin() -> None");
+  def_without_arguments<T, &T::end>(bound, "end", "end() -> bool");
+  return bound
       .def("__enter__",
            [](py::object self) {
              self.cast<T&>().begin();

@@ -37,17 +37,29 @@ const char* kind_name(perfmon::ErrorKind kind) {
 
 }  // namespace
 
+void perfmonpy::raise_in_python(std::exception_ptr raised) {
+  try {
+    std::rethrow_exception(raised);
+  } catch (const perfmon::Error& error) {
+    const py::object raise = py::module_::import("perfmonpy.errors").attr("_raise_from_library");
+    // _raise_from_library builds the exception; setting it here raises it in the caller.
+    const py::object exception = raise(error.what(), error.errnum(), kind_name(error.kind()));
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exception.ptr())), exception.ptr());
+  } catch (py::error_already_set& error) {
+    error.restore();
+  } catch (const std::exception& error) {
+    PyErr_SetString(PyExc_RuntimeError, error.what());
+  }
+}
+
 PYBIND11_MODULE(_perfmonpy, module) {
   module.doc() = "perfmon's C++ API for Python; import perfmonpy instead (docs/python.md).";
 
   py::register_exception_translator([](std::exception_ptr raised) {
     try {
       if (raised) std::rethrow_exception(raised);
-    } catch (const perfmon::Error& error) {
-      const py::object raise = py::module_::import("perfmonpy.errors").attr("_raise_from_library");
-      // _raise_from_library builds the exception; setting it here raises it in the caller.
-      const py::object exception = raise(error.what(), error.errnum(), kind_name(error.kind()));
-      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exception.ptr())), exception.ptr());
+    } catch (const perfmon::Error&) {
+      perfmonpy::raise_in_python(raised);
     }
   });
 

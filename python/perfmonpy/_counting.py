@@ -135,7 +135,7 @@ def _held(name, doc=None):
 
 class _Wrapper:
     """A compiled class held, not derived from: a `with` block enters and leaves it (its begin and
-    end in C++; the wrapper adds one Python call each)."""
+    end in C++, called without arguments; the wrapper adds one Python call each)."""
 
     def _wrap(self, native):
         self._native = native
