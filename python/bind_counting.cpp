@@ -15,8 +15,8 @@ namespace perfmonpy {
 
 namespace {
 
-// A measurement from the run layer: a counting session (or, with `sets`, perfmon2's event sets
-// over a command) on the target Python names. Python holds one per `counters(...)` and `stat(...)`.
+// A measurement from the run layer: a counting session, or with `sets` perfmon2's event sets, on
+// the target Python names. Python holds one per `counters(...)`, `event_sets(...)` and `stat(...)`.
 class Session {
  public:
   Session(const std::string& events, const TargetSpec& where, bool inherit, bool strict, bool skip_unsupported,
@@ -29,8 +29,9 @@ class Session {
     perfmon::MeasurementRequest request = request_of(where);
     request.groups = std::move(groups);
     request.sets = std::move(sets);
-    if (!request.sets.empty() && request.command.empty())
-      throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "sets over a block are event_sets(...)'s.");
+    // Sets over a block of another thread, process, CPUs or cgroup: a thread of the measurement's
+    // own switches them while the block runs (over the calling thread, its signal handler does).
+    request.own_switching_thread = !request.sets.empty() && request.command.empty() && where.kind != "self";
     request.inherit = inherit;
     request.strict = strict;
     request.skip_unsupported = true;  // told below, all at once, with every reason
@@ -90,6 +91,13 @@ class Session {
   bool emulated() const { return measurement_->reading().emulated; }
   std::vector<std::string> notes() const { return measurement_->reading().notes; }
   std::vector<std::string> summary() const { return measurement_->reading().summary; }
+  // Each event set's turns and time on the PMU (ns), as of the last read; none for other kinds.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> turns() const {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> turns;
+    for (const perfmon::ReadingTurns& part : measurement_->reading().turns)
+      turns.emplace_back(part.runs, part.active_ns);
+    return turns;
+  }
 
  private:
   std::unique_ptr<perfmon::Measurement> measurement_;
@@ -173,6 +181,7 @@ void bind_counting(py::module_& module) {
       .def_property_readonly("emulated", &Session::emulated)
       .def_property_readonly("notes", &Session::notes)
       .def_property_readonly("summary", &Session::summary)
+      .def_property_readonly("turns", &Session::turns)
       .def("value_arrays", &Session::values);
 
   module.def("probe", &probe, py::arg("events"));

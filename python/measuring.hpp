@@ -111,7 +111,6 @@ py::class_<T>& with_block(py::class_<T>& bound) {
 
 // Each area's classes and functions, added to the module.
 void bind_counting(py::module_& module);
-void bind_event_sets(py::module_& module);
 void bind_recording(py::module_& module);
 void bind_perf_data(py::module_& module);
 

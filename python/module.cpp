@@ -64,7 +64,6 @@ PYBIND11_MODULE(_perfmonpy, module) {
   });
 
   perfmonpy::bind_counting(module);
-  perfmonpy::bind_event_sets(module);
   perfmonpy::bind_recording(module);
   perfmonpy::bind_perf_data(module);
 }

@@ -85,6 +85,11 @@ struct MeasurementRequest {
   bool error_bars = true;        // each read a slice of a multiplexed count's rate (SessionOptions)
   CacheHierarchy caches;         // the emulated CPU's caches, where given
   bool start_paused = false;     // start() leaves counting off, for resume()
+  // Event sets over a target other than the calling thread, used without run() (around a block of
+  // the caller's): a thread of the measurement's own takes their signals and switches them, its
+  // switches and the caller's calls one at a time. (Over the calling thread they switch in a
+  // signal handler; run() takes the signals itself.)
+  bool own_switching_thread = false;
 };
 
 class Measurement {

@@ -122,7 +122,6 @@ class PerfDataRecordWriter : public SampleHandler {
 // A sampler's events as a perf.data file describes them: each name, attr as opened, and ids.
 std::vector<PerfDataEvent> recorded_events(const Sampler& sampler);
 
-
 // A perf.data file read back: written by perfmon record or by perf record (PERFILE2, this machine's
 // byte order). Everything is checked against the file's size before it is read: a truncated or
 // corrupt file ends in perfmon::Error naming the offset of what is wrong, never in a crash.

@@ -45,6 +45,13 @@ struct ReadingEvent {
   std::optional<CountEstimate> estimate;  // the extrapolated value and its standard error, where known
 };
 
+// A part of a measurement that takes turns on the PMU (an event set): how often, and how long.
+struct ReadingTurns {
+  std::string label;            // "set0"
+  std::uint64_t runs = 0;       // its turns
+  std::uint64_t active_ns = 0;  // on the PMU, summed over locations
+};
+
 struct Reading {
   std::vector<ReadingEvent> events;
   std::vector<Location> locations;
@@ -54,6 +61,7 @@ struct Reading {
   std::vector<std::string> summary;
   // What the measurement did on the user's behalf (a fallback to user space, a lowered precision).
   std::vector<std::string> notes;
+  std::vector<ReadingTurns> turns;  // each part that took turns (event sets), in order
 };
 
 }  // namespace perfmon

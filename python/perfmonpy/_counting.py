@@ -242,8 +242,8 @@ class event_sets(_Readings):
     """
 
     def __init__(self, sets, *, switch_ms=10, inherit=False, pid=None, tid=None, cpus=None, cgroup=None):
-        self._wrap(_native.EventSets(_set_lists(sets), _target(pid, tid, cpus, cgroup, None, False),
-                                     int(switch_ms * 1e6), inherit))
+        self._wrap(_native.Session("", _target(pid, tid, cpus, cgroup, None, False), inherit, False, True, False,
+                                   _set_lists(sets), int(switch_ms * 1e6)))
 
     @property
     def turns(self):

@@ -39,6 +39,7 @@ Reading EventSets::reading() const {
       out.estimate = estimate(set, i);
       if (out.estimate->slices < kFewestSlicesForAnError) out.estimate->standard_error.reset();
     }
+    reading.turns.push_back({set_label(set_info.id), set_info.runs, set_info.active_ns});
     std::string line =
         set_label(set_info.id) + ": " + std::to_string(set_info.runs) + (set_info.runs == 1 ? " run" : " runs");
     char share[64];

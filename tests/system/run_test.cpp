@@ -6,8 +6,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../helpers/system_calls.hpp"
@@ -129,6 +132,35 @@ TEST(Run, ADescriptorOfTheCallersWakesItAndWithoutACommandAStopEndsIt) {
   EXPECT_FALSE(result.exit.has_value());
   ::close(ends[0]);
   ::close(ends[1]);
+}
+
+TEST(Run, EventSetsOverAnotherThreadWithoutRunAreSwitchedByAThreadOfTheirOwn) {
+  std::atomic<pid_t> spinner_tid{0};
+  std::atomic<bool> go{false};
+  std::thread spinner([&] {
+    spinner_tid = static_cast<pid_t>(::gettid());
+    while (!go) std::this_thread::yield();
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+    while (std::chrono::steady_clock::now() < end) call_getppid(100);
+  });
+  while (spinner_tid == 0) std::this_thread::yield();
+  MeasurementRequest request;
+  request.target.tids = {spinner_tid};
+  SetSwitching every_ms;
+  every_ms.timeout = std::chrono::milliseconds(1);
+  request.sets = event_sets_of(catalog(), {"syscalls:sys_enter_getppid,task-clock", "task-clock"}, every_ms);
+  request.own_switching_thread = true;
+  std::unique_ptr<Measurement> measurement = measure(request);
+  EXPECT_EQ(measurement->signal_number(), 0);  // nothing for run() to take: its own thread does
+  measurement->start();
+  go = true;
+  spinner.join();
+  measurement->stop();
+  ASSERT_EQ(measurement->read(), 0);
+  const Reading reading = measurement->reading();
+  ASSERT_EQ(reading.turns.size(), 2u);
+  for (const ReadingTurns& set : reading.turns) EXPECT_GE(set.runs, 5u) << set.label;  // 300 ms of 1 ms turns
+  EXPECT_GT(reading.events.at(0).value.raw, 0u);
 }
 
 TEST(Recording, ACommandsEverySampleIsInTheFile) {
