@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "perfmon/counter.hpp"
+#include "perfmon/event.hpp"
+#include "perfmon/reading.hpp"
 
 namespace perfmon {
 
@@ -35,6 +37,12 @@ struct MarkedRegionResult {
   std::vector<CounterValue> values;  // per event of the group: raw, enabled, running, summed
   bool emulated = false;             // counted on perfmon's emulated CPU (emulated.hpp), not the PMU
 };
+
+// A region's sums in one thread as a Reading, for every report: one event a value, named by
+// `names` (its group's events as written; "?" past their end), the event of `known` of that name
+// where there is one (its attr, unit and scale), labelled by the thread ("thread2").
+Reading marked_region_reading(const MarkedRegionResult& region, const std::vector<std::string>& names,
+                              const std::vector<EventGroup>& known);
 
 class MarkedRegions {
  public:

@@ -295,4 +295,30 @@ std::vector<std::string> MarkedRegions::errors() const {
   return state_->errors;
 }
 
+namespace {
+
+const Event* first_named(const std::vector<EventGroup>& groups, const std::string& name) {
+  for (const EventGroup& group : groups)
+    for (const Event& event : group.events)
+      if (event.name == name) return &event;
+  return nullptr;
+}
+
+}  // namespace
+
+Reading marked_region_reading(const MarkedRegionResult& region, const std::vector<std::string>& names,
+                              const std::vector<EventGroup>& known) {
+  Reading reading;
+  reading.emulated = region.emulated;
+  for (std::size_t index = 0; index < region.values.size(); ++index) {
+    ReadingEvent& event = reading.events.emplace_back();
+    event.event.name = index < names.size() ? names[index] : "?";
+    if (const Event* found = first_named(known, event.event.name)) event.event = *found;
+    event.label = "thread" + std::to_string(region.thread);
+    event.label_kind = "thread";
+    event.value = region.values[index];
+  }
+  return reading;
+}
+
 }  // namespace perfmon

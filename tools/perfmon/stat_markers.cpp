@@ -21,14 +21,6 @@ constexpr const char* kMissing =
     "the program wrote no marker results: build it with -DLIKWID_PERFMON, link it with -lperfmon-likwid "
     "(pkg-config libperfmon-likwid) and end its regions with LIKWID_MARKER_CLOSE (docs/regions.md).";
 
-// The event of -e a value is of, by its name as written: its attr, unit and scale.
-const Event* parsed_event(const std::vector<EventGroup>& groups, const std::string& name) {
-  for (const EventGroup& group : groups)
-    for (const Event& event : group.events)
-      if (event.name == name) return &event;
-  return nullptr;
-}
-
 }  // namespace
 
 StatMarkers::StatMarkers(bool on, const std::vector<std::string>& events) {
@@ -93,20 +85,8 @@ std::vector<StatReport> StatMarkers::reports(const std::vector<EventGroup>& even
       thread_lines.emplace_back();
     }
     const std::size_t r = found->second;
-    Reading reading;
-    reading.emulated = region.emulated;
     const std::vector<std::string> none;
-    const std::vector<std::string>& names = group < groups.size() ? groups[group] : none;
-    for (std::size_t index = 0; index < region.values.size(); ++index) {
-      ReadingEvent event;
-      event.event.name = index < names.size() ? names[index] : "?";
-      if (const Event* known = parsed_event(events, event.event.name)) event.event = *known;
-      event.label = "thread" + std::to_string(region.thread);
-      event.label_kind = "thread";
-      event.value = region.values[index];
-      reading.events.push_back(std::move(event));
-    }
-    threads[r].push_back(std::move(reading));
+    threads[r].push_back(marked_region_reading(region, group < groups.size() ? groups[group] : none, events));
     char line[160];
     std::snprintf(line, sizeof line, "thread%zu (tid %d, last on CPU %d): %llu calls, %.6f s", region.thread,
                   static_cast<int>(region.tid), region.cpu, static_cast<unsigned long long>(region.count),

@@ -47,6 +47,25 @@ TEST(MarkedRegions, EachThreadCountsItsOwnRegionsExactly) {
   EXPECT_EQ(inner, std::vector<std::uint64_t>(4, 3));
 }
 
+TEST(MarkedRegions, AThreadsRegionIsAReadingOfItsGroupsEvents) {
+  MarkedRegionResult region;
+  region.thread = 2;
+  region.values = {{7, 100, 100, 0}, {9, 100, 50, 0}, {1, 1, 1, 0}};
+  Event known;
+  known.name = "task-clock";
+  known.attr.type = PERF_TYPE_SOFTWARE;
+  const Reading reading = marked_region_reading(region, {kGetppid, "task-clock"}, {EventGroup{{known}}});
+  ASSERT_EQ(reading.events.size(), 3u);
+  EXPECT_EQ(reading.events[0].event.name, kGetppid);
+  EXPECT_EQ(reading.events[1].event.attr.type, static_cast<std::uint32_t>(PERF_TYPE_SOFTWARE));  // the known one
+  EXPECT_EQ(reading.events[2].event.name, "?");  // past the group's names
+  for (const ReadingEvent& event : reading.events) {
+    EXPECT_EQ(event.label, "thread2");
+    EXPECT_EQ(event.label_kind, "thread");
+  }
+  EXPECT_EQ(reading.events[1].value.running, 50u);
+}
+
 TEST(MarkedRegions, MisuseIsToldAndTheCountsStayRight) {
   MarkedRegions regions({kGetppid});
   EXPECT_EQ(regions.stop("never"), Status::NotStarted);
