@@ -23,6 +23,7 @@
 #include "perfmon/metrics.hpp"             // MetricsExporter: counters for Prometheus
 #include "perfmon/metrics_server.hpp"      // MetricsServer: /metrics and /debug/pprof/profile over HTTP
 #include "perfmon/name_id.hpp"             // NameId: a name kept once, referred to by index
+#include "perfmon/nearest_names.hpp"       // nearest_names: "did you mean ...", for a mistyped name
 #include "perfmon/notification_queue.hpp"  // NotificationQueue: perfmon2's overflow and end messages
 #include "perfmon/output_file.hpp"         // OutputFile: a report written whole, never over a device or the input
 #include "perfmon/pass_plan.hpp"           // plan_passes: events split into passes that fit on the counters

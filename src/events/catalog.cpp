@@ -155,7 +155,7 @@ class Resolver {
     }
     std::vector<std::string> nearest = state_.known_names().nearest(named.name);
     for (std::string& name : events::nearest_pmc_core_names(named.name)) nearest.push_back(std::move(name));
-    std::string hint = events::did_you_mean(nearest);
+    std::string hint = did_you_mean(nearest);
     fail_event(spec_.text, "unknown event '" + named.name + "'" + (hint.empty() ? "." : hint), ErrorKind::UnknownEvent);
   }
 
@@ -164,7 +164,7 @@ class Resolver {
     if (pmu == nullptr) {
       std::vector<std::string> names;
       for (const events::Pmu& known : state_.pmus) names.push_back(known.name);
-      std::string hint = events::did_you_mean(events::nearest_names(spec.pmu, names));
+      std::string hint = did_you_mean(nearest_names(spec.pmu, names));
       std::string listing;
       for (const std::string& name : names) listing += (listing.empty() ? "" : ", ") + name;
       fail_event(spec_.text,
@@ -194,8 +194,7 @@ class Resolver {
     if (!id) {
       std::vector<std::string> names;
       for (const events::Tracepoint& tp : events::list_tracepoints(root)) names.push_back(tp.subsystem + ":" + tp.name);
-      std::string hint =
-          events::did_you_mean(events::nearest_names(tracepoint.subsystem + ":" + tracepoint.name, names));
+      std::string hint = did_you_mean(nearest_names(tracepoint.subsystem + ":" + tracepoint.name, names));
       fail_event(
           spec_.text,
           "unknown tracepoint '" + tracepoint.subsystem + ":" + tracepoint.name + "'" + (hint.empty() ? "." : hint),
@@ -241,7 +240,7 @@ class Resolver {
     std::string stem = libpfm.text.substr(0, libpfm.text.find(':'));
     std::vector<std::string> nearest = state_.vendor_names().nearest(stem);
     for (std::string& name : events::nearest_pmc_core_names(stem)) nearest.push_back(std::move(name));
-    std::string hint = events::did_you_mean(nearest);
+    std::string hint = did_you_mean(nearest);
     fail_event(spec_.text, encoding.failure + (hint.empty() ? "." : hint), encoding.failure_kind);
   }
 
@@ -321,7 +320,7 @@ class Resolver {
         std::vector<std::string> known = {"config", "config1", "config2", "name", "period", "freq"};
         for (const events::FormatField& field : details.formats) known.push_back(field.name);
         for (const events::PmuEventAlias& alias : details.events) known.push_back(alias.name);
-        std::string hint = events::did_you_mean(events::nearest_names(term.key, known));
+        std::string hint = did_you_mean(nearest_names(term.key, known));
         std::string listing;
         for (const events::FormatField& field : details.formats) listing += (listing.empty() ? "" : ", ") + field.name;
         fail_event(

@@ -110,9 +110,13 @@ std::vector<std::string> NameIndex::nearest(std::string_view unknown, std::size_
   return result;
 }
 
+}  // namespace perfmon::events
+
+namespace perfmon {
+
 std::vector<std::string> nearest_names(std::string_view unknown, const std::vector<std::string>& candidates,
                                        std::size_t limit) {
-  return NameIndex(candidates).nearest(unknown, limit);
+  return events::NameIndex(candidates).nearest(unknown, limit);
 }
 
 std::string did_you_mean(const std::vector<std::string>& names) {
@@ -125,4 +129,4 @@ std::string did_you_mean(const std::vector<std::string>& names) {
   return text + "?";
 }
 
-}  // namespace perfmon::events
+}  // namespace perfmon

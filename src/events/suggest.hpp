@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "perfmon/nearest_names.hpp"  // the one-off lookup, and the sentence
+
 namespace perfmon::events {
 
 // Case-insensitive edit distance (insert, delete, substitute, swap of neighbours).
@@ -37,12 +39,5 @@ class NameIndex {
 
   static Histogram histogram_of(std::string_view lowered);
 };
-
-// The same, for a one-off lookup.
-std::vector<std::string> nearest_names(std::string_view unknown, const std::vector<std::string>& candidates,
-                                       std::size_t limit = 3);
-
-// ", did you mean 'a' or 'b'?" — or "" when there is nothing close.
-std::string did_you_mean(const std::vector<std::string>& names);
 
 }  // namespace perfmon::events

@@ -166,9 +166,12 @@ std::vector<BadInput> command_cases() {
       {{}, 129, "perfmon: no command given."},
       {{"bogus"}, 129, "unknown command 'bogus'"},
       {{"\x1b[2J"}, 129, "unknown command '\\x1b[2J'"},
+      {{"stst"}, 129, "perfmon: unknown command 'stst'; did you mean 'stat' or 'list'?"},
+      {{"help", "recrod"}, 129, "perfmon: unknown command 'recrod'; did you mean 'record'?"},
       // stat's command line
       {{"stat"}, 129, "nothing to count"},
       {{"stat", "--bogus", "true"}, 129, "unknown option '--bogus'"},
+      {{"stat", "--repat", "3", "true"}, 129, "perfmon stat: unknown option '--repat'; did you mean '--repeat'?\n"},
       {{"stat", "-Z", "true"}, 129, "unknown switch '-Z'"},
       {{"stat", "-I"}, 129, "needs a value"},
       {{"stat", "-I", "5", "true"}, 129, "from 10 to 86400000"},

@@ -27,6 +27,16 @@ TEST(CliList, ListsSoftwareEventsAsUsable) {
   EXPECT_EQ(run({PERFMON, "list", "no-such-event-anywhere"}).exit_code, 1);
 }
 
+TEST(CliHelp, HelpOfACommandIsItsOwnAsPerfHelpOpensItsPage) {
+  const Result help = run({PERFMON, "help", "stat"});
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_EQ(help.out, run({PERFMON, "stat", "--help"}).out);
+  EXPECT_NE(help.out.find("usage: perfmon stat"), std::string::npos);
+  const Result general = run({PERFMON, "help"});
+  ASSERT_EQ(general.exit_code, 0);
+  EXPECT_NE(general.out.find("perfmon help <command>"), std::string::npos);
+}
+
 TEST(CliEncode, DecodesAPerfEvtSelValueAndNamesTheEvent) {
   Result r = run({PERFMON, "decode", "0x4100c0"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -6,57 +6,82 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "commands.hpp"
 #include "errors.hpp"
+#include "perfmon/nearest_names.hpp"
+#include "perfmon/printable.hpp"
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: perfmon <command> [<options>]\n"
-    "\n"
-    "  stat      count events while a command runs, or on processes, threads, CPUs or a cgroup\n"
-    "  record    sample a command into a perf.data file (read by perf report and perf script)\n"
-    "  report    show where a perf.data file's samples landed: table, JSON, folded stacks, flame graph\n"
-    "  script    print each sample of a perf.data file\n"
-    "  diff      compare two perf.data files: each function's share in both, and the change\n"
-    "  annotate  show a function's source lines and instructions with the samples on each\n"
-    "  top       show where the machine spends its samples now, refreshed live\n"
-    "  serve     count events on every CPU and answer Prometheus' scrapes at /metrics\n"
-    "  list      list the events this machine can resolve, and whether they can be counted here\n"
-    "  info      report what this machine and kernel allow (PMUs, permissions, limits) and why\n"
-    "  encode    show an event's encodings: PERFEVTSEL value, fixed counter, perf attr\n"
-    "  decode    show the fields of a PERFEVTSEL value and the event it names\n"
-    "\n"
-    "Run 'perfmon <command> --help' for a command's options.\n";
+// perfmon's commands, in the order the usage lists them.
+struct Subcommand {
+  const char* name;
+  const char* does;
+  int (*run)(std::span<char* const> args);
+};
+constexpr Subcommand kCommands[] = {
+    {"stat", "count events while a command runs, or on processes, threads, CPUs or a cgroup", perfmon::cli::run_stat},
+    {"record", "sample a command into a perf.data file (read by perf report and perf script)",
+     perfmon::cli::run_record},
+    {"report", "show where a perf.data file's samples landed: table, JSON, folded stacks, flame graph",
+     perfmon::cli::run_report},
+    {"script", "print each sample of a perf.data file", perfmon::cli::run_script},
+    {"diff", "compare two perf.data files: each function's share in both, and the change", perfmon::cli::run_diff},
+    {"annotate", "show a function's source lines and instructions with the samples on each",
+     perfmon::cli::run_annotate},
+    {"top", "show where the machine spends its samples now, refreshed live", perfmon::cli::run_top},
+    {"serve", "count events on every CPU and answer Prometheus' scrapes at /metrics", perfmon::cli::run_serve},
+    {"list", "list the events this machine can resolve, and whether they can be counted here", perfmon::cli::run_list},
+    {"info", "report what this machine and kernel allow (PMUs, permissions, limits) and why", perfmon::cli::run_info},
+    {"encode", "show an event's encodings: PERFEVTSEL value, fixed counter, perf attr", perfmon::cli::run_encode},
+    {"decode", "show the fields of a PERFEVTSEL value and the event it names", perfmon::cli::run_decode},
+};
 
-}  // namespace
+std::string usage() {
+  std::string text = "usage: perfmon <command> [<options>]\n\n";
+  for (const Subcommand& command : kCommands) {
+    std::string name = command.name;
+    name.resize(10, ' ');
+    text += "  " + name + command.does + "\n";
+  }
+  return text + "\nRun 'perfmon help <command>' or 'perfmon <command> --help' for a command's options.\n";
+}
 
-namespace {
+const Subcommand* find_command(std::string_view name) {
+  for (const Subcommand& command : kCommands)
+    if (name == command.name) return &command;
+  return nullptr;
+}
 
-int run_command(std::string_view command, std::span<char* const> rest) {
-  if (command == "stat") return perfmon::cli::run_stat(rest);
-  if (command == "record") return perfmon::cli::run_record(rest);
-  if (command == "script") return perfmon::cli::run_script(rest);
-  if (command == "report") return perfmon::cli::run_report(rest);
-  if (command == "diff") return perfmon::cli::run_diff(rest);
-  if (command == "annotate") return perfmon::cli::run_annotate(rest);
-  if (command == "top") return perfmon::cli::run_top(rest);
-  if (command == "serve") return perfmon::cli::run_serve(rest);
-  if (command == "list") return perfmon::cli::run_list(rest);
-  if (command == "info") return perfmon::cli::run_info(rest);
-  if (command == "encode") return perfmon::cli::run_encode(rest);
-  if (command == "decode") return perfmon::cli::run_decode(rest);
-  if (command == "--help" || command == "-h" || command == "help") {
-    std::fputs(kUsage, stdout);
+// An unknown command, the nearest names offered.
+int unknown_command(std::string_view name) {
+  std::vector<std::string> names;
+  for (const Subcommand& command : kCommands) names.emplace_back(command.name);
+  std::fprintf(stderr, "perfmon: unknown command '%s'%s\n%s", perfmon::printable(name).c_str(),
+               perfmon::did_you_mean(perfmon::nearest_names(name, names)).c_str(), usage().c_str());
+  return 129;
+}
+
+int run_command(std::string_view name, std::span<char* const> rest) {
+  if (const Subcommand* command = find_command(name)) return command->run(rest);
+  if (name == "--help" || name == "-h" || (name == "help" && rest.empty())) {
+    std::fputs(usage().c_str(), stdout);
     return 0;
   }
-  if (command == "--version") {
+  if (name == "help") {  // perf help stat: the command's own page (here, its --help)
+    const Subcommand* command = find_command(rest[0]);
+    if (command == nullptr) return unknown_command(rest[0]);
+    static char help[] = "--help";
+    char* const args[] = {help};
+    return command->run(std::span<char* const>(args));
+  }
+  if (name == "--version") {
     std::puts("perfmon " PERFMON_VERSION);
     return 0;
   }
-  std::fprintf(stderr, "perfmon: unknown command '%s'.\n%s", perfmon::printable(command).c_str(), kUsage);
-  return 129;
+  return unknown_command(name);
 }
 
 // What a command printed must have reached its reader: a full disk or a closed pipe behind
@@ -79,7 +104,7 @@ int finish_standard_streams(std::string_view command) {
 int main(int argc, char** argv) {
   std::span<char* const> args(argv, static_cast<std::size_t>(argc));
   if (args.size() < 2) {
-    std::fprintf(stderr, "perfmon: no command given.\n%s", kUsage);
+    std::fprintf(stderr, "perfmon: no command given.\n%s", usage().c_str());
     return 129;
   }
   const std::string_view command = args[1];

@@ -5,6 +5,7 @@
 
 #include "errors.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/nearest_names.hpp"
 
 namespace perfmon::cli {
 
@@ -44,7 +45,13 @@ std::vector<std::string> parse_options(std::span<char* const> args, const std::v
       std::size_t equals = body.find('=');
       std::string_view name = body.substr(0, equals);
       const Option* option = find_long(options, name);
-      if (option == nullptr) throw UsageError("unknown option '--" + std::string(name) + "'");
+      if (option == nullptr) {
+        std::vector<std::string> known;
+        for (const Option& candidate : options)
+          if (!candidate.long_name.empty()) known.push_back("--" + std::string(candidate.long_name));
+        throw UsageError("unknown option '--" + std::string(name) + "'" +
+                         did_you_mean(nearest_names("--" + std::string(name), known)));
+      }
       if (option->value_name.empty()) {
         if (equals != std::string_view::npos) throw UsageError("option '--" + std::string(name) + "' takes no value");
         option->apply("");
@@ -118,7 +125,8 @@ std::optional<int> parse_command_line(std::span<char* const> args, std::string_v
     }
     if (check) check(rest);
   } catch (const UsageError& error) {
-    return refuse(std::string(error.what()) + ".");
+    const std::string sentence = error.what();
+    return refuse(sentence.ends_with('?') ? sentence : sentence + ".");  // a question ends itself
   } catch (const Error& error) {  // an option value the library refused: its sentence as it is
     return refuse(error.what());
   }
