@@ -37,6 +37,10 @@ class OutputFile {
   void write(std::string_view text);
   // Flushes and syncs; a replacement is then put in place. Throws perfmon::Error.
   void commit();
+  // The regular file a replacement puts aside is kept as PATH + suffix (perf record's perf.data ->
+  // perf.data.old), replacing a regular file of that name; an empty one is not kept, and where that
+  // name is held by something else (a directory, a FIFO) the file is replaced and changes() says so.
+  void keep_replaced_as(std::string suffix) { kept_suffix_ = std::move(suffix); }
   // What the replacement could not keep of the old file ("without its set-user-id bit", "now owned
   // by uid 65534 (was uid 0)"), for the caller to say once committed; empty where it kept it all.
   const std::vector<std::string>& changes() const { return changes_; }
@@ -51,12 +55,14 @@ class OutputFile {
   // Opens an unnamed file beside `target`, with the old file's owner and mode when there is one.
   void open_replacement(const std::string& target, const struct stat* old_file);
   void keep_owner_and_mode(int fd, const struct stat& old_file);
+  void keep_replaced();  // the old file to PATH + kept_suffix_, before the replacement goes in
 
   std::string path_;       // as given
   std::string target_;     // the file a replacement goes to (the symlink's target, resolved)
   std::string temp_path_;  // a named temporary file, where O_TMPFILE is not supported
   mode_t new_file_mode_;
   std::vector<std::string> changes_;  // what the replacement could not keep of the old file
+  std::string kept_suffix_;           // keep_replaced_as's
   std::FILE* stream_ = nullptr;
   bool replacing_ = false;  // false: written through (a device, a FIFO) or a stream
   bool committed_ = false;

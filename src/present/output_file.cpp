@@ -1,4 +1,5 @@
 #include "perfmon/output_file.hpp"
+#include "perfmon/printable.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -185,6 +186,18 @@ int OutputFile::seekable_fd() {
   return ::fileno(stream_);
 }
 
+void OutputFile::keep_replaced() {
+  struct stat replaced {
+  }, kept{};
+  if (::lstat(target_.c_str(), &replaced) != 0 || !S_ISREG(replaced.st_mode) || replaced.st_size == 0) return;
+  const std::string keep = target_ + kept_suffix_;
+  if (::lstat(keep.c_str(), &kept) == 0 && !S_ISREG(kept.st_mode)) {
+    changes_.push_back("not kept as '" + printable(keep) + "', which is not a regular file");
+    return;
+  }
+  if (::rename(target_.c_str(), keep.c_str()) != 0) fail(errno);
+}
+
 void OutputFile::commit() {
   if (path_.empty()) return;
   if (std::fflush(stream_) != 0) fail(errno);
@@ -204,6 +217,7 @@ void OutputFile::commit() {
   }
   std::FILE* stream = std::exchange(stream_, nullptr);
   if (std::fclose(stream) != 0) fail(errno);
+  if (replacing_ && !kept_suffix_.empty()) keep_replaced();
   if (replacing_ && ::rename(temp_path_.c_str(), target_.c_str()) != 0) fail(errno);
   temp_path_.clear();
   committed_ = true;

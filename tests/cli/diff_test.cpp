@@ -1,6 +1,7 @@
 // perfmon diff as a user runs it: a profile against itself is all zeros, two known profiles give
 // the known changes exactly, and the table is perf diff's, row for row, on the same files.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -115,6 +116,37 @@ TEST_F(CliDiff, MistakesEndInOneSentence) {
   EXPECT_NE(r.err.find("perfmon diff compares two files: BASE and NEW"), std::string::npos) << r.err;
   r = run({PERFMON, "diff", "--sort", "srcline", path("base.data"), path("new.data")});
   EXPECT_EQ(r.exit_code, 129);
+}
+
+// perf record keeps the previous perf.data as perf.data.old, and perf diff with no files compares
+// the two: the same here, in a directory of their own.
+TEST_F(CliDiff, RecordKeepsThePreviousFileAsOldAndDiffComparesThemByDefault) {
+  const std::filesystem::path here = dir_ / "default-files";
+  std::filesystem::create_directories(here);
+  const std::string in_here = "cd '" + here.string() + "' && ";
+  auto recorded = [&](int calls) {
+    return run({"/bin/sh", "-c",
+                in_here + "'" + PERFMON + "' record -q -e syscalls:sys_enter_getppid -c 1 -- '" + WORKER +
+                    "' getppid " + std::to_string(calls)});
+  };
+  const Result none = run({"/bin/sh", "-c", in_here + "'" + PERFMON + "' diff"});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("there is no perf.data.old to compare perf.data with"), std::string::npos) << none.err;
+  ASSERT_EQ(recorded(100).exit_code, 0);
+  EXPECT_FALSE(std::filesystem::exists(here / "perf.data.old"));  // nothing to keep the first time
+  const auto first_size = std::filesystem::file_size(here / "perf.data");
+  ASSERT_EQ(recorded(300).exit_code, 0);
+  EXPECT_EQ(std::filesystem::file_size(here / "perf.data.old"), first_size);
+  const Result compared = run({"/bin/sh", "-c", in_here + "'" + PERFMON + "' diff --sort comm"});
+  ASSERT_EQ(compared.exit_code, 0) << compared.err;
+  EXPECT_NE(compared.out.find("# Baseline"), std::string::npos) << compared.out;
+  // Where perf.data.old is not a regular file it is left alone, and that is said.
+  std::filesystem::remove(here / "perf.data.old");
+  ASSERT_EQ(::mkfifo((here / "perf.data.old").c_str(), 0600), 0);
+  const Result beside_fifo = recorded(50);
+  EXPECT_EQ(beside_fifo.exit_code, 0);
+  EXPECT_TRUE(std::filesystem::is_fifo(here / "perf.data.old"));
+  EXPECT_NE(beside_fifo.err.find("not kept as"), std::string::npos) << beside_fifo.err;
 }
 
 }  // namespace

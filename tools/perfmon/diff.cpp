@@ -1,5 +1,7 @@
 // perfmon diff: two perf.data files compared as perf diff compares them — each file and function's
 // share of its profile in the base and in the new file, and the change, largest first.
+#include <unistd.h>
+
 #include <future>
 #include <memory>
 #include <string>
@@ -41,6 +43,13 @@ int run_diff(std::span<char* const> args) {
   // perf diff's defaults: perf.data.old against perf.data.
   const std::string base_path = files.size() == 2 ? files[0] : "perf.data.old";
   const std::string new_path = files.size() == 2 ? files[1] : files.size() == 1 ? files[0] : "perf.data";
+  if (files.empty() && ::access(base_path.c_str(), F_OK) != 0)
+    return report_error("diff",
+                        Error(ErrorKind::InvalidArgument,
+                              "there is no perf.data.old to compare perf.data with: perfmon record keeps the previous "
+                              "perf.data as perf.data.old, so record again, or give two files (BASE NEW).",
+                              ENOENT),
+                        1);
   try {
     ProfileOptions looked_up;
     looked_up.stacks = false;  // rows only: each sample's leaf

@@ -239,6 +239,7 @@ int record_emulated(const RecordOptions& o, std::vector<std::string> command_lin
                         129);
 
   OutputFile out(o.output, nullptr, kPerfDataMode);
+  out.keep_replaced_as(".old");  // as perf record keeps perf.data.old: perfmon diff's default base
   const int fd = perf_data_fd(out, o.output);
   EmulatorOptions options;
   options.sample_period = static_cast<std::uint64_t>(o.period != 0 ? o.period : kDefaultEmulatedPeriod);
@@ -294,6 +295,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   }
 
   OutputFile out(o.output, nullptr, kPerfDataMode);
+  out.keep_replaced_as(".old");  // as perf record keeps perf.data.old: perfmon diff's default base
   const int fd = perf_data_fd(out, o.output);
 
   std::optional<Workload> workload;
