@@ -8,6 +8,15 @@ numpy arrays. docs/python.md.
     print(c["page-faults"], c.values)
 """
 
+import importlib.util as _importlib_util
+
+# The compiled half is built apart from these files (a source tree imported before it was built):
+# said, with what builds it, instead of Python's "partially initialized module".
+if _importlib_util.find_spec("perfmonpy._perfmonpy") is None:
+    raise ImportError("perfmonpy's compiled module (_perfmonpy) is not built here: build it with "
+                      "'cmake --build build --target _perfmonpy' and import perfmonpy from build/python "
+                      "(PYTHONPATH=build/python).", name="perfmonpy._perfmonpy")
+
 from ._counting import CommandCounts, Counts, Runs, counters, emulator, event_sets, measure, probe, stat, why_not
 from ._profiles import PerfData, read_perf_data
 from ._recording import RecordedCommand, record, record_command

@@ -3,6 +3,7 @@ went wrong and what to do) and the errno of the failed system call."""
 
 import errno
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -106,3 +107,16 @@ def test_no_permission_names_the_setting_to_change():
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.startswith("refused 13 True ") or ran.stdout.startswith("refused 1 True "), ran.stdout
     assert "perf_event_paranoid" in ran.stdout or "CAP_PERFMON" in ran.stdout, ran.stdout
+
+
+def test_a_source_tree_without_the_compiled_module_says_what_builds_it(tmp_path):
+    """perfmonpy imported from its sources before the compiled half was built: one sentence naming
+    the target, not Python's "partially initialized module"."""
+    sources = pathlib.Path(perfmonpy.__file__).resolve().parent.parent
+    if any((sources / "perfmonpy").glob("_perfmonpy*.so")):
+        pytest.skip(f"{sources} holds a compiled module: nothing to miss")
+    tried = subprocess.run([sys.executable, "-c", "import perfmonpy"], capture_output=True, text=True, cwd=tmp_path,
+                           env={**os.environ, "PYTHONPATH": str(sources)})
+    assert tried.returncode != 0
+    assert "cmake --build build --target _perfmonpy" in tried.stderr, tried.stderr
+    assert "partially initialized" not in tried.stderr
