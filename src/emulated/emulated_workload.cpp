@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -113,17 +114,21 @@ std::string build_directory() {
   return this_binary().starts_with(directory) ? directory : "";
 }
 
-// The plugin: $PERFMON_QEMU_PLUGIN, beside the library that holds this code (lib/perfmon/), where
-// it was installed, or where it was built.
+// The plugin: $PERFMON_QEMU_PLUGIN, beside the library that holds this code (lib/perfmon/), in the
+// installed tree of the program that holds it (bin/../lib/perfmon/: the CLI, linked statically,
+// installed under any prefix), where it was installed, or where it was built.
 std::string find_plugin() {
   if (const char* path = std::getenv("PERFMON_QEMU_PLUGIN"); path != nullptr && *path != '\0') return path;
   std::vector<std::string> candidates;
-  if (const std::string library = this_binary(); !library.empty())
-    candidates.push_back(library.substr(0, library.rfind('/') + 1) + "perfmon/" + kPluginName);
+  if (const std::string binary = this_binary(); !binary.empty()) {
+    const std::string directory = binary.substr(0, binary.rfind('/') + 1);
+    candidates.push_back(directory + "perfmon/" + kPluginName);
+    candidates.push_back(directory + "../" PERFMON_INSTALL_LIBDIR "/perfmon/" + kPluginName);
+  }
   candidates.push_back(std::string(PERFMON_QEMU_PLUGIN_INSTALLED));
   candidates.push_back(std::string(PERFMON_QEMU_PLUGIN_BUILT));
   for (const std::string& candidate : candidates)
-    if (is_file(candidate, R_OK)) return candidate;
+    if (is_file(candidate, R_OK)) return std::filesystem::path(candidate).lexically_normal().string();
   return "";
 }
 

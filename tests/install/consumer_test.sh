@@ -30,7 +30,14 @@ LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/cmake-buil
 export PKG_CONFIG_PATH="$scratch/prefix/lib/pkgconfig:$scratch/prefix/lib64/pkgconfig"
 # shellcheck disable=SC2046
 g++ -o "$scratch/pkg-consumer" "$source_dir/consumer/main.cpp" $(pkg-config --cflags --libs perfmon)
-LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/pkg-consumer"
+# pkg-config's flags carry the prefix's library directory as an RPATH: no LD_LIBRARY_PATH, no ldconfig.
+"$scratch/pkg-consumer"
+
+# The installed CLI finds the QEMU plugin installed beside it, under whatever prefix.
+if "$scratch/prefix/bin/perfmon" info | grep -q "plugin API"; then
+  "$scratch/prefix/bin/perfmon" info | grep -q "$scratch/prefix/lib[a-z0-9_/-]*/perfmon/libperfmon-qemu-plugin.so" ||
+    { echo "install consumer: the installed perfmon does not use the plugin installed beside it" >&2; exit 1; }
+fi
 
 # shellcheck disable=SC2046
 g++ -o "$scratch/side-by-side" "$source_dir/consumer/side_by_side.cpp" $(pkg-config --cflags --libs perfmon) -lpfm
