@@ -238,8 +238,11 @@ class Resolver {
               "' may be another CPU model than this machine's, whose events can be encoded but not counted here.",
           ErrorKind::OtherCpuModel);
     std::string stem = libpfm.text.substr(0, libpfm.text.find(':'));
-    std::vector<std::string> nearest = state_.vendor_names().nearest(stem);
+    // A mixed-case name may be perf's own mistyped (LLC-load-mises, dTLB-load-mises): its names first.
+    std::vector<std::string> nearest = state_.known_names().nearest(stem);
+    for (std::string& name : state_.vendor_names().nearest(stem)) nearest.push_back(std::move(name));
     for (std::string& name : events::nearest_pmc_core_names(stem)) nearest.push_back(std::move(name));
+    if (nearest.size() > 3) nearest.resize(3);
     std::string hint = did_you_mean(nearest);
     fail_event(spec_.text, encoding.failure + (hint.empty() ? "." : hint), encoding.failure_kind);
   }

@@ -172,6 +172,9 @@ std::vector<BadInput> command_cases() {
       {{"stat"}, 129, "nothing to count"},
       {{"stat", "--bogus", "true"}, 129, "unknown option '--bogus'"},
       {{"stat", "--repat", "3", "true"}, 129, "perfmon stat: unknown option '--repat'; did you mean '--repeat'?\n"},
+      // perf's mixed-case cache names mistyped, as perf list prints them
+      {{"stat", "-e", "LLC-load-mises", "true"}, 129, "did you mean 'LLC-load-misses'"},
+      {{"stat", "-e", "dTLB-load-mises", "true"}, 129, "did you mean 'dTLB-load-misses'"},
       {{"stat", "-Z", "true"}, 129, "unknown switch '-Z'"},
       {{"stat", "-I"}, 129, "needs a value"},
       {{"stat", "-I", "5", "true"}, 129, "from 10 to 86400000"},
