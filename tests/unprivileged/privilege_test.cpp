@@ -104,6 +104,15 @@ TEST_F(Unprivileged, UnreadableTracefsIsNotCalledUnmounted) {
   EXPECT_EQ(r.err.find("not mounted"), std::string::npos) << r.err;
 }
 
+// A mistake in the text is said before any permission is asked: an event with letters that are not
+// modifiers is a usage error (129) as it is for root, not tracefs' refusal.
+TEST_F(Unprivileged, ASyntaxErrorIsSaidBeforeTracefsIsAskedAbout) {
+  if (access("/sys/kernel/tracing/events", R_OK | X_OK) == 0) GTEST_SKIP() << "this user may read tracefs here";
+  Result r = run({kPerfmon, "stat", "-e", "task-clock:zz", "--", kWorker, "exit", "0"});
+  EXPECT_EQ(r.exit_code, 129) << r.err;
+  EXPECT_NE(r.err.find("'zz' is not a modifier of 'task-clock'"), std::string::npos) << r.err;
+}
+
 // perfmon list names the same cause, instead of "no event matches" and a list that offers
 // "tracepoint" as the way out.
 TEST_F(Unprivileged, ListingTracepointsNamesWhyTheyCannotBeListed) {
