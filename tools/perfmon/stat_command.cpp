@@ -82,27 +82,47 @@ struct Run {
   std::vector<std::string> footnotes;
 };
 
-// stat's part in a run: the control channel and delay, and every tick's read (and interval line).
+// stat's part in a run: the control channel and delay, every tick's read (and interval line), and
+// the end --timeout or --interval-count asks for (SIGTERM to a command, as perf sends it).
 class StatHooks final : public RunHooks {
  public:
+  using Clock = std::chrono::steady_clock;
   StatHooks(StatControl& control, Measurement& measurement, std::function<void(double)> on_tick)
       : control_(control), measurement_(measurement), on_tick_(std::move(on_tick)) {}
   void started() override {
     control_.started();
     if (verbose && !control_.starts_paused())
       std::fprintf(stderr, "perfmon: counting started%s\n", measurement_.counting_on().c_str());
+    if (timeout_ms > 0) stop_at_ = Clock::now() + std::chrono::milliseconds(timeout_ms);
   }
-  void tick(std::chrono::nanoseconds since_last) override { on_tick_(static_cast<double>(since_last.count())); }
+  void tick(std::chrono::nanoseconds since_last) override {
+    if (interval_count > 0 && ticks_ == interval_count) return;  // the last was printed
+    on_tick_(static_cast<double>(since_last.count()));
+    if (++ticks_ == interval_count) stop_at_ = Clock::now();
+  }
   void act() override { control_.act(measurement_); }
-  std::optional<std::chrono::steady_clock::time_point> deadline() const override { return control_.deadline(); }
+  std::optional<Clock::time_point> deadline() const override {
+    std::optional<Clock::time_point> at = control_.deadline();
+    if (stop_at_ && !stopped_) at = at ? std::min(*at, *stop_at_) : *stop_at_;
+    return at;
+  }
   int signal_number() const noexcept override { return control_.signal_number(); }
+  int interruption() override {
+    if (!stop_at_ || stopped_ || Clock::now() < *stop_at_) return 0;
+    stopped_ = true;
+    return SIGTERM;
+  }
 
   bool verbose = false;
+  long timeout_ms = 0, interval_count = 0;
 
  private:
   StatControl& control_;
   Measurement& measurement_;
   std::function<void(double)> on_tick_;
+  std::optional<Clock::time_point> stop_at_;
+  bool stopped_ = false;
+  long ticks_ = 0;
 };
 
 class StatCommand {
@@ -176,7 +196,7 @@ class StatCommand {
       std::vector<std::string> warnings = small_count_warnings(floor->figures.rows, runs.back().figures.rows);
       runs.back().footnotes.insert(runs.back().footnotes.end(), warnings.begin(), warnings.end());
     }
-    if (o_.interval_ms == 0) {
+    if (o_.interval_ms == 0 && !o_.quiet) {
       std::vector<StatRun> figures;
       for (const Run& run : runs) figures.push_back(run.figures);
       StatReport report = summarise_runs(figures, describe_target(o_), runs.back().footnotes);
@@ -184,7 +204,7 @@ class StatCommand {
     }
     std::vector<std::string> marker_notes;
     for (const StatReport& region : markers.reports(groups_, marker_notes))
-      out.write(format_stat_report(region, format_, separator_));
+      if (!o_.quiet) out.write(format_stat_report(region, format_, separator_));
     for (const std::string& note : marker_notes) std::fprintf(stderr, "perfmon stat: %s\n", note.c_str());
     commit(out);
     // Table output carries its footnotes; CSV and JSON stay machine-readable, so the notes go to
@@ -242,11 +262,15 @@ class StatCommand {
     bool header_printed = false;
     StatHooks hooks(control, *measurement, [&](double interval_ns) {
       measurement->read();
-      if (o_.interval_ms == 0 || command != o_.command) return;
+      if (o_.interval_ms == 0 || command != o_.command || o_.quiet) return;
       print_interval(out, stat_interval_rows(control.reading(*measurement), previous, breakdown, labels), interval_ns,
                      start, header_printed);
     });
     hooks.verbose = o_.verbose;
+    if (command == o_.command) {  // the run itself, not --calibrate's of true
+      hooks.timeout_ms = o_.timeout_ms;
+      hooks.interval_count = o_.interval_count;
+    }
     RunOptions options;
     options.tick = std::chrono::milliseconds(o_.interval_ms > 0 ? o_.interval_ms : kSliceMs);
     RunResult result = perfmon::run(*measurement, hooks, options);

@@ -44,6 +44,15 @@ std::vector<Option> stat_options(StatOptions& o) {
       {0, "per-thread", "", "with -p or -t: one row per thread", [&](std::string_view) { o.per_thread = true; }},
       {'I', "interval-print", "ms", "print the counts every <ms> milliseconds (at least 10)",
        [&](std::string_view v) { o.interval_ms = parse_long(v, "--interval-print", 10, 86'400'000); }},
+      {0, "interval-count", "n", "with -I: stop after n intervals (perf's)",
+       [&](std::string_view v) { o.interval_count = parse_long(v, "--interval-count", 1, 1L << 40); }},
+      {0, "timeout", "ms",
+       "stop after <ms> milliseconds (at least 10): a command gets SIGTERM, and the counts so far are printed",
+       [&](std::string_view v) { o.timeout_ms = parse_long(v, "--timeout", 10, 86'400'000L * 365); }},
+      {'q', "quiet", "", "print no counts (errors still): the exit status says how the command ended",
+       [&](std::string_view) { o.quiet = true; }},
+      {'B', "big-num", "", "group the digits of large counts (the table's default; accepted as perf takes it)",
+       [](std::string_view) {}},
       {'r', "repeat", "n", "run the command n times and print the mean and its relative stddev",
        [&](std::string_view v) { o.repeat = parse_long(v, "--repeat", 1, 100'000); }},
       {'x', "field-separator", "sep", "print CSV with this separator (perf's field order)",
@@ -192,6 +201,10 @@ void validate(const StatOptions& o) {
   if (o.markers && (o.command.empty() || !o.sets.empty() || o.passes || o.repeat > 1 || o.calibrate))
     throw UsageError(
         "--markers counts the regions a command marks: give one, without --sets, --passes, -r or --calibrate");
+  if (o.interval_count != 0 && o.interval_ms == 0)
+    throw UsageError("--interval-count stops after that many intervals of -I: give -I too");
+  if (o.timeout_ms != 0 && (o.repeat > 1 || o.passes || o.calibrate))
+    throw UsageError("--timeout stops one run: it cannot be combined with -r, --passes or --calibrate");
   if (o.delay_ms < 0 && o.control.empty())
     throw UsageError("-D -1 starts with counting off: give --control, whose 'enable' turns it on");
   parse_switch(o.switching);

@@ -22,6 +22,9 @@ struct StatOptions {
   bool no_aggr = false;
   bool per_thread = false;
   long interval_ms = 0;
+  long interval_count = 0;  // --interval-count: stop after that many -I intervals (0: no limit)
+  long timeout_ms = 0;      // --timeout: stop after that long (0: none)
+  bool quiet = false;       // -q: no counts printed
   long repeat = 1;
   std::optional<std::string> separator;
   bool json = false;
