@@ -4,9 +4,12 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "perfmon/perf_data.hpp"
 #include "process.hpp"
 #include "stat_command_line.hpp"
 
@@ -46,6 +49,49 @@ TEST(PerfFlags, StatBigNumIsTheTablesDefault) {
   const Result with = run(stat({"-B", "-e", "syscalls:sys_enter_getppid", "--", WORKER, "getppid", "1234"}));
   ASSERT_EQ(with.exit_code, 0) << with.err;
   EXPECT_NE(with.err.find("1,234"), std::string::npos) << with.err;
+}
+
+TEST(PerfFlags, AllUserAndAllKernelRestrictEveryEventAndNameIt) {
+  const Result user = run(stat({"--all-user", "-x,", "-e", "task-clock", "--", WORKER, "getppid", "10"}));
+  ASSERT_EQ(user.exit_code, 0) << user.err;
+  EXPECT_NE(user.err.find(",task-clock:u,"), std::string::npos) << user.err;
+  const Result kernel =
+      run(stat({"--all-kernel", "-x,", "-e", "syscalls:sys_enter_getppid", "--", WORKER, "getppid", "10"}));
+  ASSERT_EQ(kernel.exit_code, 0) << kernel.err;
+  EXPECT_EQ(csv_values(kernel.err, "syscalls:sys_enter_getppid:k"), std::vector<long long>{10}) << kernel.err;
+}
+
+// The kernel's ceiling, which it lowers itself where sampling interrupts take too long.
+std::uint64_t highest_rate() {
+  std::ifstream highest("/proc/sys/kernel/perf_event_max_sample_rate");
+  std::uint64_t rate = 0;
+  highest >> rate;
+  return rate;
+}
+
+TEST(PerfFlags, RecordTakesDataAddressesTimestampsCpusAndTheHighestFrequency) {
+  const std::string file = ::testing::TempDir() + "perf-flags.data";
+  const std::uint64_t rate_before = highest_rate();
+  const Result r = run({PERFMON, "record", "-q", "-d", "-T", "--sample-cpu", "-F", "max", "--all-user", "-e",
+                        "cpu-clock", "-o", file, "--", WORKER, "loop", "1000000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const PerfDataReader recorded(file);
+  ASSERT_EQ(recorded.events().size(), 1u);
+  const perf_event_attr& attr = recorded.events()[0].attr;
+  EXPECT_EQ(recorded.events()[0].name, "cpu-clock:u");
+  EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_ADDR);
+  EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_TIME);
+  EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_CPU);
+  EXPECT_TRUE(attr.exclude_kernel);
+  EXPECT_TRUE(attr.freq);
+  EXPECT_TRUE(attr.sample_freq == rate_before || attr.sample_freq == highest_rate()) << attr.sample_freq;
+  std::remove(file.c_str());
+}
+
+TEST(PerfFlags, RecordsCompressionIsRefusedWithWhatToDoInstead) {
+  const Result r = run({PERFMON, "record", "-z", "--", "true"});
+  EXPECT_EQ(r.exit_code, 129);
+  EXPECT_NE(r.err.find("perf's -z compresses the records"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "event_arguments.hpp"
 
 #include <cerrno>
+#include <fstream>
 
 #include "perfmon/error.hpp"
 #include "perfmon/probe.hpp"
@@ -22,7 +23,22 @@ std::vector<Option> EventArguments::options(std::string_view event_help) {
            throw UsageError("--filter needs an expression over the tracepoint's fields, like 'fd == 0'");
          filters.emplace_back(lists.size() - 1, std::string(v));
        }},
+      {0, "all-user", "", "count every event in user space only (as :u on each)",
+       [this](std::string_view) { only_ring = 'u'; }},
+      {0, "all-kernel", "", "count every event in the kernel only (as :k on each)",
+       [this](std::string_view) { only_ring = 'k'; }},
   };
+}
+
+void EventArguments::restrict_rings(std::vector<EventGroup>& groups) const {
+  if (only_ring == 0) return;
+  for (EventGroup& group : groups)
+    for (Event& event : group.events) {
+      event.attr.exclude_user = only_ring == 'k';
+      event.attr.exclude_kernel = only_ring == 'u';
+      event.attr.exclude_hv = 1;
+      if (!event.name.ends_with(std::string(":") + only_ring)) event.name += std::string(":") + only_ring;
+    }
 }
 
 std::vector<EventGroup> EventArguments::parse(const EventCatalog& catalog) const {
@@ -45,12 +61,31 @@ std::vector<EventGroup> EventArguments::parse(const EventCatalog& catalog) const
   return groups;
 }
 
+namespace {
+
+// The kernel's ceiling on sampling frequencies, as perf's -F max reads it.
+long highest_sample_rate() {
+  std::ifstream file("/proc/sys/kernel/perf_event_max_sample_rate");
+  long rate = 0;
+  if (!(file >> rate) || rate < 1)
+    throw UsageError(
+        "-F max reads the kernel's most samples a second from /proc/sys/kernel/perf_event_max_sample_rate, "
+        "which cannot be read here: give a number, such as -F 4000");
+  return rate;
+}
+
+}  // namespace
+
 std::vector<Option> sampling_rate_options(long& period, long& frequency) {
   return {
       {'c', "count", "n", "a sample every n events",
        [&](std::string_view v) { period = parse_long(v, "--count", 1, (1L << 62)); }},
-      {'F', "freq", "hz", "about hz samples a second on each CPU or thread (default 4000)",
-       [&](std::string_view v) { frequency = parse_long(v, "--freq", 1, 1'000'000); }},
+      {'F', "freq", "hz",
+       "about hz samples a second on each CPU or thread (default 4000); max: the kernel's most "
+       "(kernel.perf_event_max_sample_rate)",
+       [&](std::string_view v) {
+         frequency = v == "max" ? highest_sample_rate() : parse_long(v, "--freq", 1, 1'000'000);
+       }},
   };
 }
 

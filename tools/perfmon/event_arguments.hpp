@@ -17,12 +17,16 @@ namespace perfmon::cli {
 struct EventArguments {
   std::vector<std::string> lists;                            // each -e, as written
   std::vector<std::pair<std::size_t, std::string>> filters;  // (index in lists, the filter)
+  char only_ring = 0;                                        // --all-user 'u', --all-kernel 'k'
 
-  // -e with this help, and --filter.
+  // -e with this help, --filter, --all-user and --all-kernel.
   std::vector<Option> options(std::string_view event_help);
   // The groups of every -e in order, each filter on its event. Throws perfmon::Error when a list
   // does not parse or a filter follows an event that is not a tracepoint.
   std::vector<EventGroup> parse(const EventCatalog& catalog) const;
+  // --all-user or --all-kernel on every event (the defaults too), as perf applies them: each
+  // counted in that ring only, its name given the modifier (cycles:u).
+  void restrict_rings(std::vector<EventGroup>& groups) const;
 };
 
 // -c N and -F HZ, as perf record and perf top take them: a sample every N events, or about HZ a

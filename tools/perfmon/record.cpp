@@ -55,6 +55,7 @@ struct RecordOptions {
   std::uint32_t user_stack_bytes = 0;    // --call-graph dwarf
   std::size_t ring_pages = 0;            // 0: the sampler's default
   std::uint64_t branch_sample_type = 0;  // -b, -j
+  bool data_addresses = false;           // -d
   bool emulate = false;
   std::vector<std::string> command;
 };
@@ -155,6 +156,18 @@ std::vector<Option> record_options(RecordOptions& o) {
        "run the command on QEMU's emulated CPU and sample it every -c instructions (default 100000), "
        "exactly, without a PMU; -g takes callchains from the calls it executes (docs/emulated.md)",
        [&](std::string_view) { o.emulate = true; }},
+      {'d', "data", "", "record each sample's data address (PERF_SAMPLE_ADDR: what memory events give)",
+       [&](std::string_view) { o.data_addresses = true; }},
+      {'T', "timestamp", "", "record each sample's time (always recorded: taken as perf takes it)",
+       [](std::string_view) {}},
+      {0, "sample-cpu", "", "record each sample's CPU (always recorded: taken as perf takes it)",
+       [](std::string_view) {}},
+      {'z', "compression-level", "", "refused: perfmon writes the records uncompressed",
+       [](std::string_view) -> void {
+         throw UsageError(
+             "perf's -z compresses the records (zstd); perfmon record writes them uncompressed, which perf report "
+             "and perfmon report read: compress the file afterwards where it must be smaller (zstd perf.data)");
+       }},
       {'q', "quiet", "", "print nothing but errors", [&](std::string_view) { o.quiet = true; }},
       {'v', "verbose", "", "say when sampling has started", [&](std::string_view) { o.verbose = true; }},
   };
@@ -178,10 +191,12 @@ void validate(const RecordOptions& o) {
   if (o.user_stack_bytes != 0)
     throw UsageError(
         "--emulate takes callchains from the calls the emulated CPU executes: use -g (or --call-graph fp), not dwarf");
-  if (o.branch_sample_type != 0 || !o.inherit || o.ring_pages != 0)
+  if (o.events.only_ring == 'k')
+    throw UsageError("--emulate runs user mode only: --all-kernel has nothing to sample there");
+  if (o.branch_sample_type != 0 || !o.inherit || o.ring_pages != 0 || o.data_addresses)
     throw UsageError(
         "--emulate samples every thread and process of the command every -c instructions: it cannot be combined "
-        "with -b, -j, --no-inherit or --mmap-pages");
+        "with -b, -j, -d, --no-inherit or --mmap-pages");
 }
 
 // The descriptor perf.data is written through: its header is written last, in place.
@@ -290,6 +305,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
     std::string why;
     groups = o.events.lists.empty() ? catalog.parse(default_sampled_event(catalog, why)) : o.events.parse(catalog);
     if (!why.empty() && !o.quiet) std::fprintf(stderr, "perfmon record: %s\n", why.c_str());
+    o.events.restrict_rings(groups);
   } catch (const Error& error) {
     return report_event_error("record", error);
   }
@@ -308,6 +324,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   options.inherit = o.inherit;
   options.task_records = true;
   if (o.callchains) options.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  if (o.data_addresses) options.sample_type |= PERF_SAMPLE_ADDR;
   options.user_stack_bytes = o.user_stack_bytes;
   options.branch_sample_type = o.branch_sample_type;
   if (o.ring_pages != 0) options.ring_pages = o.ring_pages;

@@ -138,6 +138,8 @@ class StatCommand {
                                            : catalog.parse(kDefaultEvents);
       else
         set_definitions_ = event_sets_of(catalog, o_.sets, parse_switch(o_.switching));
+      o_.events.restrict_rings(groups_);
+      for (EventSetDefinition& set : set_definitions_) o_.events.restrict_rings(set.groups);
     } catch (const Error& error) {
       return report_event_error("stat", error);
     }

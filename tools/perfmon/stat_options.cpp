@@ -175,6 +175,8 @@ void validate(const StatOptions& o) {
         "target, -r, -I, -A, --per-thread, --calibrate, --passes or -o");
   if (o.emulate && (o.command.empty() || targets > 0 || !t.cgroup.empty()))
     throw UsageError("--emulate runs a command on the emulated CPU: give one, without -p, -t, -a, -C or -G");
+  if (o.emulate && o.events.only_ring == 'k')
+    throw UsageError("--emulate runs user mode only: --all-kernel has nothing to count there");
   if (o.emulate && (!o.sets.empty() || o.passes || o.plan || !o.inherit || o.strict))
     throw UsageError(
         "--emulate counts the whole command, every event all the time: it cannot be combined with --sets, --passes, "

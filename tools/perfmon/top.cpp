@@ -338,6 +338,7 @@ int top(const TopOptions& o) {
   std::string note;
   try {
     groups = o.events.lists.empty() ? catalog.parse(default_sampled_event(catalog, note)) : o.events.parse(catalog);
+    o.events.restrict_rings(groups);
   } catch (const Error& error) {
     return report_event_error("top", error);
   }
