@@ -28,6 +28,7 @@ struct ReportOptions {
   double percent_limit = 0.0;  // rows below this share (in percent) are left out
   double chain_limit = 0.5;    // call chains below this share of the event are left out (perf's 0.5)
   bool inlined_frames = true;  // frames of the functions inlined at each one (DWARF), in stacks
+  bool sample_counts = false;  // -n: a Samples column after the overhead (the table)
 };
 
 // "comm,dso,sym" (or srcline) into keys; throws perfmon::Error naming a key it does not know.

@@ -152,6 +152,10 @@ std::string format_report_table(const Profile& profile, const ReportOptions& opt
       columns.push_back(column);
     }
     std::string titles = "# Overhead", dots = "# ........";
+    if (options.sample_counts) {  // perf's -n: "%12" under a right-aligned title
+      titles += "       Samples";
+      dots += "  ............";
+    }
     for (std::size_t c = 0; c < columns.size(); ++c) {
       const bool last = c + 1 == columns.size();
       titles += "  ";
@@ -166,6 +170,11 @@ std::string format_report_table(const Profile& profile, const ReportOptions& opt
     out.reserve(out.size() + row_bytes + 11 * rows.size() + 2);
     for (const present::ReportRow& row : rows) {
       append_share(out, present::percent(row.period, event.period));
+      if (options.sample_counts) {
+        const std::string samples = std::to_string(row.samples);
+        out.append(2 + (samples.size() < 12 ? 12 - samples.size() : 0), ' ');
+        out += samples;
+      }
       for (std::size_t c = 0; c < columns.size(); ++c) {
         out += "  ";
         const std::size_t start = out.size();

@@ -2,6 +2,7 @@
 // what it does, exactly where a count can be.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -92,6 +93,37 @@ TEST(PerfFlags, RecordsCompressionIsRefusedWithWhatToDoInstead) {
   const Result r = run({PERFMON, "record", "-z", "--", "true"});
   EXPECT_EQ(r.exit_code, 129);
   EXPECT_NE(r.err.find("perf's -z compresses the records"), std::string::npos) << r.err;
+}
+
+// Each row's samples beside its share, as perf report -n prints them: exact on 300 sampled calls,
+// and the same table as perf's on the same file where perf is installed.
+TEST(PerfFlags, ReportShowsEachRowsSamples) {
+  const std::string file = ::testing::TempDir() + "perf-flags-n.data";
+  ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file, "--", WORKER,
+                 "getppid", "300"})
+                .exit_code,
+            0);
+  const Result shown = run({PERFMON, "report", "-i", file, "-n", "--no-children", "--sort", "comm"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("# Overhead       Samples  Command"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("   100.00%           300  perfmon-test-wo"), std::string::npos) << shown.out;
+  if (::access("/usr/bin/perf", X_OK) == 0) {
+    const Result perfs = run({"/usr/bin/perf", "report", "-i", file, "--stdio", "-n", "--sort", "comm"});
+    auto table = [](const std::string& text) {  // the rows and titles, perf's trailing blanks aside
+      std::string lines;
+      for (std::string line : lines_of(text)) {
+        if (line.empty() || line == "#" || line.starts_with("# To display") || line.starts_with("# (Tip:")) continue;
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        lines += line + "\n";
+      }
+      return lines;
+    };
+    EXPECT_EQ(table(shown.out), table(perfs.out));
+  }
+  const Result children = run({PERFMON, "report", "-i", file, "--children"});
+  EXPECT_EQ(children.exit_code, 129);
+  EXPECT_NE(children.err.find("perf's --children"), std::string::npos) << children.err;
+  std::remove(file.c_str());
 }
 
 }  // namespace

@@ -125,6 +125,16 @@ int run_report(std::span<char* const> args) {
            throw UsageError(error.what());
          }
        }},
+      {'n', "show-nr-samples", "", "a Samples column: each row's samples (the table)",
+       [&](std::string_view) { o.report.sample_counts = true; }},
+      {0, "no-children", "", "each row its own samples only (perfmon's report always: taken as perf takes it)",
+       [](std::string_view) {}},
+      {0, "children", "", "refused: perfmon's report shows each row's own samples",
+       [](std::string_view) -> void {
+         throw UsageError(
+             "perf's --children adds each function's callees' samples to its row; perfmon report shows each row's "
+             "own (perf's --no-children): see a function with its callees in --svg's flame graph or -g's chains");
+       }},
       {'g', "call-graph", "", "show the call chains that end in each row",
        [&](std::string_view) { o.report.callchains = true; }},
       {0, "no-inline", "", "leave out the functions inlined at each frame (named from DWARF) in call chains",
