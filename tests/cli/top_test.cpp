@@ -54,6 +54,19 @@ TEST(CliTop, StdioPrintsTheTargetsRowsEveryDelay) {
   EXPECT_GE(rows, 3) << all;
 }
 
+// perf top's -K and -U: the kernel's samples left out, or user space's.
+TEST(CliTop, HidesTheKernelsOrUserSpacesSamples) {
+  Process worker({WORKER, "spin", "30000"});
+  for (const auto& [flag, hidden] : {std::pair{"-K", "[k] "}, std::pair{"-U", "[.] "}}) {
+    Process top({PERFMON, "top", "--stdio", "-d", "0.4", flag, "-e", "cpu-clock"});
+    const std::string out = top.read_stdout_until("perfmon top:") + top.read_stdout_until("\n\n   perfmon top:");
+    top.signal(SIGINT);
+    const Result r = top.wait();
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ((out + r.out).find(hidden), std::string::npos) << flag << "\n" << out + r.out;
+  }
+}
+
 TEST(CliTop, EndsWhenEveryThreadItSamplesHasExited) {
   Process worker({WORKER, "spin", "700"});
   const Result r =

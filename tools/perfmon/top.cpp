@@ -48,6 +48,7 @@ struct TopOptions {
   std::vector<ReportKey> sort = {ReportKey::Dso, ReportKey::Symbol};
   long entries = 0;  // rows shown; 0: the terminal's height, or 30 with --stdio
   bool stdio = false;
+  bool hide_kernel = false, hide_user = false;  // -K, -U: perf top's
 };
 
 double parse_delay(std::string_view text) {
@@ -246,6 +247,24 @@ bool press(const std::string& keys, Screen& screen, const TopRows& top) {
   return true;
 }
 
+// The samples top shows, into its profile: all of them, or (-K, -U) those of one ring only.
+class ShownSamples final : public SampleHandler {
+ public:
+  ShownSamples(Profile& profile, bool hide_kernel, bool hide_user)
+      : profile_(profile), hide_kernel_(hide_kernel), hide_user_(hide_user) {}
+  void sample(std::size_t event, const Sample& sample) override {
+    const std::uint16_t mode = sample.record->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+    const bool kernel = mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL;
+    if (kernel ? hide_kernel_ : hide_user_) return;
+    profile_.sample(event, sample);
+  }
+  void record(const perf_event_header& record) override { profile_.record(record); }
+
+ private:
+  Profile& profile_;
+  bool hide_kernel_, hide_user_;
+};
+
 // top's part in the run: every tick the samples taken into the profile, every -d seconds the rows
 // refreshed and shown; keys from the terminal, and a redraw when its size changes (SIGWINCH).
 class TopView final : public RunHooks {
@@ -282,7 +301,8 @@ class TopView final : public RunHooks {
   // q, or output that cannot be written (a full disk: main says why), ends it.
   int interruption() override { return quit_ ? SIGINT : 0; }
   void tick(std::chrono::nanoseconds) override {
-    sampler_.drain(profile_);
+    ShownSamples shown(profile_, o_.hide_kernel, o_.hide_user);
+    sampler_.drain(shown);
     ended_ = !targets_alive(target_);
     if (Clock::now() >= next_refresh_ || ended_) refresh();
   }
@@ -420,6 +440,10 @@ int run_top(std::span<char* const> args) {
        [&](std::string_view v) { o.entries = parse_long(v, "--entries", 1, 100000); }},
       {0, "stdio", "", "print the table every -d seconds instead of the live view (also when not on a terminal)",
        [&](std::string_view) { o.stdio = true; }},
+      {'K', "hide_kernel_symbols", "", "leave out the kernel's samples (perf top's -K)",
+       [&](std::string_view) { o.hide_kernel = true; }},
+      {'U', "hide_user_symbols", "", "leave out user space's samples (perf top's -U)",
+       [&](std::string_view) { o.hide_user = true; }},
   };
   for (Option& option : rest) options.push_back(std::move(option));
   std::vector<std::string> words;
