@@ -74,7 +74,7 @@ bool targets_alive(const Target& target);
 // What to measure and where: the events (or event sets), the target, and the command, on the
 // host's PMU or the emulated CPU.
 struct MeasurementRequest {
-  std::vector<EventGroup> groups;
+  std::vector<EventGroup> groups;        // none, with a command: a null run, its time and usage alone
   std::vector<EventSetDefinition> sets;  // the sets instead of groups
   std::vector<std::string> command;      // empty: the target
   TargetChoice target;

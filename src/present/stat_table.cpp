@@ -32,8 +32,8 @@ std::string table_report(const StatReport& report) {
   std::string out = "\n Performance counter stats for " + report.target;
   if (report.runs > 1) out += " (" + std::to_string(report.runs) + " runs)";
   out += ":\n\n";
-  out += table_rows(report.rows, "");
-  out += "\n";
+  // A null run (perf stat -n) has no rows, and no blank line after them.
+  if (!report.rows.empty()) out += table_rows(report.rows, "") + "\n";
   if (report.runs > 1) {
     out += format_text("%18.6f +- %.6f seconds time elapsed", report.elapsed_ns / 1e9, report.elapsed_stddev_ns / 1e9);
     if (report.elapsed_rel_stddev) out += format_text("  ( +- %5.2f%% )", *report.elapsed_rel_stddev);

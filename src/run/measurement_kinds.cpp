@@ -5,9 +5,10 @@
 #include "perfmon/error.hpp"
 #include "perfmon/measurement.hpp"
 
-#define PERFMON_MEASUREMENT_KINDS(KIND)           \
-  KIND(measure_emulated, request.emulate)         \
-  KIND(measure_event_sets, !request.sets.empty()) \
+#define PERFMON_MEASUREMENT_KINDS(KIND)                                     \
+  KIND(measure_emulated, request.emulate)                                   \
+  KIND(measure_event_sets, !request.sets.empty())                           \
+  KIND(measure_nothing, request.groups.empty() && !request.command.empty()) \
   KIND(measure_counters, true)
 
 namespace perfmon {

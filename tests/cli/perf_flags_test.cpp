@@ -46,6 +46,17 @@ TEST(PerfFlags, StatQuietPrintsNoCountsAndKeepsTheExitStatus) {
   EXPECT_EQ(r.out, "");
 }
 
+// perf stat -n: nothing counted, the command timed (a kind of measurement of its own).
+TEST(PerfFlags, StatNullRunTimesTheCommandAndCountsNothing) {
+  const Result r = run(stat({"-n", "--", WORKER, "exit", "4"}));
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_NE(r.err.find(" Performance counter stats for '"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" seconds time elapsed\n\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" seconds user\n"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("task-clock"), std::string::npos) << r.err;  // no default events
+  EXPECT_EQ(run(stat({"-n", "-e", "task-clock", "true"})).exit_code, 129);
+}
+
 TEST(PerfFlags, StatBigNumIsTheTablesDefault) {
   const Result with = run(stat({"-B", "-e", "syscalls:sys_enter_getppid", "--", WORKER, "getppid", "1234"}));
   ASSERT_EQ(with.exit_code, 0) << with.err;

@@ -132,7 +132,9 @@ class StatCommand {
   int execute() {
     EventCatalog catalog;
     try {
-      if (o_.sets.empty())
+      if (o_.null_run)
+        groups_.clear();  // a null run: the command's time and usage alone
+      else if (o_.sets.empty())
         groups_ = !o_.events.lists.empty() ? o_.events.parse(catalog)
                   : o_.emulate             ? catalog.parse(kDefaultEmulatedEvents)
                                            : catalog.parse(kDefaultEvents);

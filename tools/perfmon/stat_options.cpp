@@ -51,6 +51,8 @@ std::vector<Option> stat_options(StatOptions& o) {
        [&](std::string_view v) { o.timeout_ms = parse_long(v, "--timeout", 10, 86'400'000L * 365); }},
       {'q', "quiet", "", "print no counts (errors still): the exit status says how the command ended",
        [&](std::string_view) { o.quiet = true; }},
+      {'n', "null", "", "count nothing: the command's time and resources alone (perf's null run)",
+       [&](std::string_view) { o.null_run = true; }},
       {'B', "big-num", "", "group the digits of large counts (the table's default; accepted as perf takes it)",
        [](std::string_view) {}},
       {'r', "repeat", "n", "run the command n times and print the mean and its relative stddev",
@@ -203,6 +205,11 @@ void validate(const StatOptions& o) {
   if (o.markers && (o.command.empty() || !o.sets.empty() || o.passes || o.repeat > 1 || o.calibrate))
     throw UsageError(
         "--markers counts the regions a command marks: give one, without --sets, --passes, -r or --calibrate");
+  if (o.null_run && (o.command.empty() || !o.events.lists.empty() || !o.sets.empty() || o.passes || o.plan ||
+                     o.emulate || o.interval_ms > 0 || o.markers || o.calibrate))
+    throw UsageError(
+        "-n times a command and counts nothing: give a command, without -e, --sets, --passes, --plan, --emulate, -I, "
+        "--markers or --calibrate");
   if (o.interval_count != 0 && o.interval_ms == 0)
     throw UsageError("--interval-count stops after that many intervals of -I: give -I too");
   if (o.timeout_ms != 0 && (o.repeat > 1 || o.passes || o.calibrate))

@@ -25,6 +25,7 @@ struct StatOptions {
   long interval_count = 0;  // --interval-count: stop after that many -I intervals (0: no limit)
   long timeout_ms = 0;      // --timeout: stop after that long (0: none)
   bool quiet = false;       // -q: no counts printed
+  bool null_run = false;    // -n: nothing counted, the command timed
   long repeat = 1;
   std::optional<std::string> separator;
   bool json = false;
