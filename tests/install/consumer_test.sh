@@ -39,6 +39,16 @@ if "$scratch/prefix/bin/perfmon" info | grep -q "plugin API"; then
     { echo "install consumer: the installed perfmon does not use the plugin installed beside it" >&2; exit 1; }
 fi
 
+# The manual pages and bash completion, where man and bash-completion look under the prefix.
+MANPATH="$scratch/prefix/share/man" MANWIDTH=120 man -P cat perfmon-stat 2>/dev/null | grep -q -- "-e, --event event" ||
+  { echo "install consumer: man perfmon-stat does not show stat's options" >&2; exit 1; }
+completion="$scratch/prefix/share/bash-completion/completions/perfmon"
+# shellcheck disable=SC2016
+completed=$(bash -c 'source "$1"; COMP_LINE="$2 stat --ev"; COMP_POINT=${#COMP_LINE}; _perfmon; echo "${COMPREPLY[*]}"' \
+  _ "$completion" "$scratch/prefix/bin/perfmon")
+[ "$completed" = "--event" ] ||
+  { echo "install consumer: the installed bash completion gave '$completed' for 'perfmon stat --ev'" >&2; exit 1; }
+
 # shellcheck disable=SC2046
 g++ -o "$scratch/side-by-side" "$source_dir/consumer/side_by_side.cpp" $(pkg-config --cflags --libs perfmon) -lpfm
 LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$scratch/side-by-side"
@@ -112,4 +122,4 @@ assert hooks.get("perfmon") == "perfmonpy.pyperf_hook:perfmon", hooks
 assert importlib.metadata.version("perfmonpy")
 ') || { echo "install consumer: the installed perfmonpy does not work" >&2; exit 1; }
 fi
-echo "install consumer: find_package, pkg-config (C++, C, libcpc, libpmc, libpctr, libperfmon2, libperfmon-likwid, libperfmon-papi) builds all ran, beside libpfm4's headers; perfmonpy imported where installed"
+echo "install consumer: man pages, bash completion; find_package, pkg-config (C++, C, libcpc, libpmc, libpctr, libperfmon2, libperfmon-likwid, libperfmon-papi) builds all ran, beside libpfm4's headers; perfmonpy imported where installed"

@@ -76,20 +76,23 @@ int list_model(const EventCatalog& catalog, const std::string& pattern, bool jso
 
 int run_list(std::span<char* const> args) {
   bool json = false;
+  bool raw_dump = false;
   std::string model;
   std::vector<Option> options = {
       {0, "pmu", "model",
        "list a CPU model's events (libpfm4's names: skl, icl, spr, ...; coreduo for pmc.core), on any machine",
        [&](std::string_view v) { model = std::string(v); }},
       {'j', "json", "", "print one JSON object per event", [&](std::string_view) { json = true; }},
+      {0, "raw-dump", "", "print the names only, on one line, unprobed (as perf's; what bash completion reads)",
+       [&](std::string_view) { raw_dump = true; }},
   };
   std::vector<std::string> rest;
-  if (auto status = parse_command_line(
-          args, "list",
-          "perfmon list [--json] [--pmu MODEL] [hw|sw|cache|pmu|vendor|pmc.core|tracepoint|raw|breakpoint|GLOB]",
-          options, rest, [](const std::vector<std::string>& words) {
-            if (words.size() > 1) throw UsageError("list takes at most one pattern");
-          }))
+  if (auto status = parse_command_line(args, "list",
+                                       "perfmon list [--json|--raw-dump] [--pmu MODEL] "
+                                       "[hw|sw|cache|pmu|vendor|pmc.core|tracepoint|raw|breakpoint|GLOB]",
+                                       options, rest, [](const std::vector<std::string>& words) {
+                                         if (words.size() > 1) throw UsageError("list takes at most one pattern");
+                                       }))
     return *status;
   const std::string pattern = rest.empty() ? "" : rest.front();
   try {
@@ -97,6 +100,13 @@ int run_list(std::span<char* const> args) {
     paths.cpu_model = model;
     EventCatalog catalog(paths);
     if (!model.empty()) return list_model(catalog, pattern, json);
+    if (raw_dump) {
+      std::string names;
+      for (const CatalogEntry& entry : catalog.entries())
+        if (matches(entry, pattern)) names += (names.empty() ? "" : " ") + entry.name;
+      std::puts(names.c_str());
+      return 0;
+    }
     std::string out, current;
     std::map<std::string, std::vector<std::string>> unusable;  // reason -> events
     std::size_t shown = 0;

@@ -1,4 +1,5 @@
 // perfmon: count and sample CPU performance events (perf's conventions, perfmon2's features).
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -10,6 +11,7 @@
 
 #include "commands.hpp"
 #include "errors.hpp"
+#include "options.hpp"
 #include "perfmon/nearest_names.hpp"
 #include "perfmon/printable.hpp"
 
@@ -64,6 +66,48 @@ int unknown_command(std::string_view name) {
   return 129;
 }
 
+// perf's pages of the same commands, for SEE ALSO.
+constexpr std::string_view kPerfPages[] = {"stat", "record", "report", "script", "diff", "annotate", "top", "list"};
+
+constexpr const char* kExitStatus =
+    ".SH EXIT STATUS\n"
+    "0 when it did what was asked; 1 when the machine, the kernel or the user's rights stood in the way (no PMU, no "
+    "permission, an output that could not be written), in one sentence on standard error that says what to do; 129 "
+    "when the command line was wrong (a bad option, a malformed or unknown event), as perf.\n";
+
+// perfmon's manual pages, made by the build: `perfmon --man-page` is perfmon(1), `perfmon
+// --man-page stat` perfmon-stat(1), whose SYNOPSIS and OPTIONS come from the option table that
+// stat's --help prints.
+int man_page(std::span<char* const> rest) {
+  const std::string version = "perfmon " PERFMON_VERSION;
+  if (rest.empty()) {
+    std::string page = ".TH PERFMON 1 \"\" \"" + version +
+                       "\" \"perfmon manual\"\n.SH NAME\nperfmon \\- count and sample CPU performance events\n"
+                       ".SH SYNOPSIS\n.B perfmon\n.I command\n[\\fIoptions\\fR]\n.SH COMMANDS\n";
+    for (const Subcommand& command : kCommands)
+      page +=
+          ".TP\n.BR perfmon\\-" + std::string(command.name) + " (1)\n" + perfmon::cli::roff_text(command.does) + "\n";
+    page += std::string(kExitStatus) + ".SH SEE ALSO\n.BR perf (1)\n";
+    std::fputs(page.c_str(), stdout);
+    return 0;
+  }
+  const Subcommand* command = find_command(rest[0]);
+  if (command == nullptr) return unknown_command(rest[0]);
+  std::string upper = command->name;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::printf(".TH PERFMON-%s 1 \"\" \"%s\" \"perfmon manual\"\n.SH NAME\nperfmon\\-%s \\- %s\n", upper.c_str(),
+              version.c_str(), command->name, perfmon::cli::roff_text(command->does).c_str());
+  std::fflush(stdout);
+  static char sections[] = "--man-sections";
+  char* const args[] = {sections};
+  if (const int status = command->run(std::span<char* const>(args)); status != 0) return status;
+  std::string see_also = ".BR perfmon (1)";
+  for (std::string_view perf_page : kPerfPages)
+    if (perf_page == command->name) see_also += ",\n.BR perf\\-" + std::string(perf_page) + " (1)";
+  std::printf("%s.SH SEE ALSO\n%s\n", kExitStatus, see_also.c_str());
+  return 0;
+}
+
 int run_command(std::string_view name, std::span<char* const> rest) {
   if (const Subcommand* command = find_command(name)) return command->run(rest);
   if (name == "--help" || name == "-h" || (name == "help" && rest.empty())) {
@@ -77,6 +121,11 @@ int run_command(std::string_view name, std::span<char* const> rest) {
     char* const args[] = {help};
     return command->run(std::span<char* const>(args));
   }
+  if (name == "--list-cmds") {  // perf's, for bash completion
+    for (const Subcommand& command : kCommands) std::puts(command.name);
+    return 0;
+  }
+  if (name == "--man-page") return man_page(rest);
   if (name == "--version") {
     std::puts("perfmon " PERFMON_VERSION);
     return 0;

@@ -106,6 +106,39 @@ std::string usage_text(std::string_view synopsis, const std::vector<Option>& opt
   return text + "\n";
 }
 
+std::string roff_text(std::string_view text) {
+  std::string out;
+  bool in_option = false;  // within a word that starts with '-': all its hyphens are minus signs
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const char before = i == 0 ? ' ' : text[i - 1];
+    if ((c == '.' || c == '\'') && (i == 0 || before == '\n')) out += "\\&";
+    if (std::string_view(" \n'`(").find(c) != std::string_view::npos) in_option = false;
+    if (c == '-' && std::string_view(" \n-'`([").find(before) != std::string_view::npos) in_option = true;
+    if (c == '\\')
+      out += "\\e";
+    else if (c == '-' && in_option)
+      out += "\\-";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string man_sections(std::string_view synopsis, const std::vector<Option>& options) {
+  std::string page = ".SH SYNOPSIS\n.nf\n" + roff_text(synopsis) + "\n.fi\n.SH OPTIONS\n";
+  for (const Option& option : options) {
+    std::string names;
+    if (option.short_name != 0) names = "\\fB\\-" + std::string(1, option.short_name) + "\\fR";
+    if (!option.long_name.empty())
+      names +=
+          (names.empty() ? "" : ", ") + std::string("\\fB") + roff_text("--" + std::string(option.long_name)) + "\\fR";
+    if (!option.value_name.empty()) names += " \\fI" + roff_text(option.value_name) + "\\fR";
+    page += ".TP\n" + names + "\n" + roff_text(option.help) + "\n";
+  }
+  return page;
+}
+
 std::optional<int> parse_command_line(std::span<char* const> args, std::string_view command, std::string_view synopsis,
                                       std::vector<Option> options, std::vector<std::string>& rest,
                                       const std::function<void(const std::vector<std::string>&)>& check) {
@@ -117,6 +150,17 @@ std::optional<int> parse_command_line(std::span<char* const> args, std::string_v
                  static_cast<int>(command.size()), command.data());
     return 129;
   };
+  if (args.size() == 1 && std::string_view(args[0]) == "--list-opts") {
+    std::string names;
+    for (const Option& option : options)
+      if (!option.long_name.empty()) names += (names.empty() ? "--" : " --") + std::string(option.long_name);
+    std::puts(names.c_str());
+    return 0;
+  }
+  if (args.size() == 1 && std::string_view(args[0]) == "--man-sections") {
+    std::fputs(man_sections(synopsis, options).c_str(), stdout);
+    return 0;
+  }
   try {
     rest = parse_options(args, options);
     if (help) {

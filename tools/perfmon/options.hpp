@@ -31,9 +31,19 @@ std::vector<std::string> parse_options(std::span<char* const> args, const std::v
 
 std::string usage_text(std::string_view synopsis, const std::vector<Option>& options);
 
+// A manual page's SYNOPSIS and OPTIONS sections (roff), from the same table as --help, so that the
+// two cannot drift; `perfmon --man-page CMD` wraps them in the page.
+std::string man_sections(std::string_view synopsis, const std::vector<Option>& options);
+
+// Text set in roff: a leading dot or quote cannot start a request, hyphens of options are minus
+// signs (so that a copied `--event` stays two ASCII hyphens), backslashes are printed.
+std::string roff_text(std::string_view text);
+
 // A subcommand's whole command line, in one place: adds -h/--help (prints the synopsis and the
-// options, exit 0); a mistake, including one `check` finds in the remaining words, is one
-// sentence with a hint to --help (exit 129). Otherwise returns nullopt and the remaining words.
+// options, exit 0), perf's --list-opts (the long options on one line, which bash completion reads)
+// and --man-sections (man_sections, for the manual pages the build makes); a mistake, including one `check` finds in
+// the remaining words, is one sentence with a hint to --help (exit 129). Otherwise returns nullopt and the remaining
+// words.
 std::optional<int> parse_command_line(std::span<char* const> args, std::string_view command, std::string_view synopsis,
                                       std::vector<Option> options, std::vector<std::string>& rest,
                                       const std::function<void(const std::vector<std::string>&)>& check = nullptr);
