@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Annotating the hottest function: perfmon annotate against perf annotate --stdio (Debian's
 # linux-perf, which runs objdump) on the same file and symbol, alternately (bench/command_compare.cpp):
 # median time and peak memory. The files: SAMPLES samples (default 1,000,000) of a tracepoint from

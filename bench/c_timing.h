@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the C benchmarks share: an operation's cost in ns per call, the median of 9 rounds. */
 #ifndef PERFMON_BENCH_C_TIMING_H
 #define PERFMON_BENCH_C_TIMING_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whole-command timing: runs two commands alternately (the order swapped every round, so that the
 // machine's drift falls on both alike), each started with posix_spawn and timed from spawn to
 // exit on CLOCK_MONOTONIC, and prints each one's median time and peak memory (the kernel's

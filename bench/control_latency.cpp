@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The control channel's latency: "enable" written on the FIFO until its "ack" comes back, and the
 // same for "ping" (the channel alone, nothing switched), through perfmon stat and perf stat, each
 // attached to this process (-p) with -D -1, ROUNDS rounds each. The ack is written once the

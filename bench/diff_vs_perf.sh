@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Comparing two profiles: perfmon diff against perf diff (Debian's linux-perf) on the same two files,
 # alternately (bench/command_compare.cpp): median time and peak memory. The files: SAMPLES samples
 # each (default 1,000,000) of a tracepoint with call chains, recorded by perfmon record from the

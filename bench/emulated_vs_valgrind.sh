@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What counting on the emulated CPU costs (docs/emulated.md): a command alone, under qemu-user
 # alone, under qemu-user with a plugin whose memory callback only counts (memory_callback_floor.c:
 # the least that seeing every load's and store's address costs), under `perfmon stat --emulate` (instructions; the default instructions and branches;

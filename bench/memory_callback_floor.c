@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The least a QEMU plugin can spend on seeing every load and store: a memory callback that does
  * nothing but count. What perfmon's cache model costs can only be added to this
  * (bench/emulated_vs_valgrind.sh, docs/benchmarks.md). Built against the same declarations of

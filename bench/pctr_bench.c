@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What serving /dev/pctr inside the program costs (docs/benchmarks.md): libc calls on other files
  * with libpctr's open/ioctl/close in front of them, against the same calls without (this file is
  * built twice: pctr_bench with libpctr, pctr_bench_plain without), and the device's own ioctls.

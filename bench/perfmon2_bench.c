@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What libperfmon2 costs (docs/benchmarks.md), against the same run's baseline: a getppid call
  * alone, counted by a context, overflowing at every call (the handler's short reset), and sampled
  * at every call into the default format's buffer; reading a PMD; an mmap and munmap of an anonymous

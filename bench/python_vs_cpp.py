@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """perfmonpy's costs beside the C++ API's and the usual ways, alternately in one run (docs/benchmarks.md):
 
 1. `with counters(...)` around an empty block, against the same region through the C++ API

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What recording costs the recorded program: bench/timed_spin's own time, alone, under
 # `perf record -F HZ` and under `perfmon record -F HZ`, alternating, RUNS rounds; medians, the
 # slowdown of each over the program alone, the ratio of perfmon's slowdown to perf's, and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # How perfmon report's time and peak memory grow with the samples of a file: the test worker's call
 # tree sampled on every getppid (bench/report_vs_perf.sh's file) at 100,000 to LARGEST samples
 # (default 10,000,000: about 1.2 GB), each read without chains and with -g, with one thread and

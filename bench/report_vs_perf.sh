@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Reading a large profile: perfmon report against perf report --stdio (Debian's linux-perf) on the
 # same perf.data file, alternately (bench/command_compare.cpp): median time and peak memory.
 # The file: SAMPLES samples (default 1,000,000) of a tracepoint with call chains, recorded from the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A refactoring's check that behaviour did not change: the same commands with two builds' perfmon
 # (an older commit's, built in a worktree, and this one's), their outputs compared byte for byte:
 # "same", "same (times masked)" where only a run's own timing differs (decimals, and integers of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Two metrics endpoints scraped alternately, as Prometheus scrapes them (GET /metrics on a new
 // connection): each endpoint's latency (median, p99), the CPU time its daemon spent per scrape
 // (the process's user and system time from /proc/PID/stat, which keeps the time of threads that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A metrics endpoint under load: CLIENTS threads scraping it at once for SECONDS, each a new
 // connection a scrape, as many Prometheus servers would: scrapes answered and failed, latency
 // (median, p99), and what the daemon holds before and after (resident memory, descriptors).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # perfmon serve against Debian's prometheus-node-exporter (1.5) with its perf collector, on the same
 # software events of every CPU: both started here on loopback, scraped alternately ROUNDS times
 # (bench/scrape_compare.cpp: latency, the daemon's CPU time a scrape, resident memory); then each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Whole-command costs, measured alternately in one run (bench/command_compare.cpp):
 #   perfmon stat -- true   against   perf stat -- true   (Debian's linux-perf)
 #   perfmon --version      against   /bin/true           (the tool's start-up)

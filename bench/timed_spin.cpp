@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A program to record: spins for about the given milliseconds of work and prints how long the work
 // took, in milliseconds, so that a recorder's cost is seen from inside the recorded program.
 //   timed_spin ITERATIONS

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What watching costs: perfmon top's own CPU time against perf top's (Debian's linux-perf), both
 # sampling every CPU at 1 kHz (-F 1000 -a, cpu-clock where there is no PMU) and printing a table
 # every second (--stdio -d 1) for SECONDS seconds while a spinning worker keeps each CPU busy;

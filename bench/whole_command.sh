@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # What the whole-command comparisons (bench/*_vs_perf.sh) share, sourced by them: the built programs
 # checked, a scratch directory removed at exit, and the C++ compiler's profile. Run from the source
 # tree. Sets perfmon, compare, worker and dir from the build directory given.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Cross-compiling for the emulated-PMU rig: static aarch64 executables that run in a bare
 # initramfs (tests/rig/run).
 set(CMAKE_SYSTEM_NAME Linux)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes perfmon's manual pages: perfmon.1 and perfmon-CMD.1 for each command perfmon lists, each
 # made by the binary itself from the option table its --help prints (perfmon --man-page [CMD]).
 #   cmake -DPERFMON=path/to/perfmon -DOUT=dir -P man_pages.cmake

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The counters file: how perfmon's QEMU plugin hands its counts to the library (docs/emulated.md).
  * The library creates the file and its header; every QEMU process of the command (the first, those
  * it forks, those that follow its execs) maps it shared and adds to it, so the library reads the

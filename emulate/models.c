@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The plugin's models (models.h): cache geometry and storage, branch decoding, the predictor. */
 #include "models.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* perfmon's QEMU plugin's models, as functions of their own state (docs/emulated.md): the cache
  * model (set-associative LRU caches, one hierarchy per guest thread), the decoding of branches and
  * calls from instruction bytes (x86-64, arm64), the branch predictor model, and what a block is for

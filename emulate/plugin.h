@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the parts of perfmon's QEMU plugin share: the counters file, each guest thread's slot in it,
  * and the sampling that samples.c does for qemu_plugin.c. */
 #ifndef PERFMON_EMULATE_PLUGIN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What a program file is, as the kernel's exec reads it: a 64-bit ELF program's machine, or a
  * script's "#!" interpreter. One reading for the library (the command it starts) and the plugin
  * (the programs the command execs), so that both decide alike what runs under QEMU. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* perfmon's QEMU TCG plugin: counts the instructions a command runs under qemu-user, exactly, in
  * the counters file the library created (counters_abi.h). Each translated block adds its number of
  * instructions when it executes, to the slot of the guest thread that runs it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The part of QEMU's TCG plugin API (docs/devel/tcg-plugins.rst, API version 1 as QEMU 7.2 has it)
  * that perfmon's plugin uses, declared from the documentation: Debian ships no qemu-plugin.h.
  * QEMU resolves these symbols in its own executable when it loads the plugin. */

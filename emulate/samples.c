@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sampling in perfmon's QEMU plugin (samples=FILE, period=N; counters_abi.h, docs/emulated.md):
  * each thread's samples, callchains from its shadow stack, its name and the mappings its samples
  * fall in, written as perf's records into the samples file. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Google Benchmark with perfmon's counts per iteration beside the times. Natively the kernel
 // counts (where the machine has a PMU); on a machine without one (a cloud VM, a CI runner), run
 // the same program on perfmon's emulated CPU and the counts are exact, the same every run:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Counting from C through perfmon's C ABI (perfmon/perfmon.h): the page faults and task-clock of
  * touching memory, with the error sentence when something is refused.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A perfmon2-style monitoring tool: sample a command into perfmon2's default format (one fixed
 // buffer), wait on the message queue, and empty the buffer each time it fills; the end message
 // says the command has gone.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A command counted from start to end, then recorded into a perf.data file, through the run layer
 // (perfmon/measurement.hpp, perfmon/recording.hpp): what perfmon stat and perfmon record do.
 //   run_and_record EVENT FILE -- COMMAND [ARGS...]

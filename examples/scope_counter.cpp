@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Measure one scope of your own program with perfmon's RAII helper.
 #include <perfmon/catalog.hpp>
 #include <perfmon/error.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sample your own program: a signal at every Nth page fault, as Solaris cpc's overflow signal with
 // a preset counter, and a custom sample format that keeps only a histogram of where the faults were.
 #include <signal.h>

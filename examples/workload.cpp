@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small workload for `perfmon stat`: counts primes with a sieve, touching memory, and reports.
 #include <cstdio>
 #include <cstdlib>

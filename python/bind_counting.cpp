@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmonpy: counting sessions (counters(...), stat(command)), passes, and what this machine can count.
 #include "measuring.hpp"
 

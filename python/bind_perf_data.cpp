@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmonpy: perf.data files read into numpy arrays (read_perf_data): samples, their frames and names.
 #include "measuring.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmonpy: recordings into perf.data files, of a block or a command (record(...), record_command(...)).
 #include "measuring.hpp"
 

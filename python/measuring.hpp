@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the parts of perfmonpy's compiled half share: the machine's catalogue, a target as Python
 // names it (and as the run layer's request), a Reading as arrays, and a command run to its end with
 // Ctrl-C taken. One file binds each area (bind_*.cpp);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmonpy's compiled half, _perfmonpy: perfmon's C++ API as Python sees it (docs/python.md).
 // The package around it (python/perfmonpy) gives the context managers, the decorator, the
 // exception classes and the tables; the module binds counting sessions, event sets, recordings,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmonpy: a perf.data file's samples, their frames and names, collected as the arrays
 // read_perf_data hands numpy (bind_perf_data.cpp): the rows' layouts and the handler that fills them.
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the compat libraries that write JSON share: a name as a JSON string. */
 #ifndef PERFMON_COMPAT_JSON_STRING_H
 #define PERFMON_COMPAT_JSON_STRING_H

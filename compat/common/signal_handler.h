@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the compat libraries' overflow handlers share: installing one, for a signal with its
  * siginfo_t (si_fd names the event that overflowed). */
 #ifndef PERFMON_COMPAT_SIGNAL_HANDLER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libcpc's engine over perfmon's C ABI (binding.h). */
 #define _GNU_SOURCE
 #include "binding.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libcpc's engine: counters bound to a thread (or a process's thread, or a CPU), 64-bit virtual
  * values from presets, and overflow turned into SIGEMT. Both of libcpc's interfaces sit on it. */
 #ifndef PERFMON_COMPAT_LIBCPC_BINDING_H

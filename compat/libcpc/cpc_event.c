@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The first interface: cpc_event_t and cpc_bind_event(3CPC). */
 #define _GNU_SOURCE
 #include <errno.h>

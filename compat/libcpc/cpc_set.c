@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The second interface: cpc_open, sets of requests, buffers, cpc_bind_curlwp and friends. */
 #define _GNU_SOURCE
 #include <errno.h>

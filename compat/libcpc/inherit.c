@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CPC_BIND_LWP_INHERIT: a thread created by a bound thread is bound to the same events, its
  * counters from 0; with CPC_BIND_EMT_OVF it gets SIGEMT at once, its counters reading UINT64_MAX,
  * so that its handler presets them. libcpc wraps pthread_create to do it in the new thread before

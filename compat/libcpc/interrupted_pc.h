@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The program counter a signal interrupted: where libcpc's overflow signal says the counter
  * overflowed (si_addr). */
 #ifndef PERFMON_LIBCPC_INTERRUPTED_PC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* likwid's Marker API for Fortran: the calls its `likwid` module (Debian's likwid.mod) makes, by
  * gfortran's convention: lower-case names with a trailing underscore, every argument by reference,
  * and each character argument's length passed after the others (a size_t since GCC 8). Fortran

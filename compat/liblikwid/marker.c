@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* likwid's Marker API over perfmon's marked regions (perfmon_markers_*, perfmon/perfmon.h): a
  * program built against <likwid-marker.h> with -DLIKWID_PERFMON and linked against this library
  * instead of liblikwid counts its regions per thread with perfmon. Active where the environment

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PAPI's high-level API (PAPI_hl_region_begin, _read, _region_end, _stop) over perfmon's C ABI: a
  * program built against papi.h and linked against this library instead of libpapi counts its
  * regions per thread with perfmon and writes papi_hl_output/rank_NNNNNN.json in PAPI 7's layout,

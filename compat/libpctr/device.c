@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* /dev/pctr inside the process: one set of four counters, programmed through any writable
  * descriptor of the device and read through any, as OpenBSD's device is one per machine. */
 #define _GNU_SOURCE

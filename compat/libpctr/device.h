@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* /dev/pctr inside the process (device.c): its descriptors, counters and ioctls. */
 #ifndef PERFMON_COMPAT_LIBPCTR_DEVICE_H
 #define PERFMON_COMPAT_LIBPCTR_DEVICE_H

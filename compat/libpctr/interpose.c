@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libpctr serves /dev/pctr from inside the program: its open, openat, ioctl and close see the
  * device's path and descriptors first and pass everything else to libc. Linked as libpctr.so (or
  * preloaded), they come before libc's in the program's lookup order; in libpctr.a they are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* perfmon2's context calls (§3.1) over perfmon's event sets (perfmon_event_sets_*).
  *
  * A context holds, per event set, the software state of every PMC and PMD. Loading it opens the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* perfmon2 contexts: their software state (sets of PMC and PMD values), their binding to a
  * thread or CPU through a perfmon session, and their message queue. */
 #ifndef PERFMON2_CONTEXT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the parts of a perfmon2 context share (context.c: the contexts and their calls;
  * overflows.c: resets, messages, blocking and overflows; loading.c: loading and unloading). Not
  * installed: the library's own. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* close() of a context's descriptor destroys the context (§3.1.15), mmap() of it maps the
  * sampling buffer (§3.5.4), and read() of it takes whole messages: one smaller than a message
  * fails with EINVAL (§3.3.3) where the socket would cut the message short. libperfmon2's close,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Loading a context onto a thread or CPU (its event sets opened through perfmon's C ABI) and
  * unloading it (the counts read back into its PMDs), and watching a loaded thread end. */
 #define _GNU_SOURCE

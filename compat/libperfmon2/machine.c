@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the parts of libperfmon2 share (machine.h): the catalogue, the failing call's detail. */
 #define _GNU_SOURCE
 #include "machine.h"

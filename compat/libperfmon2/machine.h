@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the parts of libperfmon2 share: the catalogue, the failing call's detail, the signals, the
  * contexts' list and its lock, and the threads' ids. */
 #ifndef PERFMON2_MACHINE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A context's overflows (context_state.h): resets and randomization (§3.4.2), messages (§3.3),
  * blocking the monitored thread (PFM_FL_NOTIFY_BLOCK, §3.4.3), and the sets' overflow hook. */
 #define _GNU_SOURCE

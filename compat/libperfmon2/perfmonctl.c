@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* perfmonctl(): the spec's single entry point (§3.1), dispatched to the calls of §6.1. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The logical registers of this machine: which PMC/PMD pairs exist, what hardware register each
  * stands for, and the event a PMC value selects (perf's syntax, for perfmon's C ABI). */
 #ifndef PERFMON2_REGISTERS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libpmc's specifiers translated into perfmon events (events.h). */
 #define _GNU_SOURCE
 #include "events.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libpmc's event specifiers, as perfmon events: what a PMC counts (events.c). */
 #ifndef PERFMON_COMPAT_LIBPMC_EVENTS_H
 #define PERFMON_COMPAT_LIBPMC_EVENTS_H

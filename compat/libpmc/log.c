@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The sampling modes' log (log.h): hwpmc writes samples to a log file that pmcstat reads; here the
  * log is a perf.data file, which `perfmon report` and `perf report` read. A thread takes the
  * samples from the kernel's buffers every 100 ms while the log is open, as hwpmc's log thread does. */

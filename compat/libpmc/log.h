@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The sampling modes' log: samplers whose records go into one perf.data file (log.c). */
 #ifndef PERFMON_COMPAT_LIBPMC_LOG_H
 #define PERFMON_COMPAT_LIBPMC_LOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libpmc's names: of events, classes, modes, CPU types and capabilities. */
 #define _GNU_SOURCE
 #include <errno.h>

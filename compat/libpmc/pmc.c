@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libpmc's calls over perfmon's C ABI: a table of PMCs, each a counting session per attached
  * process (thread-virtual modes) or on its CPU (system modes). */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: the processes of a recording as its records describe them — each thread's command name
 // (COMM), each process's mappings (MMAP, MMAP2, kept across FORK, dropped at exec) and the
 // kernel's — so that a sample's address can be placed in the file it came from.

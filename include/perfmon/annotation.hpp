@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: where a function's samples landed, instruction by instruction and line by line, as perf
 // annotate shows it — the function's code disassembled (Capstone), each instruction's source line
 // from DWARF (libdw), and the lines of functions inlined there folded under the line that calls

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: annotations shown — a function's source lines with their share of its samples, each
 // followed by its instructions, the lines of functions inlined there folded under the line that
 // calls them (perfmon annotate --stdio); or the same as one JSON document (--json).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: the shape of a machine's caches (size, ways, line size), as sysfs or CPUID describe
 // them: what the emulated CPU's cache model is built with (docs/emulated.md).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: the events this machine knows, and the resolution of event strings into attrs.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: perf's control channel — a FIFO (or an inherited descriptor) through which a program or
 // a script turns counting on and off while a measurement runs (`perf stat -D -1 --control
 // fifo:CTL,ACK`), with perfmon's named regions on top: "enable NAME" / "disable NAME" count the

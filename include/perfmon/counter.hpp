@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: one counter reading, and what it means once multiplexing is taken into account.
 #pragma once
 

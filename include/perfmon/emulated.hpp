@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: counts without a PMU — a command run on QEMU's emulated CPU (qemu-user) with perfmon's
 // plugin, which counts exactly what the emulated CPU executes, the same from run to run
 // (docs/emulated.md). These are the emulated CPU's counts, not the host's: label them so.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: what an event becomes in the hardware (the x86 event-select value the kernel programs, the
 // counter it may use), and the way back from a PERFEVTSEL value to the events it names.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: errors raised while setting a measurement up.
 //
 // Setup (parsing, resolving, opening) reports failures by throwing perfmon::Error: a kind for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: how wrong a multiplexed count can be. A counter that was on the PMU for only part of the
 // time is extrapolated (raw x enabled / running); SliceStatistics watches the rate of the event in
 // each time slice it ran and gives the extrapolated total with its standard error.

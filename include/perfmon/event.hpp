@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: an event resolved to the exact perf_event_attr the kernel will be given.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: one event's counter held where it stands, zeroed, given a new overflow period and let
 // go again, at every location of its measurement — what overflow handlers that re-preset counters
 // need (Solaris cpc's rebind, perfmon2's PMD resets). Async-signal-safe: an ioctl per location,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: event sets (perfmon2 §3.7) — more events than the PMU has counters, switched by the
 // library instead of the kernel: exactly one set is on the PMU at a time, and a set gives way to
 // the next after a timeout or after overflows of its trigger events.

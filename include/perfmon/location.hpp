@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: where a measurement's events are opened — a thread, or a CPU.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: the whole machine sampled for a while, with call chains, as a pprof profile — what
 // `perfmon serve` answers at /debug/pprof/profile?seconds=N, for Parca, Alloy's pprof scrape and
 // `go tool pprof http://...`. The samples are recorded as perfmon record -a records them (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: regions a program marks in its own code, counted per thread — the model of likwid's
 // Marker API (compat/liblikwid) and of PAPI's high-level API. Each thread that marks a region gets
 // its own counters on its first call, counting from then on; a region's start and stop read them,

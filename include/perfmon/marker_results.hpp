@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: the results a program's marker library leaves (libperfmon-likwid's PERFMON_MARKERS_JSON,
 // written as the program calls LIKWID_MARKER_CLOSE) read back: the groups' event names and every
 // thread's sums of every region (marked_regions.hpp). The program wrote the file, so nothing in it is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A measurement run from start to end, whatever counts it: a counting session, perfmon2's event
 // sets, a command on the emulated CPU. Every front end (perfmon stat, Python, the C ABI) asks for
 // one with a MeasurementRequest and runs it with run(); none keeps its own loop.

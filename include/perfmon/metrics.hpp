@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: counters for Prometheus — events counted system-wide per CPU (and per cgroup where
 // asked), groups kept whole, exposed in Prometheus' text format 0.0.4 or OpenMetrics 1.0. What
 // `perfmon serve` answers at /metrics; usable in any program that serves its own.

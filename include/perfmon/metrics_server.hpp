@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: the HTTP server of `perfmon serve`, for any program to run: GET /metrics answers a
 // MetricsExporter's scrape (Prometheus text 0.0.4 or OpenMetrics, as the Accept header asks),
 // GET /debug/pprof/profile?seconds=N the machine sampled for N seconds (machine_profile.hpp), one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: "did you mean ...": the known names nearest to an unknown one, as the event catalogue
 // suggests them for a mistyped event; for a program's own names too (perfmon's subcommands and
 // options).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: perfmon2's message queue (§3.3) over a sampler. A tool reads overflow messages (which
 // events overflowed) and one end message (the monitored threads have all gone), one at a time, in
 // order, or polls fd() among its own descriptors. The queue drains the sampler into a format as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: where a report or a recording goes — a stream (stdout or stderr), or a file named by
 // the user, written so that nothing is lost or half-written (perfmon's -o, perfmonpy's output=).
 //

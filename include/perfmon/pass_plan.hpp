@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: counting every event 100% of the time. More events than a CPU has counters are either
 // multiplexed (each counted part of the time, then extrapolated) or split into passes: the
 // workload is run once per pass, each pass holding only what fits on the counters at once.

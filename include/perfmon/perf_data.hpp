@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: perf.data files as perf writes and reads them (PERFILE2; Linux's
 // tools/perf/Documentation/perf.data-file-format.txt): a header, the events' attrs with their ids,
 // the data section of kernel records, then feature sections describing the machine.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: Intel's event-select register IA32_PERFEVTSELx (the MSR tutorial seed; SDM Vol. 3), its
 // inverse, and how it maps onto perf's x86 "cpu" PMU config word.
 //

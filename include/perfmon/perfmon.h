@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* perfmon: the C ABI. Opaque handles for the catalogue, counting sessions and samplers; every
  * call returns 0 or an errno value, and perfmon_last_error() says what went wrong in one sentence
  * (what to do included). No C++ exception crosses this boundary. C11 and C++.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: the whole public API in one include. Each header below holds one concept.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: profiles in pprof's format (github.com/google/pprof, proto/profile.proto), the one that
 // `go tool pprof`, Parca, Grafana Pyroscope and Alloy read. Built from a recording's samples (or a
 // live sampler's) and named by perfmon: each distinct stack is a sample whose locations are

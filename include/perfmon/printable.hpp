@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: text from outside (command names, file names, event strings) made safe to show on a
 // terminal.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: can this machine count an event? (Opens it on the calling thread and closes it.)
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: a recording summed up as perf report sums it. Each sample's period is charged to its
 // command, file (dso) and function, per event; its call stack (or its address alone, without one)
 // is merged into a tree rooted at the command. Memory grows with the distinct addresses and stacks,

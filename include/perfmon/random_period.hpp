@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: randomized sampling periods (perfmon2 §3.4.2). A fixed period can fall into lockstep
 // with a loop of the program and sample the same instruction every time; varying each period by a
 // small random amount breaks the rhythm without changing the rate much.

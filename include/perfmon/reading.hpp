@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: one value for what a measurement counted, whichever way it counted — a CounterSession
 // (on the kernel's counters, or on perfmon's emulated CPU) or EventSets. Every report reads it:
 // stat's rows (stat.hpp), and whatever exports or binds perfmon.

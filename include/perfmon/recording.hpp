@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A recording into a perf.data file, as perf record makes one: a sampler on the target, the file's
 // events, the kernel's map and what already runs described first, the rings drained into the file
 // round by round, and the end (what the rings still hold, the samples lost, the header). perfmon

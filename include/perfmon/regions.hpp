@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: named regions of a measurement that runs on — what its counters counted between each
 // begin(NAME) and end(NAME), summed per name from readings taken at those moments (perfmon stat's
 // "enable NAME" / "disable NAME" on its control channel, control_channel.hpp). Regions may nest

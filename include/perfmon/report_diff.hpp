@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: two profiles compared as perf diff compares them — per file and function (or the keys
 // given), each one's share of its profile's period in the base and in the new one, and the change:
 // what got slower, what got faster, what appeared and what went away.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: the shapes a profile (profile.hpp) is shown in — perf report's table (with its call
 // chains under -g), JSON, collapsed stacks ("folded", one line per distinct stack, as Brendan
 // Gregg's stackcollapse scripts write them), a flame graph (a self-contained SVG with zoom on

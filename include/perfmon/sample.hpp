@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: one sample as the kernel wrote it into a ring buffer (PERF_RECORD_SAMPLE), decoded.
 // Which fields are filled depends on the sample_type the sampler asked for (perf_event_open(2),
 // PERF_SAMPLE_*); the others stay 0 or empty.

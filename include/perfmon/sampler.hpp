@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: a sampler — event groups opened on a target with a sampling period, their samples and
 // the kernel's other records read from one ring buffer per location.
 //

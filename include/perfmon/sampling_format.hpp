@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: sampling formats (perfmon2 §3.5-3.6). A format is the SampleHandler that decides what
 // is kept of each sample and whether the tool is told of it; DefaultSamplingFormat is perfmon2's
 // default format: samples in one fixed buffer, in a documented layout, until it is full.

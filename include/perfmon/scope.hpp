@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: measure one scope.
 //
 //   perfmon::CounterSession session(catalog.parse("task-clock,page-faults"), perfmon::Target::self());

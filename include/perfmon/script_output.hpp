@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: one sample of a recording as perf script shows it (perf 6.1) — its columns, then its
 // frame on the same line or its call chain below it, one frame a line — or as one JSON line.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: a counting session — event groups opened on a target, started, stopped and read.
 //
 //   perfmon::EventCatalog catalog;

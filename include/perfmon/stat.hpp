@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: the figures `perf stat` prints, computed from a Reading (reading.hpp) — a row per event (or
 // per event and location), perf's derived metrics, and statistics over repeated runs and passes.
 // How they are printed is stat_output.hpp's business.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: the shapes `perf stat` prints its figures in (stat.hpp computes them): its table, CSV
 // with a separator of choice, and JSON, one object per line, with perf's field names and order.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: a recording's addresses named, as perf report and perf script both need them — where an
 // address lies (address_space.hpp), the function there (symbols.hpp), the functions inlined there
 // and its source line (DWARF), and the user call stacks of samples recorded with --call-graph

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: function names for addresses — from an ELF file's symbol table (.symtab; for a stripped
 // file, the .symtab of its separate debug file where one is installed, else .dynsym; the PLT's
 // stubs named "f@plt") and the kernel's /proc/kallsyms — and, from a file's DWARF through libdw,

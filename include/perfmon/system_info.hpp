@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: what this machine and kernel allow — the facts behind `perfmon info`.
 #pragma once
 

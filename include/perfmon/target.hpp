@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: where events are counted — threads, processes, CPUs or a cgroup.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: a command to measure, started stopped so that counting can begin exactly at its exec.
 #pragma once
 

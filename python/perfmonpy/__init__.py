@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """perfmonpy: perfmon for Python — count hardware and software events around a block, a function or
 a command, sample them into perf.data files, and read perf.data files (perfmon's or perf's) into
 numpy arrays. docs/python.md.

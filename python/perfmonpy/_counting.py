@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Counting from Python: counters(...) around a block or a function, measure() over repeated runs,
 stat() of a command, probe() of what this machine can count."""
 

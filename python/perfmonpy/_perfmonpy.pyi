@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The compiled half of perfmonpy (python/module.cpp and bind_*.cpp), as type checkers and editors
 # see it. The package's own modules wrap it; programs import perfmonpy. Kept true to the module by
 # python/tests/test_stubs.py, which compares every name and parameter here with the module's own.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """perf.data files (perfmon's or perf's) as numpy arrays: one row a sample, its call chain's frames
 in one flat array, and the tables the rows point into."""
 

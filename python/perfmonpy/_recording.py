@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Sampling from Python into a perf.data file: record(...) around a block, record_command(...) of a
 command; the file is perfmon record's (perf report and perfmon report read it) and .data reads it
 back into arrays."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """perfmonpy's exceptions: one class per cause, each with the library's sentence (what went wrong
 and what to do), the errno of the failed system call (0 where none failed) and the library's kind.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A pyperf hook: each benchmark run counted by perfmon, the counts in the run's metadata.
 
 pyperf finds it through the entry point group pyperf.hook (installed with perfmonpy):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the tests of perfmonpy share: the build's perfmon and test worker (ctest passes their paths),
 and skips that say what is missing."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Counting from Python: exact counts of what the test itself does, in every form the package gives."""
 
 import mmap

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Every error a user can cause is an exception of its own class, with the library's sentence (what
 went wrong and what to do) and the errno of the failed system call."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Sessions opened and closed by the thousand leave nothing behind: descriptors and memory flat."""
 
 import gc

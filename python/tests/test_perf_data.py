@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """perf.data files, perfmon's and perf's, read into numpy arrays: every sample, its call chain and
 its names, the same as perf and perfmon report say."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """perfmonpy's pyperf hook, driven as pyperf drives hooks (pyperf/_hooks.py): found by its entry
 point in the group pyperf.hook, made once per worker, entered and left around each run, torn down
 with the metadata to fill, whose values pyperf requires to be int, float or str without newlines.

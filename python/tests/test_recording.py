@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Sampling from Python into perf.data files that perf reads: a block, a command."""
 
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The compiled module's stubs (perfmonpy/_perfmonpy.pyi) say what the module has: every class,
 function, method and property of each, with the module's own parameter names and defaults, and
 nothing the module lacks. Read with ast, compared with the signatures pybind11 writes into each

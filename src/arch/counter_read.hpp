@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading performance counters from user mode on this architecture: x86 rdpmc/rdtsc, arm64 mrs of
 // PMEVCNTR<n>_EL0/PMCCNTR_EL0 and CNTVCT_EL0. The kernel says which counter holds an event, and
 // whether user mode may read it, in the event's mmap'd page (kernel/mmap.hpp).

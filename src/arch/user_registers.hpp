@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The user registers a sample must carry (perf_event_attr::sample_regs_user) for its stack to be
 // unwound later by CFI, in the kernel's numbering (asm/perf_regs.h), as perf record --call-graph
 // dwarf asks for them: the general registers, the stack pointer and the pc.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C ABI: perfmon2's event sets.
 #include "capi/handles.hpp"
 

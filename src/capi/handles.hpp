@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C ABI's handles and what every part of it shares: the handles hold the C++ objects, and
 // every call catches what the library throws and turns it into an errno and a sentence kept per
 // thread (guarded()). One file a handle: library.cpp, catalog.cpp, session.cpp, event_sets.cpp,

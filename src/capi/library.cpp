@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C ABI (perfmon/perfmon.h) over the C++ library: what every handle's calls share, the
 // library's version and last error, and the CPU's description.
 #include "capi/handles.hpp"

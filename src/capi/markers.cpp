@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C ABI: marked regions (perfmon/marked_regions.hpp).
 #include "capi/handles.hpp"
 #include "perfmon/marked_regions.hpp"

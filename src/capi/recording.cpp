@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C ABI: perf.data recordings of samplers.
 #include "capi/handles.hpp"
 

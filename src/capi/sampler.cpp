@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C ABI: samplers.
 #include <linux/perf_event.h>
 

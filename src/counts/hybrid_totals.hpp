@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hybrid CPUs: the rows of an event counted per core PMU (cpu_core/instructions/,
 // cpu_atom/instructions/) are followed by a row that sums them under the event's own name, as perf
 // prints both.

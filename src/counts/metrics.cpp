@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <linux/perf_event.h>
 
 #include "counts/hybrid_totals.hpp"

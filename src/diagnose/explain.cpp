@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "diagnose/explain.hpp"
 
 #include <linux/hw_breakpoint.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An errno from perf_event_open(2) turned into a sentence that names the cause and the fix, and
 // into the kind of error it is.
 #pragma once

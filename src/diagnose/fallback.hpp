@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What to try after the kernel refused an event: one pure decision, made the same way wherever an
 // event is opened (a session, a probe, the coming sampler and event sets).
 //

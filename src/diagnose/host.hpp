@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Facts about this machine that explanations and `perfmon info` rest on, each read once per process.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the running kernel lets this process do with perf events.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "perfmon/system_info.hpp"
 
 #include <sys/klog.h>

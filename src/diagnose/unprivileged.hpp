@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a user without privileges may do with perf events here, found by trying rather than read off
 // perf_event_paranoid: distribution kernels differ in what a level means (Debian's 3 forbids all,
 // upstream has no 3).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "diagnose/user_access.hpp"
 
 #include "arch/counter_read.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether the system lets user mode read hardware counters (x86 rdpmc, arm64 mrs), and if not, why.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "emulated/emulated_events.hpp"
 
 #include <linux/perf_event.h>

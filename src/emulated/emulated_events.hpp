@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the emulated CPU counts, event by event: one table for a CounterSession on an emulated
 // command (the whole command, from the counters file) and on the emulated CPU itself (a region of
 // the calling thread, from the plugin's answer to its read).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A counting session's events on perfmon's emulated CPU (docs/emulated.md, "Regions"). A program
 // running there cannot reach the kernel's counters (QEMU does not let it), so a session of its
 // calling thread takes the thread's counts from the plugin instead: a region's count is the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A program's own view of perfmon's emulated CPU (counters_abi.h, "a thread's own counts"): whether
 // it runs there, and what its calling thread has executed so far, for regions
 // (CounterSession on Target::self()).

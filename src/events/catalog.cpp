@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The catalogue's resolution: an EventSpec, as a grammar read it, to the Event the kernel is given.
 #include "perfmon/catalog.hpp"
 

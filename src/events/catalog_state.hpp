@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The catalogue's state, shared by its resolution (catalog.cpp), its listings (listing.cpp) and the
 // encodings it derives (encoding.cpp). Internal: the public face is perfmon/catalog.hpp.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Events that only some programmable counters can count (the pmc.core table's PMC0-only and
 // PMC1-only events): placing a group's events on the counters, one each, before the kernel is asked.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "perfmon/encoding.hpp"
 
 #include "events/counter_placement.hpp"

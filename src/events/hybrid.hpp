@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hybrid CPUs (Alder Lake and later) register one core PMU per kind of core, cpu_core and cpu_atom,
 // each covering its CPUs, and no "cpu" PMU. As perf does there, a core event opens once per core
 // PMU, for that PMU's CPUs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The catalogue's listings: every event it can resolve, a CPU model's table, and the PMUs of sysfs.
 #include "events/catalog_state.hpp"
 #include "events/sources/generic.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // "Did you mean ...": the known names nearest to an unknown one.
 #pragma once
 

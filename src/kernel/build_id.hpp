@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GNU build ids (NT_GNU_BUILD_ID notes), by which perf finds the exact binary a sample's address
 // belongs to, and a debugger its separate debug file: from an ELF file's PT_NOTE segments, and the
 // running kernel's from /sys/kernel/notes.

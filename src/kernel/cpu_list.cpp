@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "kernel/cpu_list.hpp"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel's CPU list format ("0-3,5,7-8"), as in /sys/devices/system/cpu/{online,possible}
 // and PMU cpumasks.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RAII ownership of a file descriptor.
 #pragma once
 

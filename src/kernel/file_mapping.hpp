@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A regular file mapped read-only, for readers of large files (perf.data): pages come in as they
 // are read, and pages already read can be given back, so that memory stays bounded by a window
 // rather than the file's size.

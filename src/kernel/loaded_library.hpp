@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A shared library loaded when a command first needs it (libpfm4, Capstone, libmicrohttpd), not
 // at start: its functions looked up by name. The handle stays open for the process's life.
 #pragma once

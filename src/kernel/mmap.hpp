@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The mmap of a perf event fd (perf_event_open(2), "MMAP layout"). Its first page, the
 // perf_event_mmap_page, serves two uses: it tells user mode which hardware counter holds the event
 // and how to turn its raw value into the event's count (a read without a system call), and it

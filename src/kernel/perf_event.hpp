@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The perf_event_open(2) system call and its ioctls, held as the kernel defines them. Every
 // function returns what the kernel said (a value, or -errno); explaining it is diagnose/'s work.
 #pragma once

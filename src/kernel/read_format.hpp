@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The layout of read(2) on a perf event fd (also the layout of the values in PERF_RECORD_READ and
 // PERF_SAMPLE_READ):
 //   with PERF_FORMAT_GROUP:    u64 nr; [u64 time_enabled;] [u64 time_running;] { u64 value; [u64 id;] [u64 lost;] }

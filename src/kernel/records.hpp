@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The records the kernel writes into a ring buffer and perf.data keeps, laid out as
 // include/uapi/linux/perf_event.h defines them: a perf_event_header, the record's fixed fields,
 // then its variable part (named in each comment), then, with attr.sample_id_all, the sample_id

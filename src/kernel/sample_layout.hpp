@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How PERF_RECORD_SAMPLE is laid out for one attr, and the sample_id trailer of every other record
 // (perf_event_open(2), "PERF_RECORD_SAMPLE" and "sample_id_all"): each sample_type bit adds its
 // fields in the kernel's order. Worked out once per attr, like GroupReadLayout; the decoders check

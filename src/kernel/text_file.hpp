@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whole files and the small text files the kernel exports in sysfs and procfs.
 #pragma once
 

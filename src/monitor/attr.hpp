@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one place where the catalogue's attr (what an event is: type, config, rings, precision) is
 // completed with what a measurement decides (how it is opened and read).
 #pragma once

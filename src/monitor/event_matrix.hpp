@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The open core: groups of events opened at every location of a target, as a groups x locations
 // matrix of fds, in the spirit of libperf's evlist over cpu and thread maps. A counting session,
 // the coming sampler and event sets all open, enable, disable, reset, read and map their events

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where events are opened: the target's threads or CPUs as perf_event_open(2) takes them (pid,
 // cpu, flags), with the cgroup's directory held open for a cgroup target.
 #pragma once

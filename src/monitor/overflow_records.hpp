@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel's record of each overflow of an event matrix's events (IP, pid and tid, time, CPU),
 // kept in a ring per location: what CounterSession::take_overflow() and the event sets' overflow
 // hook hand out, so that a handler that runs late (in another thread) still knows where and when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A counting session's overflow signals — Solaris cpc's CPC_BIND_EMT_OVF, perfmon2's notifying
 // PMDs: the overflow periods checked and set, each descriptor's signal routed to a thread, events
 // that stop themselves after N overflows armed and rearmed, and the records of what the kernel saw

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "perfmon/pass_plan.hpp"
 
 #include <linux/perf_event.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fixed parts of a perf.data file, as Linux's tools/perf/util/header.h lays them out, shared
 // by the writer and the reader.
 #pragma once

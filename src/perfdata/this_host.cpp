@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What perf.data's header says of the machine that recorded it, read from this one (describe_this_host).
 #include <sys/utsname.h>
 #include <unistd.h>

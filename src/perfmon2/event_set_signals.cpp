@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Event sets' overflow signals: one handler per signal for the whole process, the sets it serves,
 // and the signal masked for sets whose caller takes it.
 #include <mutex>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventSets' state and switch engine: the sets, their timers and triggers, and what switches them
 // (event_sets.cpp builds it and serves the public calls; event_set_signals.cpp delivers the
 // overflow signals to it).

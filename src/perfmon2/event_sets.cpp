@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventSets: the sets built from their definitions (events, timers, triggers, routes), and the
 // public calls over the switch engine (event_set_state.hpp).
 #include "perfmon2/event_set_state.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventSets' reading: the sets' events, each labelled with its set, and the sentences that say
 // how the sets took turns.
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "perfmon/notification_queue.hpp"
 
 #include <sys/epoll.h>

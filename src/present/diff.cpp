@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perf diff's figures and its --stdio table (perf 6.1: the default delta-abs computation).
 #include "perfmon/report_diff.hpp"
 

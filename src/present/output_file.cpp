@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "perfmon/output_file.hpp"
 #include "perfmon/printable.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A flame graph (Brendan Gregg's picture) as one self-contained SVG file: the root at the bottom,
 // each frame as wide as its share of the event's period, its callees above it. Its script zooms
 // on the frame clicked, searches names by regular expression and shows a frame's figures under

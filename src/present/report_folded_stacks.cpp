@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Collapsed stacks, the input of flamegraph.pl and speedscope: "comm;outer;...;leaf SAMPLES", each
 // stack's number of samples as stackcollapse-perf.pl counts them.
 #include <algorithm>

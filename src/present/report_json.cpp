@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <nlohmann/json.hpp>
 
 #include "present/report_rows.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // report --pprof: the samples in pprof's format (gzipped profile.proto), made from the records
 // themselves: each sample's address and time, which a Profile drops.
 #include "perfmon/pprof.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "present/report_rows.hpp"
 
 #include <algorithm>

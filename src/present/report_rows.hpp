@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the report's table and JSON share: an event's entries merged by the sort keys, largest
 // first, each with the call chains that end in it; and the call tree's children, in name order.
 #pragma once

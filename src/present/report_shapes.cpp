@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon report's shapes, one line each: the name the tool offers, what it shows, what it needs
 // (ShapeNeeds), and the function (in present/report_<name>.cpp) that writes it: from the profile,
 // or, for a shape that needs what a profile drops, from the records.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // speedscope's file format (github.com/jlfwong/speedscope, src/lib/file-format-spec.ts): shared
 // frames, and per event and thread a "sampled" profile whose samples are the distinct stacks (frame
 // indexes from the outermost in) weighted by their periods.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perf report --stdio's table (perf 6.1, --no-children): per event a header, then one row per
 // entry, "    98.20%  command  file  [.] function", columns as wide as their widest cell.
 #include <algorithm>

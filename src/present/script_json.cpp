@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon script --json: one JSON object per sample, on one line.
 #include <algorithm>
 #include <nlohmann/json.hpp>

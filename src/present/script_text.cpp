@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perf script's lines (perf 6.1).
 #include <cinttypes>
 #include <cstdio>

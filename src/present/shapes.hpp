@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The three shapes of the stat report, one file each; stat_output.cpp chooses among them.
 #pragma once
 

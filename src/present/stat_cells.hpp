@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every shape of the stat report prints alike: a row's value text and running percentage.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "perfmon/stat_output.hpp"
 
 #include "present/shapes.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "perfmon/address_space.hpp"
 
 #include "kernel/records.hpp"

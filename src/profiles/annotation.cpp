@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "perfmon/annotation.hpp"
 
 #include "profiles/disassembler.hpp"

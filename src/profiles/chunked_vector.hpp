@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A vector that grows a chunk at a time instead of doubling: its elements never move, and it holds
 // what it has plus at most one chunk. A doubling vector holds up to twice what it needs, and three
 // times while it moves them: for the per-address tables of a large profile, that was its peak.

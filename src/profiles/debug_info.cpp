@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "profiles/debug_info.hpp"
 
 #include "profiles/symbol_table.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a file's DWARF says of its code, through elfutils' libdwfl: the functions inlined at an
 // address and its source line. One libdwfl session per file, opened on first use and kept: the
 // file's debug information (or its separate debug file's) is indexed once.

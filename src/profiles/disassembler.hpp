@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A function's bytes as instructions, through Capstone: x86-64 in AT&T syntax (what perf annotate
 // and objdump show), arm64 as its manuals write it.
 #pragma once

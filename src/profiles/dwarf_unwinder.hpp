@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // User call stacks of samples recorded with user registers and a copy of the user stack
 // (perf record --call-graph dwarf): unwound by each file's CFI (.eh_frame, .debug_frame) through
 // elfutils' libdwfl, at report time, one libdwfl session per process, kept for its later samples.

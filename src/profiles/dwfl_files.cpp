@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "profiles/dwfl_files.hpp"
 
 #if PERFMON_HAVE_LIBDW

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The files libdwfl opens for perfmon: a path named by a recording (whoever made the recording chose
 // it) and the separate debug files it leads to are opened only if they are regular files, without
 // waiting, so that a FIFO or a device named there cannot hang report or script.

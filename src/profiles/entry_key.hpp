@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a profile's entries and a report's rows are told apart by: their command, file, function,
 // source line and mode, as names' ids. (A row leaves the fields it does not sort by 0.)
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An index from keys to 32-bit numbers in one array (open addressing, linear probing): the tables
 // a profile looks up once or more per sample. A std::unordered_map allocates a node per key and
 // frees them one by one at the end; this grows by doubling and goes in one free.

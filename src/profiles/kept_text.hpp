@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text kept in blocks that never move, for views that last as long as their keeper: an allocation
 // per 64 KiB of text rather than one per string, and none to free one by one.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Names kept once each and known by a small number (NameId): a profile's commands, files and
 // functions; a pprof profile's strings.
 #pragma once

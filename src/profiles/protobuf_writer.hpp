@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The protocol buffers wire format, writing only (protobuf.dev/programming-guides/encoding): varints,
 // length-delimited fields and packed repeated integers, enough for a message whose fields are
 // numbers and nested messages. Fields holding their proto3 default (0, false) are left out.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a recording's records say of its processes that a reader of its samples caches by: how
 // often each process's mappings (and the kernel's) changed — an address named while its process's
 // generation stays the same is named the same — and each thread's command, as a NameId.

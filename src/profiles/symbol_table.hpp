@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The inside of perfmon::SymbolTables, for the library and its fuzz target: one file's functions
 // and segments, and the reader of an ELF file's bytes.
 #pragma once

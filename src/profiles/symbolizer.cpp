@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "perfmon/symbolizer.hpp"
 
 #include "profiles/dwarf_unwinder.hpp"

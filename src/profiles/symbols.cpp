@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "perfmon/symbols.hpp"
 
 #include "profiles/debug_info.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Event sets from lists of events, one list a set, switched on a timeout or a trigger's count.
 #include "perfmon/measurement.hpp"
 

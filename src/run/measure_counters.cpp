@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A counting session: the events on the host's counters, on a command, threads, processes, CPUs,
 // a cgroup or the calling process.
 #include "perfmon/session.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A command on QEMU's emulated CPU, counted by a session on it; its counts are read from the
 // plugin's shared counters as it runs.
 #include "perfmon/emulated.hpp"

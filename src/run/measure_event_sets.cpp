@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon2's event sets: switched by run() as their timers and triggers overflow; over the calling
 // thread, in the library's signal handler; or, for a caller that does not run() them
 // (MeasurementRequest::own_switching_thread), by a thread of their own.

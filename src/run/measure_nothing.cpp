@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A run that counts nothing (perf stat -n, a "null run"): the command's time and resources alone.
 #include "run/native_target.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kinds of measurement, first chosen first: each one line, its function (in
 // measure_<kind>.cpp) and when a request chooses it. The last is the default.
 #include <cerrno>

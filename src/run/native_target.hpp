@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the host's measurements stand on: the native command, if the request gives one, and the
 // target it or the request names.
 #pragma once

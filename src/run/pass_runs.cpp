@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Passes run one after another: which run, their labels, and why a pass that does not run cannot.
 #include <algorithm>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // run(): one loop for every front end. It waits in poll(2) on a signalfd of the signals the caller
 // blocked (those that ask to stop, the measurement's, the hooks'), the command's pidfd, and the
 // hooks' descriptors, so that a caller that takes its signals itself (Python) and one that blocks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where a measurement counts: the request's choice as the library's Target, and whether the
 // threads it watches still run.
 #include <filesystem>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Events counted system-wide per CPU, and per cgroup where asked (those below a watched parent as
 // they come and go): each read a Reading, its raw, scaled, enabled and running values the series,
 // and the events this machine cannot count said with why.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A source of series for /metrics: what it reads on each scrape, apart from the text it writes.
 // A new source (per process, energy, a derived metric) is a file collect_<name>.cpp defining
 // collect_<name>(options) and one line of PERFMON_COLLECTORS (collectors.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sources of series, in the order their families are written: each one line, its function (in
 // collect_<name>.cpp), which returns null where the options do not ask for it.
 #include "serve/collector.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The text of a scrape, as Prometheus' text format 0.0.4 and OpenMetrics 1.0 write it: families
 // (HELP, TYPE, UNIT) and their sample lines, label values escaped. Collectors write through it;
 // none writes the format itself.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exporter: its collectors read under one lock, then write their families into the scrape's
 // text (collectors.cpp lists them; exposition.cpp writes the formats).
 #include <mutex>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The C ABI from C11: exact counts of getppid through a session and a sampler, overflows of
  * another thread with their records, event sets with an overflow hook that holds, the errors and
  * their sentences, the version and the version 1 symbol, perfmon2's default-format buffer. Exits non-zero, saying what

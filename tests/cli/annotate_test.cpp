@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon annotate as a user runs it: exact samples on the worker's known hot lines and instruction
 // (tracepoint samples of a system call made N times from one line and N/4 from another, through an
 // inlined helper), the same instruction percents as perf annotate on perf's own file, a function in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bad inputs, as a hostile or a careless user types them, across every subcommand and event
 // syntax. Each must end in the expected exit status with a message that says the given words, on
 // standard error, led by the command's name, with nothing raw from the input reaching the terminal

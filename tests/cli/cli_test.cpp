@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon as a user runs it: exact counts through the CLI, exit codes, signals, output shapes.
 #include <gtest/gtest.h>
 #include <signal.h>

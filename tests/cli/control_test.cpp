@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon stat -D and --control as a script or a program drives them: exact counts of what ran
 // between "enable" and "disable", named regions apart, every thread's own, intervals, refusals.
 #include <gtest/gtest.h>

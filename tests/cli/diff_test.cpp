@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon diff as a user runs it: a profile against itself is all zeros, two known profiles give
 // the known changes exactly, and the table is perf diff's, row for row, on the same files.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulated CPU through the library: regions a program on it measures with its own sessions (and
 // Google Benchmark's counters), and EmulatedWorkload with a CounterSession on it: the execs that ran
 // natively, its reading, its samples in order.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon record --emulate: sampled every N instructions, exactly, with callchains, into a
 // perf.data file that perfmon and perf read.
 #include "emulated.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon stat --emulate: the command on QEMU's emulated CPU, counted exactly through the CLI, its
 // forks, execs and threads included, every row marked; its errors; and perfmon info's lines.
 #include "emulated.hpp"

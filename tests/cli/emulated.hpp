@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the tests of the emulated CPU share: whether qemu-user is here, perfmon stat --emulate run and
 // its CSV read.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon report's pictures looked at as a person would, in headless Chromium: the flame graph
 // drawn, zoomed by a click and searched; the differential one coloured by change; speedscope's own
 // page showing the profile.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon list, encode, decode and info as a user runs them, and the CPU-model tables they read:
 // FreeBSD's Core Solo/Duo table, another model's events through libpfm4, the PMU said truthfully.
 #include <gtest/gtest.h>

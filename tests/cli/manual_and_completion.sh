@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # perfmon's manual pages and bash completion, as a person meets them: every command has a page that
 # groff sets without a warning and that lists every option the command takes (both come from the
 # one option table, so a page cannot drift from --help); completion offers commands, options, event

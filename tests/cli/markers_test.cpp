@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // likwid's Marker API through libperfmon-likwid, run as its users run it: likwid's own example
 // (Debian's likwid package) and a pthreads program, under perfmon stat --markers, with exact
 // tracepoint counts per thread and region; the marker file in likwid's layout; the emulated CPU.

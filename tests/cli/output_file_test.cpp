@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // -o as a careful user, and a hostile one, would try it: a regular file is replaced whole (mode kept,
 // nothing left behind even when killed); a device or a FIFO is written through, never replaced;
 // a symlink is followed where the kernel allows it. Device nodes are private ones made with mknod

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PAPI's high-level API through libperfmon-papi, as its users run it: a program built against
 // Debian's papi.h, its papi_hl_output/rank_N.json read field by field and summarised by Debian's
 // papi_hl_output_writer; exact tracepoint counts per thread and region instance; PAPI's rules.

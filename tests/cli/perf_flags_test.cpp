@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perf's own flags, as a perf user types them, taken with perf's meaning (issue 46): each checked on
 // what it does, exactly where a count can be.
 #include <gtest/gtest.h>

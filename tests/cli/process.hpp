@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs a program as a user would, and captures what it prints and how it exits.
 #pragma once
 

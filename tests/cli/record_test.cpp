@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon record as a user runs it, its file read by Debian's perf as perf's own would be: exact
 // sample counts through perf script, the spinning function on top of perf report, names from the
 // file's event descriptions, no warning from perf; and a file that is complete or not there at all.

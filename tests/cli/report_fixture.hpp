@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the tests of perfmon report, script and the pictures share: a temporary directory with a
 // perf.data in it, the worker's call tree recorded there, and readers of the report's rows.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon report as a user runs it: exact shares from tracepoint samples of a known call tree, the
 // same top functions and shares as perf report on a file perf recorded, collapsed stacks, its
 // inputs and outputs refused or read as they should be, and the pprof file go tool pprof reads.

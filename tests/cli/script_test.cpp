@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon script as perf script prints it: every sample of perfmon's and perf's files with the
 // functions perf names, unwound call chains, and JSON naming the same leaf as the text.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon serve as Prometheus, pprof and their users see it: the exact count of a tracepoint fired
 // in a cgroup, in both exposition formats, checked by Debian's promtool and by python3-prometheus-
 // client's OpenMetrics parser, scraped by a real Prometheus server started here on loopback and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the tests of perfmon stat's command line share: perfmon stat's argument vector, and its CSV
 // rows read back.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon top as a user runs it: the table every -d seconds (--stdio) of a spinning worker's
 // samples, every row its own; the live view in a terminal (tmux): drawn, zoomed into a file, sorted
 // again, paused, quit with q and the terminal given back; the end of its target ending it.

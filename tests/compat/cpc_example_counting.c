@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Example 1 of the seed (solaris-cpc_bind_event.3cpc.txt), as Solaris printed it, built against
  * perfmon's libcpc. Its include is the man page's own, <libcpc.h> (pkg-config libcpc adds the
  * directory of the seeds' header names). What differs from the man page, and why (docs/compat.md):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Example 2 of the seed (solaris-cpc_bind_event.3cpc.txt): the overflow handler that re-presets
  * and re-binds, and its setup, built against perfmon's libcpc. What differs from the man page, and
  * why (docs/compat.md): the lost braces; error(); the headers it uses without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libcpc beyond the seed's examples: the second interface (sets, buffers, restart after overflow),
  * binding another process, inheritance to new threads with and without overflow signals, and the
  * seed's errors. Counts are exact: tracepoints on getppid. Exits non-zero, saying what failed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The seed's usage of pctr(4) (openbsd-pctr.4.txt), built against perfmon's libpctr: timing a
  * subroutine with rdtsc(), then counting it with a programmed counter, read with rdpmc() in user
  * mode and with the PCIOCRD ioctl. It includes what pctr(4) asks for

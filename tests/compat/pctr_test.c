@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libpctr: /dev/pctr's ioctls and errors as the seed gives them, served inside the process while
  * every other file goes to libc untouched. Runs without a PMU (a function counting neither user nor
  * kernel mode opens nothing; a real one is ENODEV there). Exits non-zero, saying what failed. */

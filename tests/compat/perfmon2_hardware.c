@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libperfmon2 on a hardware PMU (the emulated-PMU rig, or a real machine): PMC0 holds the
  * machine's own event-select word for retired instructions in user mode (PMEVTYPER0_EL0 on arm64,
  * IA32_PERFEVTSEL0 on x86), and the program

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libperfmon2's event sets and sampling (C11), exact on tracepoints: sets switched on overflows
  * and on a timeout, the default sampling format mapped with mmap (notifying and saturating),
  * notifications of another thread (blocking it until pfm_restart), system-wide notifications,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libperfmon2 as a perfmon2 program uses it (C11), exact on tracepoints: the spec's session
  * sequence on the calling thread, 64-bit PMDs with offsets, per-element errors, another thread
  * (and its PFM_MSG_END), one CPU system-wide, overflow messages with pfm_restart and long resets,

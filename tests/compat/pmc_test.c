@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libpmc beyond pmcstat: the software class counted exactly (page faults split into reads and
  * writes), pmc_write/pmc_rw/pmc_detach semantics, the TSC, names, CPU information and libpmc's
  * errors. Exits non-zero, saying what failed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A small pmcstat(8) over libpmc: counts (and samples) a command as FreeBSD's pmcstat does.
  *
  *   pmcstat [-p SPEC]... [-s SPEC]... [-P SPEC] [-n COUNT] [-O FILE] [-d] -- COMMAND [ARG...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # libpmc's process-sampling mode (PMC_MODE_TS) through the small pmcstat: getppid sampled every 100
 # calls of 1000 gives exactly ten samples in the log, a perf.data file that perfmon report and (where
 # it is installed) perf script read.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A static program whose counts are known exactly, what the emulated CPU's counts are checked on:
  *   loop N [T]      the loop of exactly 2N instructions and N branches, in each of T threads
  *                   (default 1: the main thread only; at most 1024), all started before any loops

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The emulated CPU agrees with valgrind: `perfmon stat --emulate` counts a static program's 10
 # million iterations of its 2-instruction loop within 0.1% of callgrind's Ir, and its conditional
 # and indirect branches within 0.1% of cachegrind's Bc + Bi, and its branch predictor model misses

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A program that measures one region of itself with perfmon's library, as a benchmark does:
 //   region EVENTS N   counts EVENTS over a loop of exactly 2N instructions and N branches, in a
 //                     session of the calling thread (calibrated), and prints for each event

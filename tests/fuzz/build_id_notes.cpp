@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ELF notes as a binary or /sys/kernel/notes holds them, searched for a GNU build id: what
 // perfmon record reads from every file a recorded program maps.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The control channel's language as a script or a stranger may write it (perfmon stat --control):
 // the first line a channel spec, the rest commands. A spec is parsed or refused with a sentence
 // (perfmon::Error); a command is always read, its kind one of four, its region only where enable or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel's CPU-list format, as -C and sysfs cpumasks give it. A list that parses must print
 // back to a list that parses to the same CPUs, all below the limit.
 #include <cstddef>

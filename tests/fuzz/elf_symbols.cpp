@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ELF files as perfmon script reads every file a recording mapped: segments, function symbols and
 // PLT stubs, then addresses looked up in them.
 #include <cstddef>

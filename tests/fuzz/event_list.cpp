@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Event lists in every syntax (perf, cpc, pctr, pmc.core, libpfm4 strings), parsed and resolved
 // by the catalogue, and their encodings. The first byte picks the CPU model; the rest is the list.
 // Anything but perfmon::Error escaping, or any sanitizer report, is a finding.

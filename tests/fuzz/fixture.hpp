@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The event catalogues the fuzz targets resolve against: a fixed sysfs and tracefs, laid out as the
 // kernel lays them out, so that a campaign explores the same names on every machine and never
 // depends on (or mounts) the host's tracefs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What read(2) returns for a group, laid out by a read_format the input chooses (its first 8
 // bytes); the rest are the words read. Every member's fields are read.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Marker results as a measured program may leave them (perfmon stat --markers reads what the
 // program wrote): any text is read into results or refused with a sentence (perfmon::Error), never
 // a crash, a hang or another exception.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perf.data files, whole: the header, attrs and ids, feature sections (EVENT_DESC, HOSTNAME) and
 // every record of the data section decoded by its event, summed up as perfmon report does (user
 // stack copies unwound; and without stacks, as its table alone) and shown in each of its shapes;

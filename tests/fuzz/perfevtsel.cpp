@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PERFEVTSEL values as `perfmon decode` takes them (text, perf's number syntax), decoded and named
 // in a CPU model's tables. The first byte picks the model; the rest is the value.
 #include <cstddef>

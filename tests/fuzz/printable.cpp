@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text from outside (command and file names from recordings, event strings) made printable: the
 // result must be well-formed UTF-8 by Unicode's table of well-formed byte sequences (checked here
 // independently of printable()'s decoder), hold no C0, DEL or C1 control and no U+FFFE or U+FFFF,

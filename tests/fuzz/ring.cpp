@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ring reader over a ring and a user page whose positions the input chooses: the first 8 bytes
 // are data_tail, the next 8 data_head, the rest the ring (its largest power-of-two prefix, at least
 // 64 bytes, as the kernel's ring is a power of two). Every record handed out is read through.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Records as a ring or a perf.data file holds them, decoded by the SampleLayout of an attr the
 // input chooses: a PERF_RECORD_SAMPLE field by field, the sample_id trailer of any other record,
 // the identifier a reader looks for first, and the text of MMAP, MMAP2 and COMM records. Every span decoded is read

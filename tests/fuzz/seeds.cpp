@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes each fuzz target's seed corpus: seeds OUT_DIR DOC.md...
 //   event_list, perfevtsel: every `code span` and every -e / encode / decode argument of the docs,
 //     for each CPU model (the first byte), parsed and encoded;

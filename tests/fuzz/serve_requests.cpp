@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HTTP requests of any shape sent to a MetricsServer on the loopback: libmicrohttpd's parser, then
 // perfmon's routing and answers (/metrics in either format by Accept, /debug/pprof/profile's
 // seconds, other paths and methods). Each request is answered or its connection closed, and the

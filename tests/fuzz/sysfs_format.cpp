@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A PMU's format file ("config:0-7,32-35", "config1:0-15") and a value packed through it into an
 // attr. The first 8 bytes are the value; the rest is the file's text.
 #include <cstddef>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the C tests share: CHECK, which reports a failed condition and goes on, and getppid calls
  * that a tracepoint counts exactly. A test ends with `return checks_result();`. */
 #ifndef PERFMON_TESTS_C_CHECKS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A loop of exactly 2n instructions (n > 0) on x86-64 and arm64: what the hardware tests count. */
 #ifndef PERFMON_TESTS_EXACT_LOOP_H
 #define PERFMON_TESTS_EXACT_LOOP_H

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Reads a marker file with likwid's own reader (Debian's likwid: liblikwid's
 -- perfmon_readMarkerFile, through its Lua module) and prints what it found, one line a region and
 -- thread: "<tag> <thread> <count> <first value>". likwid reads only after initialising for this

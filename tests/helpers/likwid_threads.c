@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* likwid's Marker API as HPC codes use it with pthreads: 8 threads, made before LIKWID_MARKER_INIT,
  * each with its own exact count of getppid calls in "work" (100 × its number), nested regions,
  * and misuse that likwid warns about and goes on (a region started twice, one stopped unstarted).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One HTTP request to 127.0.0.1:PORT on a fresh connection, read to the end (the server closes
 // it): for the tests of perfmon serve and its benchmark.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Overflow notifications as a signal to the calling thread: the signal is blocked (so that the
 // test takes it with sigtimedwait) and the perf fd is set to raise it on every overflow.
 #pragma once

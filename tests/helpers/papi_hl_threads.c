@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PAPI's high-level API as a program uses it, built against papi.h (Debian's libpapi-dev): 8
  * threads, each with a "work" region of its own exact number of getppid calls (100 × its number)
  * and a PAPI_hl_read inside, nested regions, and the main thread's own; with "unbalanced" as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the libperfmon2 tests share: a context, its registers programmed to count getppid calls,
  * PMDs read back, a context loaded on the calling thread, CPU 0, messages. */
 #ifndef PERFMON_TEST_PERFMON2_PROGRAM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the perfmon2 test programs share: reading the default format's samples (§3.6.4), each an
  * entry and its body's words, one after the other from the header. */
 #ifndef PERFMON_TESTS_PERFMON2_SAMPLES_H

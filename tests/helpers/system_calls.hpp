@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the system tests share: one catalogue, getppid() calls that a tracepoint counts exactly, and
 // fresh pages that page-faults counts exactly.
 #pragma once

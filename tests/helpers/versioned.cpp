@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A shared library with two versions of one function, for the symbol reader's tests: the old one
 // hidden (named "versioned_function@PERFMON_1" by nm -D and perf), the default one plain. And a
 // function with one hidden version alone, as libgcc_s's __cpu_indicator_init@GCC_4.8.0: perf

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon-test-worker: a workload whose system calls, page faults and function calls are known
 // exactly, for tests that check perfmon's counts.
 //

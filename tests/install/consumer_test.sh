@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the built tree into a scratch prefix and builds a small consumer against it twice:
 # with CMake's find_package(perfmon) and with pkg-config. Then runs both.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # perfmonpy as a Python user installs it: `pip install ./python` into a fresh venv (offline, with
 # Debian's setuptools, wheel, pybind11 and numpy: --no-build-isolation --no-index), imported from
 # elsewhere and counting; then `python3 -m build --wheel` makes a wheel, which installs into a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Fails when a compat library reaches past perfmon's C ABI to the kernel: includes
 # <linux/perf_event.h> or <sys/ioctl.h>, or calls ioctl(). What a compat library needs goes into
 # the C++ API, then the C ABI (perfmon/perfmon.h), then the compat library (docs/architecture.md).

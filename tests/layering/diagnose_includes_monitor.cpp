@@ -1,2 +1,3 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deliberately wrong-way: diagnosis must not see the measurements built on it.
 #include "monitor/locations.hpp"

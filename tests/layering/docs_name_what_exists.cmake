@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Fails when README.md or docs/architecture.md misses a layer of the build (a `perfmon_layer` of
 # src/CMakeLists.txt), or names a folder or file of the tree that does not exist: the docs drifted
 # twice, and a redraw alone does not hold. A path is looked for from the repository's root, or from

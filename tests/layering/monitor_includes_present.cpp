@@ -1,2 +1,3 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deliberately wrong-way: measurements must not see how they are presented.
 #include "present/shapes.hpp"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Fails when a source of the library or the tool includes a file by a relative path, which would
 # step around the layers' include roots.
 file(GLOB_RECURSE sources ${ROOT}/src/*.cpp ${ROOT}/src/*.hpp ${ROOT}/tools/*.cpp ${ROOT}/tools/*.hpp

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Fails when a public header is not included by perfmon/perfmon.hpp, the one include that docs/api.md
 # promises holds the whole API (a snippet that includes it must compile whatever it uses).
 file(GLOB headers RELATIVE ${ROOT}/include/perfmon ${ROOT}/include/perfmon/*.hpp)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rig's guest has no network, and its test programs are linked statically. GoogleTest can stream
 // results to a host it looks up with getaddrinfo(3), which glibc warns cannot work in a static
 // program; the rig never streams results. These stand-ins keep glibc's lookup code, and its warning,

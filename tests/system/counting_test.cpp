@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The library against the running kernel, with counts known exactly: a tracepoint on a system
 // call made N times counts N. (Breakpoints, which some hypervisors never fire, are in pmu_test.cpp,
 // which the emulated-PMU rig runs.)

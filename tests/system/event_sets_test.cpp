@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon2's event sets against the running kernel, with exact counts: a tracepoint on getppid
 // counts every call, so overflow switching, cascades and each set's share are known in advance.
 // Timeout switching runs on task-clock, checked by what holds whatever the machine's speed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel-interface layer on its own: ioctls, ids, overflow signals, feature probes, the ring buffer.
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon2's message queue and default sampling format against the running kernel, with exact
 // counts: a tracepoint on getppid sampled at period 1 overflows once per call, so the messages,
 // the buffer's samples and the group values in their bodies are all known in advance.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests that need a hardware PMU: run in the emulated-PMU rig (tests/rig/run, where PERFMON_RIG=1
 // and counts are exact) and on any machine with a PMU (ctest -L pmu, with bounded expectations).
 // Where no PMU is exposed they are skipped with the reason.

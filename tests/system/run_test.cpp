@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The run layer against the running kernel: a measurement of a command run to its end counts its
 // calls exactly, the caller's hooks are called and can end it, and a recording writes every sample
 // of a command (or of samplers the caller holds, one let go before the end) into a file read back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sampler against the running kernel, with sample counts known exactly: a tracepoint on a
 // system call sampled at period 1 gives one sample per call, attributed to the right event and
 // thread; what a full ring cannot take is counted as lost, never silently missing.

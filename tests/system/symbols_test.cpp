@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Function names of stripped files: from a separate debug file found by build id or by
 // .gnu_debuglink, never from a debug file of another build; a hidden symbol version of .dynsym
 // named as nm -D names it where another version of the name needs telling apart; the PLT's stubs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon as a user without privileges sees it (run as user nobody by tests/unprivileged/as_nobody):
 // what the kernel refuses is refused with the real reason, what perfmon narrows it says once, and
 // perfmon info reports what such a user may do, tried rather than inferred.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon annotate: a function of a perf.data file's samples, instruction by instruction and line by
 // line, as perf annotate shows it — its code disassembled by Capstone, its lines from DWARF, the
 // lines of functions inlined into it folded under the line that calls them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The subcommands of the perfmon tool; each returns the process exit status.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon decode: a PERFEVTSEL value back to its fields and the events it names.
 #include <cstdio>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon diff: two perf.data files compared as perf diff compares them — each file and function's
 // share of its profile in the base and in the new file, and the change, largest first.
 #include <unistd.h>

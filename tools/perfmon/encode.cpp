@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon encode: an event name to its encodings (PERFEVTSEL value, fixed counter, perf attr).
 #include <cstdio>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "encoding_output.hpp"
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What encode and decode print alike.
 #pragma once
 

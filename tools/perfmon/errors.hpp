@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the tool reports the library's errors: the library's sentence after the command's name, and
 // on a line of its own what to run next where the tool knows it (the library never names the
 // tool's commands or flags). Whatever the user typed is escaped before it reaches the terminal.

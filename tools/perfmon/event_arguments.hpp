@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The events of stat's and record's command lines as perf reads them: each -e is a list in perf's
 // syntax, and a --filter applies to the last event of the -e before it (a tracepoint).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon info: the capability doctor — what this machine and kernel allow, and why.
 #include <cstdio>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon list: every event this machine can resolve, by source, each marked usable here or not;
 // with --pmu, a CPU model's table.
 #include <fnmatch.h>

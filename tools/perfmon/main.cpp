@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon: count and sample CPU performance events (perf's conventions, perfmon2's features).
 #include <cctype>
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Command-line options in perf's style: -e X, -eX, --event X, --event=X, clustered -aA, and the
 // first word that is not an option (or whatever follows "--") starts the command to run.
 #pragma once

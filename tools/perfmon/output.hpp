@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CLI's side of its output files (perfmon/output_file.hpp): a committed replacement says on
 // stderr what it could not keep of the old file.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A perf.data file read into a Profile, as perfmon report and perfmon diff read it: in shares on
 // several threads where the file is worth it, stacks recorded with --call-graph dwarf unwound where
 // this build can (a sentence on standard error where it cannot).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon record: sample a command into a perf.data file that perf report and perf script read.
 #include <signal.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon report: where a perf.data file's samples landed, per command, file and function, as perf
 // report --stdio shows it; or as JSON, collapsed stacks, a flame graph picture, or a pprof profile.
 #include <algorithm>

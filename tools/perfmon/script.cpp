@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon script: one line per sample of a perf.data file, as perf script prints them; JSON lines
 // with --json.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon serve: counters for Prometheus, profiles for pprof. Its settings (flags, a file), then
 // the library's MetricsExporter (perfmon/metrics.hpp) behind its MetricsServer
 // (perfmon/metrics_server.hpp) until a signal ends it: loopback only unless told otherwise.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon stat: count events while a command runs, or on processes, threads, CPUs or a cgroup.
 #include <signal.h>
 #include <time.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon stat's counting in parts: -D (counting on after a delay, or, with -1, only when told)
 // and --control (perf's control channel: enable, disable, ping; perfmon's enable NAME and
 // disable NAME count named regions apart). The run loop wakes for the channel's signal and for the

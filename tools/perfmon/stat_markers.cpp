@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "stat_markers.hpp"
 
 #include <stdlib.h>

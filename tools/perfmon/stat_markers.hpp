@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon stat --markers: a program's own regions (likwid's Marker API, through libperfmon-likwid)
 // counted per thread. Before the command starts, the environment its marker library reads is set
 // (LIKWID_EVENTS, LIKWID_FILEPATH, LIKWID_MODE, LIKWID_THREADS as likwid-perfctr -m sets them,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon stat's options: what the command line says, parsed and checked against each other
 // before anything runs (a wrong combination is a usage error, 129).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where stat and record measure: -p, -t, -a, -C (and stat's -G), parsed and checked the same way
 // for both, into the library's TargetChoice.
 #pragma once

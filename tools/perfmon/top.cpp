@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon top: where the machine (or -p's processes) spends its samples now, refreshed every -d
 // seconds, per function with its file (and command), as perf top shows it: on a terminal, a live
 // view to sort, pause, zoom into a file and quit with q; else (--stdio) a table every -d seconds.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon top's rows: the entries of a live Profile's event, merged by the sort keys, each refresh's
 // new samples added to weights that decay by 7/8 at every refresh, as perf top's do: a function
 // that stops running fades out over a few refreshes instead of staying on top for the whole run.

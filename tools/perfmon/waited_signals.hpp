@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The signals a command that runs a workload (stat, record) waits for with sigtimedwait: blocked
 // while it runs, so that Ctrl-C, SIGTERM and SIGHUP go to the workload and the counts are still
 // printed. Every other command (report, script, list...) leaves them as they were, so it can be

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Solaris libcpc on Linux, over perfmon's C ABI (docs/compat.md). Both of Solaris' interfaces:
  *
  *   - the first one, of cpc_bind_event(3CPC): cpc_event_t, cpc_strtoevent, cpc_bind_event,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* OpenBSD pctr(4) on Linux (docs/compat.md): /dev/pctr, its ioctls, and the rdtsc() and rdpmc()
  * macros, for programs written for OpenBSD's <machine/pctr.h>.
  *

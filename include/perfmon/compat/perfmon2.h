@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The perfmon2 interface on Linux, over perfmon's C ABI (docs/compat.md): the spec's calls
  * (perfmon2-interface-spec §3.1 and §6.1), its structures as it defines them, and its semantics
  * where Linux lets a library keep them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* FreeBSD libpmc on Linux, over perfmon's C ABI (docs/compat.md): pmc(3)'s calls with hwpmc's
  * semantics, for programs written against <pmc.h>.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // x86 performance-monitoring enumeration: CPUID leaf 0/1 (vendor, family, model, hypervisor bit),
 // Intel leaf 0AH and AMD leaves 80000001H/80000022H; the caches (leaf 4, 80000005H/6H, 8000001DH). Pure functions of
 // register values, testable on any machine, and the host's own registers where the CPU is x86.

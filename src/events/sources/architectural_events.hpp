@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Intel's architectural performance events (the MSR tutorial seed; SDM Vol. 3): the events every
 // Intel CPU with CPUID leaf 0AH counts alike, and the fixed counters, from
 // data/intel-architectural-events.csv.

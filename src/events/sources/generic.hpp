@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perf's generic event names: hardware, software and hardware-cache events, with perf's aliases.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Model-specific event tables from libpfm4 (Debian's libpfm4): names such as INST_RETIRED.ANY_P,
 // L2_RQSTS.MISS:c=2 or skl::L2_RQSTS:MISS:u, for the host's CPU or, forced, for any model libpfm4
 // knows (skl, icl, spr, amd64_fam19h_zen3, ...). libpfm.so.4 is loaded on first use, not at start:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pmc.core seed's table: the events of Intel Core Solo/Duo in data/freebsd-pmc-core.csv, with
 // libpmc's name normalisation, its PMC-independent aliases, the counters (PMC0, PMC1) an event may
 // use, and what each qualifier of a libpmc specifier (syntax/pmc_specifier.hpp) sets.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PMUs the kernel registers under /sys/bus/event_source/devices: type, the CPUs they count on, and
 // (read on first use) their format bit fields, named events with scale and unit, and caps.
 #pragma once

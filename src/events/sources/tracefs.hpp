@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tracepoints as tracefs describes them: events/<subsystem>/<name>/id.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Solaris cpc_strtoevent(3CPC) specifications: "pic0=EC_ref,pic1=EC_hit[,sys][,nouser][,attr=value]",
 // written cpc/.../ on perfmon's command line so that its commas stay inside one item:
 //

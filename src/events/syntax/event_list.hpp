@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perf's event-list syntax, the whole argument of -e, parsed into specs before any name is looked up:
 //
 //   list := item (',' item)*

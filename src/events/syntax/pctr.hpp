@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenBSD pctr(4) counter function words (the pctr seed): event byte, unit-mask byte
 // (PCTR_UM_M/E/S/I, PCTR_UM_MESI, PCTR_UM_A), flags byte (PCTR_U, PCTR_K, PCTR_E, PCTR_EN, PCTR_I) and
 // counter-mask byte (<< PCTR_CM_SHIFT) — the P6-and-later layout, the same as IA32_PERFEVTSELx.

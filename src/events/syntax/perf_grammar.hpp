@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perf's syntax for one event, and the syntaxes perfmon reads in the same place:
 //
 //   event := name [':' modifiers]                                  generic or sysfs alias: cycles:u

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FreeBSD libpmc's event specifier (the pmc.core seed): "Event[,qualifier[=value]]...". The
 // grammar only: which qualifiers an event takes, and what they mean, is the table's (sources/pmc_core).
 #pragma once

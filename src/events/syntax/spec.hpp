@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An event string as its grammar reads it, before any name is looked up: what the string names
 // (one alternative per syntax), the modifiers, and the Solaris cpc settings of its specification.
 #pragma once

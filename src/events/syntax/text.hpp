@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lexical pieces every event grammar shares: trimming, numbers as perf writes them, name
 // characters, and the one way to refuse an event string.
 #pragma once

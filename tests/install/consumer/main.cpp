@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The smallest program a user writes against the installed perfmon.
 #include <perfmon/catalog.hpp>
 #include <perfmon/scope.hpp>

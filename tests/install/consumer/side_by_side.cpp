@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon's headers and libpfm4's share /usr/include/perfmon/: one program includes and uses both.
 //
 // perfmon's first: libpfm4's perfmon/perf_event.h declares the kernel's perf_event structs itself

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CPUID decoding on register values recorded from real CPUs. Sources: InstLatx64's dumps
 // (users.atw.hu/instlatx64) and libcpuid's test corpus (github.com/anrieff/libcpuid, tests/),
 // each value as the dump prints it, in EAX-EBX-ECX-EDX order.

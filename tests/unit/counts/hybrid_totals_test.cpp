@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "counts/hybrid_totals.hpp"
 
 #include <gtest/gtest.h>

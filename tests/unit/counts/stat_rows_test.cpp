@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stat's rows and footnotes from one Reading, whichever measurement produced it.
 #include <gtest/gtest.h>
 #include <linux/perf_event.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The caches the emulated CPU models: read from CPUID's registers and from sysfs, and given as
 // cachegrind takes them.
 #include "perfmon/cache_geometry.hpp"

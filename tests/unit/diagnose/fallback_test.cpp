@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one decision after the kernel refuses an event, case by case.
 #include "diagnose/fallback.hpp"
 

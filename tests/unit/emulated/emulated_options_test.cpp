@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EmulatorOptions::enabled_for: what the emulated CPU runs for the events asked for, and nothing it
 // would run for an event it does not count.
 #include <gtest/gtest.h>

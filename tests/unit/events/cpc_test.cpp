@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Solaris cpc event specifications (cpc_strtoevent): pic0=EVENT,pic1=EVENT[,sys][,nouser][,attr=value].
 #include <gtest/gtest.h>
 

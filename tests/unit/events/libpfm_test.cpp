@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Vendor event names through libpfm4, for CPU models other than the host's (forced), and the
 // values Linux's pmu-events tables document for them.
 #include "events/sources/libpfm.hpp"

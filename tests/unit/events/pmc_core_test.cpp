@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FreeBSD libpmc specifiers and the pmc.core (Intel Core Solo/Duo) table of the seed.
 #include "events/sources/pmc_core.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where sysfs and libpfm4 both name an event, perfmon's two paths to an attr must agree: sysfs
 // terms packed through the PMU's format files, and libpfm4's encoding for the same model.
 #include <gtest/gtest.h>

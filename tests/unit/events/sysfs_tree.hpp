@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A temporary sysfs event_source tree, laid out as the kernel lays it out, for catalogue tests.
 #pragma once
 

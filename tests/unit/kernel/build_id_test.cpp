@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GNU build-id notes, as the kernel and ELF files hold them, and notes that lie about their sizes.
 #include "kernel/build_id.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "kernel/read_format.hpp"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ring reader over memory laid out as the kernel lays a ring out: records in order, one that
 // wraps around the end handed out whole, the tail given back, an impossible size or position
 // stopping it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PERF_RECORD_SAMPLE and sample_id trailers decoded from records laid out as the kernel writes them.
 #include "kernel/sample_layout.hpp"
 

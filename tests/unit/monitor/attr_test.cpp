@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one place where the catalogue's attr is completed for opening.
 #include "monitor/attr.hpp"
 

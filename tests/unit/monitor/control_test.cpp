@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perf's control channel and named regions: the commands' language, FIFOs read as writers come and
 // go, and regions' sums from readings (nested, overlapping, reopened, per location).
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The standard error of an extrapolated count, worked by hand.
 #include "perfmon/estimate.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Regions marked in a program's code, counted per thread: exact tracepoint counts, the statuses of
 // misuse, groups taking turns, results per thread and group.
 #include "perfmon/marked_regions.hpp"

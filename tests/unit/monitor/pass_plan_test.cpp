@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pass planner on made-up counter budgets: no kernel involved.
 #include "perfmon/pass_plan.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon2's randomized periods: the minimal standard generator, and periods within their range.
 #include "perfmon/random_period.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PerfDataReader on hostile files made here: memory stays bounded by the file's size.
 #include "perfmon/perf_data.hpp"
 

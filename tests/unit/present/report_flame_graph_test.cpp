@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text from recordings (command names, file names) reaches an SVG, JSON and a terminal only as
 // valid UTF-8: every malformed sequence becomes U+FFFD, and the flame graph is well-formed XML
 // whatever the names hold (checked by Python's XML parser, which refuses what XML 1.0 refuses).

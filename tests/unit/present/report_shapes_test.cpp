@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perfmon report's shapes come from one table, read here as the tool reads it: each shape has a
 // name of its own and the one writer its needs say, writes something of a profile (or of the
 // records) and the same again, draws the event it is told to, and compares where it says it does.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perf script's shapes of one sample: its columns, its frame or call chain, and the JSON line.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AddressSpaces: a forked process starts with its parent's mappings as they were at the fork,
 // shared rather than copied, so that a recording of many forks costs memory in its own size.
 #include "perfmon/address_space.hpp"

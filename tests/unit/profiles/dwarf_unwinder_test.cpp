@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "profiles/dwarf_unwinder.hpp"
 
 #include <asm/perf_regs.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PprofProfile's encoding read back by a small protobuf reader of the test's own: the fields of
 // pprof's profile.proto, by number, as go tool pprof would find them.
 #include "perfmon/pprof.hpp"

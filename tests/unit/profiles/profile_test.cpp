@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Profile: samples charged to the place their records describe at that moment — a process's
 // mappings and a thread's name as they were when the sample was taken — and repeated stacks merged.
 #include "perfmon/profile.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scrape's text as both formats write it: a family's HELP, TYPE and UNIT, its samples named by
 // type, label values escaped, and OpenMetrics' end.
 #include "serve/exposition.hpp"

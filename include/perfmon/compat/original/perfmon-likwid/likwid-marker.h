@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* likwid's Marker API as perfmon's libperfmon-likwid provides it (docs/regions.md): the same macros
  * and functions as likwid's own <likwid-marker.h>, for machines without the likwid package. A
  * program built against either header links against -lperfmon-likwid and runs under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What compat_through_c_abi.cmake must refuse: a compat file calling the kernel's ioctl. */
 #include <sys/ioctl.h>
 

@@ -1,2 +1,3 @@
+// SPDX-License-Identifier: Apache-2.0
 // A wrong-way fixture: a header the umbrella names.
 #pragma once
