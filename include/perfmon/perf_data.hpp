@@ -60,7 +60,11 @@ class PerfDataWriter {
  public:
   // Writes a perf.data file through `fd`, a regular file open for writing at offset 0 (the header
   // is written last, in place). Throws perfmon::Error.
-  PerfDataWriter(int fd, std::vector<PerfDataEvent> events);
+  //
+  // With `stream_host`, in perf's pipe layout instead (perf record -o -), through any descriptor (a
+  // pipe, a socket) and in order: the machine's sections, the events and their names first, as
+  // records; the build ids at finish(), whose own `host` is then not used.
+  PerfDataWriter(int fd, std::vector<PerfDataEvent> events, const PerfDataHost* stream_host = nullptr);
   PerfDataWriter(const PerfDataWriter&) = delete;
   PerfDataWriter& operator=(const PerfDataWriter&) = delete;
 
@@ -94,8 +98,10 @@ class PerfDataWriter {
   SynthesizedRecord synthesized_into_file();  // write_synthesized, for the describe_* functions
   void append(const void* bytes, std::size_t size);
   void flush();
+  void append_record(std::uint32_t type, const std::string& body);  // a record of perf's own (a pipe's)
 
   int fd_;
+  bool stream_ = false;      // perf's pipe layout
   bool round_open_ = false;  // records written since the last finish_round()
   std::vector<PerfDataEvent> events_;
   struct MappedFile {
@@ -128,7 +134,9 @@ std::vector<PerfDataEvent> recorded_events(const Sampler& sampler);
 // corrupt file ends in perfmon::Error naming the offset of what is wrong, never in a crash.
 class PerfDataReader {
  public:
-  // Maps the file (or reads it whole, where it cannot be mapped). Throws perfmon::Error.
+  // Maps the file (or reads it whole, where it cannot be mapped); "-" reads standard input whole,
+  // as perf report -i - does. Either layout of perf's: a file, or a pipe's stream (perf record -o -).
+  // Throws perfmon::Error.
   explicit PerfDataReader(const std::string& path);
   // The same over a file's bytes (tests, fuzzing); `name` is what messages call it.
   PerfDataReader(std::string bytes, std::string name);
@@ -202,7 +210,10 @@ class PerfDataReader {
   // before `begin`.
   void read_share(SampleHandler& handler, std::uint64_t begin, std::uint64_t end) const;
   void parse();
-  std::string read_stream(const std::string& path) const;
+  std::string read_stream(int fd) const;
+  // A stream in perf's pipe layout (perf record -o -) as the file it would have been: its
+  // header's records made into the header and feature sections, its other records the data.
+  std::string file_image_of_pipe() const;
   [[noreturn]] void corrupt(std::uint64_t offset, const std::string& what) const;
 
   struct Storage;  // the file's bytes: mapped (a regular file), else read into memory

@@ -28,9 +28,10 @@ class Recording {
   // Opens a sampler of its own (the events disabled; a command's enabled at its exec), writes the
   // file's events, the kernel's map and what already runs: every process for a CPU-wide target,
   // else the processes `described` (their threads' names and mappings). `fd` is a regular file's:
-  // the header is written last, in place. Throws perfmon::Error.
+  // the header is written last, in place; or, with `stream_host`, any descriptor, written in perf's
+  // pipe layout (perf record -o -; PerfDataWriter). Throws perfmon::Error.
   Recording(int fd, const std::vector<EventGroup>& groups, const Target& target, const SamplingOptions& options,
-            const std::vector<pid_t>& described);
+            const std::vector<pid_t>& described, const PerfDataHost* stream_host = nullptr);
   // The same over samplers the caller opened (the C ABI's), which stay open until finish(): the
   // file's events are theirs, in order; what already runs is for describe().
   Recording(int fd, std::vector<Sampler*> samplers);

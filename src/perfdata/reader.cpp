@@ -10,6 +10,7 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -62,6 +63,17 @@ struct PerfDataReader::Storage {
 };
 
 PerfDataReader::PerfDataReader(const std::string& path) : storage_(std::make_unique<Storage>()), name_(path) {
+  if (path == "-") {  // perf's convention: standard input, the far end of perf record -o -'s pipe
+    if (::isatty(STDIN_FILENO))
+      throw Error(ErrorKind::InvalidArgument,
+                  "-i - reads a recording from standard input, which is a terminal here; pipe one in (perf record "
+                  "-o - ... | perfmon report -i -) or give a file's name.",
+                  EINVAL);
+    storage_->bytes = read_stream(STDIN_FILENO);
+    bytes_ = storage_->bytes;
+    parse();
+    return;
+  }
   // Looked at before anything opens it: opening a FIFO's read end, even to find it is one, would
   // take what its writer sends.
   struct stat status {};
@@ -70,26 +82,25 @@ PerfDataReader::PerfDataReader(const std::string& path) : storage_(std::make_uni
   if (S_ISREG(status.st_mode)) storage_->mapping = kernel::FileMapping::map(path);
   if (storage_->mapping) {
     bytes_ = storage_->mapping->bytes();
-  } else {
-    storage_->bytes = read_stream(path);  // a FIFO, an empty file
+  } else {  // a FIFO, an empty file
+    const kernel::FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+    if (!file || ::fstat(file.get(), &status) != 0) cannot_read(path, errno);
+    check_readable_kind(path, status);  // what was opened, should the path have changed meanwhile
+    storage_->bytes = read_stream(file.get());
     bytes_ = storage_->bytes;
   }
   parse();
 }
 
-// A file that cannot be mapped, read whole if it starts as a perf.data file does.
-std::string PerfDataReader::read_stream(const std::string& path) const {
-  const kernel::FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
-  struct stat status {};
-  if (!file || ::fstat(file.get(), &status) != 0) cannot_read(path, errno);
-  check_readable_kind(path, status);  // what was opened, should the path have changed meanwhile
+// What cannot be mapped, read whole if it starts as a perf.data file does.
+std::string PerfDataReader::read_stream(int fd) const {
   std::string bytes;
   char chunk[64 * 1024];
   for (;;) {
-    const ssize_t got = ::read(file.get(), chunk, sizeof chunk);
+    const ssize_t got = ::read(fd, chunk, sizeof chunk);
     if (got == 0) break;
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) cannot_read(path, errno);
+    if (got < 0) cannot_read(name_, errno);
     bytes.append(chunk, static_cast<std::size_t>(got));
     // What is not a perf.data file is refused after its first bytes, not read to its end.
     if (bytes.size() >= sizeof kMagic && std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) break;
@@ -112,6 +123,137 @@ void PerfDataReader::corrupt(std::uint64_t offset, const std::string& what) cons
               "'" + name_ + "' is not a whole perf.data file: at offset " + std::to_string(offset) + ", " + what +
                   "; record it again.",
               EINVAL);
+}
+
+std::string PerfDataReader::file_image_of_pipe() const {
+  const std::string_view pipe = bytes_;
+  struct PipedEvent {
+    std::string attr;  // sizeof(perf_event_attr) bytes
+    std::vector<std::uint64_t> ids;
+  };
+  std::vector<PipedEvent> events;
+  std::map<unsigned, std::string> features;
+  std::map<std::uint64_t, std::string> names;  // EVENT_UPDATE's, by id
+  std::string data;
+  for (std::uint64_t at = sizeof(PipeHeader); at < pipe.size();) {
+    perf_event_header record;
+    if (pipe.size() - at < sizeof record) corrupt(at, "a record is cut short");
+    std::memcpy(&record, pipe.data() + at, sizeof record);
+    if (record.size < sizeof record || record.size > pipe.size() - at)
+      corrupt(at, "a record of " + std::to_string(record.size) + " bytes does not fit the stream");
+    const std::string_view body = pipe.substr(at + sizeof record, record.size - sizeof record);
+    const std::uint64_t record_at = at;
+    at += record.size;
+    switch (record.type) {
+      case kHeaderAttr: {
+        std::uint32_t attr_size = PERF_ATTR_SIZE_VER0;
+        if (body.size() >= 8) std::memcpy(&attr_size, body.data() + 4, 4);
+        if (attr_size == 0) attr_size = PERF_ATTR_SIZE_VER0;
+        if (attr_size < PERF_ATTR_SIZE_VER0 || attr_size > body.size() || (body.size() - attr_size) % 8 != 0)
+          corrupt(record_at, "an attr record's attr does not fit it");
+        PipedEvent event;
+        event.attr.assign(sizeof(perf_event_attr), '\0');
+        std::memcpy(event.attr.data(), body.data(), std::min<std::size_t>(attr_size, sizeof(perf_event_attr)));
+        event.ids.resize((body.size() - attr_size) / 8);
+        if (!event.ids.empty()) std::memcpy(event.ids.data(), body.data() + attr_size, body.size() - attr_size);
+        events.push_back(std::move(event));
+        break;
+      }
+      case kHeaderTracingData: {  // its data follows the record, 8-aligned
+        std::uint32_t size = 0;
+        if (body.size() >= 4) std::memcpy(&size, body.data(), 4);
+        const std::uint64_t padded = (std::uint64_t{size} + 7) / 8 * 8;
+        if (padded > pipe.size() - at) corrupt(record_at, "the tracing data runs past the end of the stream");
+        features[kTracingData] = std::string(pipe.substr(at, size));
+        at += padded;
+        break;
+      }
+      case kHeaderBuildId: {  // a HEADER_BUILD_ID section's entry, as it is
+        features[kBuildId].append(pipe.data() + record_at, record.size);
+        break;
+      }
+      case kHeaderFeature: {
+        std::uint64_t feature = 0;
+        if (body.size() < 8) corrupt(record_at, "a feature record is shorter than its fields");
+        std::memcpy(&feature, body.data(), 8);
+        if (feature < 256 && feature != kTracingData && feature != kBuildId)
+          features[feature] = std::string(body.substr(8));
+        break;
+      }
+      case kEventUpdate: {
+        std::uint64_t kind = 0, id = 0;
+        if (body.size() < 16) corrupt(record_at, "an event update is shorter than its fields");
+        std::memcpy(&kind, body.data(), 8);
+        std::memcpy(&id, body.data() + 8, 8);
+        if (kind == kEventUpdateName) {
+          const std::string_view name = body.substr(16);
+          names[id] = std::string(name.substr(0, name.find('\0')));
+        }
+        break;
+      }
+      case kCompressed:
+        throw Error(ErrorKind::Unsupported,
+                    "'" + name_ +
+                        "' holds compressed records (perf record -z), which perfmon does not read; record "
+                        "it without -z.",
+                    EINVAL);
+      case kHeaderEventType:
+      case kFinishedInit:
+        break;
+      default:
+        // The kernel's records, FINISHED_ROUND, and perf's others (ID_INDEX, the maps, TIME_CONV,
+        // ...), which a file's data section holds too.
+        data.append(pipe.data() + record_at, record.size);
+    }
+  }
+  // Names: EVENT_UPDATE's, where EVENT_DESC does not give them.
+  if (!features.contains(kEventDescription) && !names.empty()) {
+    std::string content;
+    auto put_u32 = [&](std::uint32_t value) { content.append(reinterpret_cast<const char*>(&value), 4); };
+    put_u32(static_cast<std::uint32_t>(events.size()));
+    put_u32(static_cast<std::uint32_t>(sizeof(perf_event_attr)));
+    for (const PipedEvent& event : events) {
+      content += event.attr;
+      put_u32(static_cast<std::uint32_t>(event.ids.size()));
+      const auto name = event.ids.empty() ? names.end() : names.find(event.ids.front());
+      std::string text = name != names.end() ? name->second : "";
+      const std::uint32_t padded = static_cast<std::uint32_t>((text.size() + 1 + 63) / 64 * 64);
+      put_u32(padded);
+      text.resize(padded, '\0');
+      content += text;
+      content.append(reinterpret_cast<const char*>(event.ids.data()), event.ids.size() * 8);
+    }
+    features[kEventDescription] = std::move(content);
+  }
+
+  // The file: header, each event's ids, the attrs, the data, the feature sections' table, their contents.
+  FileHeader header{};
+  std::memcpy(header.magic, kMagic, sizeof kMagic);
+  header.size = sizeof header;
+  header.attr_size = sizeof(perf_event_attr) + sizeof(FileSection);
+  std::string image(sizeof header, '\0');
+  std::vector<FileSection> ids;
+  for (const PipedEvent& event : events) {
+    ids.push_back({image.size(), event.ids.size() * 8});
+    image.append(reinterpret_cast<const char*>(event.ids.data()), event.ids.size() * 8);
+  }
+  header.attrs = {image.size(), events.size() * header.attr_size};
+  for (std::size_t e = 0; e < events.size(); ++e) {
+    image += events[e].attr;
+    image.append(reinterpret_cast<const char*>(&ids[e]), sizeof ids[e]);
+  }
+  header.data = {image.size(), data.size()};
+  image += data;
+  std::uint64_t content_at = image.size() + features.size() * sizeof(FileSection);
+  for (const auto& [feature, content] : features) {
+    header.features[feature / 64] |= std::uint64_t{1} << (feature % 64);
+    const FileSection section{content_at, content.size()};
+    image.append(reinterpret_cast<const char*>(&section), sizeof section);
+    content_at += content.size();
+  }
+  for (const auto& [feature, content] : features) image += content;
+  std::memcpy(image.data(), &header, sizeof header);
+  return image;
 }
 
 void PerfDataReader::parse() {
@@ -138,6 +280,13 @@ void PerfDataReader::parse() {
                     "' is not a perf.data file (it does not start with PERFILE2); give one that perf record "
                     "or perfmon record wrote.",
                 EINVAL);
+  }
+  if (size >= sizeof(PipeHeader) && header.size == sizeof(PipeHeader)) {  // perf record -o -'s layout
+    std::string image = file_image_of_pipe();
+    storage_->bytes = std::move(image);
+    bytes_ = storage_->bytes;
+    parse();
+    return;
   }
   if (size < sizeof header) corrupt(size, "the file ends inside its " + std::to_string(sizeof header) + "-byte header");
   if (header.size < sizeof header) corrupt(8, "the header says it has " + std::to_string(header.size) + " bytes");

@@ -50,6 +50,12 @@ void put_string(std::string& out, const std::string& text) {
   out.append(length - text.size(), '\0');
 }
 
+// A name as records end with it: NUL-terminated, padded to 8 bytes.
+void put_record_name(std::string& out, std::string_view name) {
+  out += name;
+  out.append((name.size() + 1 + 7) / 8 * 8 - name.size(), '\0');
+}
+
 std::string file_text(const std::filesystem::path& path) {
   return kernel::read_whole_file(path).value_or(std::string());
 }
@@ -126,6 +132,59 @@ std::string build_id_section(const Files& mapped) {
   return out;
 }
 
+// The feature sections that describe the machine and the events (all but the build ids, which
+// only the end knows), in the order of their bits.
+std::vector<std::pair<Feature, std::string>> feature_sections(const PerfDataHost& host,
+                                                              const std::vector<PerfDataEvent>& events) {
+  std::vector<std::pair<Feature, std::string>> features;
+  std::vector<std::uint64_t> tracepoints;
+  for (const PerfDataEvent& event : events)
+    if (event.attr.type == PERF_TYPE_TRACEPOINT) tracepoints.push_back(event.attr.config);
+  if (!tracepoints.empty() && !host.tracefs_root.empty())
+    features.emplace_back(kTracingData, tracing_data(host.tracefs_root, tracepoints));
+  auto add_string = [&](Feature feature, const std::string& text) {
+    std::string content;
+    put_string(content, text);
+    features.emplace_back(feature, std::move(content));
+  };
+  add_string(kHostname, host.hostname);
+  add_string(kOsRelease, host.os_release);
+  add_string(kVersion, host.perf_version);
+  add_string(kArch, host.arch);
+  {
+    std::string content;
+    put(content, host.cpus_available);
+    put(content, host.cpus_online);
+    features.emplace_back(kNrCpus, std::move(content));
+  }
+  if (!host.cpu_description.empty()) add_string(kCpuDescription, host.cpu_description);
+  if (!host.cpuid.empty()) add_string(kCpuid, host.cpuid);
+  {
+    std::string content;
+    put(content, host.total_memory_kib);
+    features.emplace_back(kTotalMemory, std::move(content));
+  }
+  {
+    std::string content;
+    put(content, static_cast<std::uint32_t>(host.command_line.size()));
+    for (const std::string& word : host.command_line) put_string(content, word);
+    features.emplace_back(kCommandLine, std::move(content));
+  }
+  {
+    std::string content;
+    put(content, static_cast<std::uint32_t>(events.size()));
+    put(content, static_cast<std::uint32_t>(kFileAttrSize));
+    for (const PerfDataEvent& event : events) {
+      content += attr_bytes(event.attr);
+      put(content, static_cast<std::uint32_t>(event.ids.size()));
+      put_string(content, event.name);
+      for (std::uint64_t id : event.ids) put(content, id);
+    }
+    features.emplace_back(kEventDescription, std::move(content));
+  }
+  return features;
+}
+
 [[noreturn]] void fail_write(int err) {
   throw Error(ErrorKind::System,
               std::string("cannot write the perf.data file: ") + std::strerror(err) +
@@ -135,8 +194,43 @@ std::string build_id_section(const Files& mapped) {
 
 }  // namespace
 
-PerfDataWriter::PerfDataWriter(int fd, std::vector<PerfDataEvent> events) : fd_(fd), events_(std::move(events)) {
+PerfDataWriter::PerfDataWriter(int fd, std::vector<PerfDataEvent> events, const PerfDataHost* stream_host)
+    : fd_(fd), stream_(stream_host != nullptr), events_(std::move(events)) {
   buffer_.reserve(1 << 16);
+  if (stream_) {
+    // As perf record -o - begins: the machine, the events, their names, tracepoints' formats.
+    PipeHeader header{};
+    std::memcpy(header.magic, kMagic, sizeof kMagic);
+    header.size = sizeof header;
+    append(&header, sizeof header);
+    for (const PerfDataEvent& event : events_) {
+      std::string body = attr_bytes(event.attr);
+      body.append(reinterpret_cast<const char*>(event.ids.data()), event.ids.size() * sizeof(std::uint64_t));
+      append_record(kHeaderAttr, body);
+    }
+    for (const auto& [feature, content] : feature_sections(*stream_host, events_)) {
+      if (feature == kTracingData) {  // a record of its own, the data after it; its size 8-aligned
+        const std::size_t padded = (content.size() + 7) / 8 * 8;
+        const std::uint32_t size_and_pad[2] = {static_cast<std::uint32_t>(padded), 0};
+        append_record(kHeaderTracingData, std::string(reinterpret_cast<const char*>(size_and_pad), 8));
+        append((content + std::string(padded - content.size(), '\0')).data(), padded);
+        continue;
+      }
+      std::string body;
+      put(body, std::uint64_t{feature});
+      append_record(kHeaderFeature, body + content);
+    }
+    for (const PerfDataEvent& event : events_) {
+      if (event.ids.empty()) continue;
+      std::string body;
+      put(body, kEventUpdateName);
+      put(body, event.ids.front());
+      put_record_name(body, event.name);
+      append_record(kEventUpdate, body);
+    }
+    append_record(kFinishedInit, "");
+    return;
+  }
   const FileHeader placeholder{};  // the real one is written by finish()
   append(&placeholder, sizeof placeholder);
   std::vector<std::uint64_t> ids_offsets;
@@ -176,6 +270,12 @@ void PerfDataWriter::flush() {
     done += static_cast<std::size_t>(wrote);
   }
   buffer_.clear();
+}
+
+void PerfDataWriter::append_record(std::uint32_t type, const std::string& body) {
+  const perf_event_header header{type, 0, static_cast<std::uint16_t>(sizeof(perf_event_header) + body.size())};
+  append(&header, sizeof header);
+  append(body.data(), body.size());
 }
 
 void PerfDataWriter::write(const perf_event_header& record) {
@@ -221,14 +321,6 @@ void PerfDataWriter::write_synthesized(std::uint32_t type, std::uint16_t misc, c
 void PerfDataWriter::write_lost_samples(std::uint64_t lost) {
   write_synthesized(PERF_RECORD_LOST_SAMPLES, 0, std::string(reinterpret_cast<const char*>(&lost), sizeof lost));
 }
-
-namespace {
-// A file name as records end with it: NUL-terminated, padded to 8 bytes.
-void put_record_name(std::string& out, std::string_view name) {
-  out += name;
-  out.append((name.size() + 1 + 7) / 8 * 8 - name.size(), '\0');
-}
-}  // namespace
 
 void describe_kernel_map(const SynthesizedRecord& take) {
   std::uint64_t text = 0;
@@ -320,54 +412,22 @@ void PerfDataWriter::write_every_process() {
 }
 
 void PerfDataWriter::finish(const PerfDataHost& host) {
-  // Each feature's content, in the order of its bit.
-  std::vector<std::pair<Feature, std::string>> features;
-  if (std::string ids = build_id_section(mapped_); !ids.empty()) features.emplace_back(kBuildId, std::move(ids));
-  std::vector<std::uint64_t> tracepoints;
-  for (const PerfDataEvent& event : events_)
-    if (event.attr.type == PERF_TYPE_TRACEPOINT) tracepoints.push_back(event.attr.config);
-  if (!tracepoints.empty() && !host.tracefs_root.empty())
-    features.emplace_back(kTracingData, tracing_data(host.tracefs_root, tracepoints));
-  auto add_string = [&](Feature feature, const std::string& text) {
-    std::string content;
-    put_string(content, text);
-    features.emplace_back(feature, std::move(content));
-  };
-  add_string(kHostname, host.hostname);
-  add_string(kOsRelease, host.os_release);
-  add_string(kVersion, host.perf_version);
-  add_string(kArch, host.arch);
-  {
-    std::string content;
-    put(content, host.cpus_available);
-    put(content, host.cpus_online);
-    features.emplace_back(kNrCpus, std::move(content));
-  }
-  if (!host.cpu_description.empty()) add_string(kCpuDescription, host.cpu_description);
-  if (!host.cpuid.empty()) add_string(kCpuid, host.cpuid);
-  {
-    std::string content;
-    put(content, host.total_memory_kib);
-    features.emplace_back(kTotalMemory, std::move(content));
-  }
-  {
-    std::string content;
-    put(content, static_cast<std::uint32_t>(host.command_line.size()));
-    for (const std::string& word : host.command_line) put_string(content, word);
-    features.emplace_back(kCommandLine, std::move(content));
-  }
-  {
-    std::string content;
-    put(content, static_cast<std::uint32_t>(events_.size()));
-    put(content, static_cast<std::uint32_t>(kFileAttrSize));
-    for (const PerfDataEvent& event : events_) {
-      content += attr_bytes(event.attr);
-      put(content, static_cast<std::uint32_t>(event.ids.size()));
-      put_string(content, event.name);
-      for (std::uint64_t id : event.ids) put(content, id);
+  if (stream_) {  // the build ids, as records; the rest went first
+    const std::string ids = build_id_section(mapped_);
+    for (std::size_t at = 0; at < ids.size();) {
+      perf_event_header entry;
+      std::memcpy(&entry, ids.data() + at, sizeof entry);
+      entry.type = kHeaderBuildId;
+      append(&entry, sizeof entry);
+      append(ids.data() + at + sizeof entry, entry.size - sizeof entry);
+      at += entry.size;
     }
-    features.emplace_back(kEventDescription, std::move(content));
+    flush();
+    return;
   }
+  // Each feature's content, in the order of its bit.
+  std::vector<std::pair<Feature, std::string>> features = feature_sections(host, events_);
+  if (std::string ids = build_id_section(mapped_); !ids.empty()) features.emplace_back(kBuildId, std::move(ids));
 
   // The table of sections follows the data, in the order of the features' bits; the contents
   // follow the table.

@@ -43,12 +43,13 @@ std::vector<PerfDataEvent> events_of(const std::vector<Sampler*>& samplers) {
 }  // namespace
 
 Recording::Recording(int fd, const std::vector<EventGroup>& groups, const Target& target,
-                     const SamplingOptions& options, const std::vector<pid_t>& described)
+                     const SamplingOptions& options, const std::vector<pid_t>& described,
+                     const PerfDataHost* stream_host)
     : target_(target),
       own_(std::in_place, groups, target, options),
       samplers_{&*own_},
       starts_at_exec_(target.enable_on_exec),
-      file_(fd, recorded_events(*own_)),
+      file_(fd, recorded_events(*own_), stream_host),
       records_(file_) {
   file_.write_kernel_map();
   if (target.cpu_wide()) {

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // perfmon record: sample a command into a perf.data file that perf report and perf script read.
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -123,7 +126,9 @@ std::vector<Option> record_options(RecordOptions& o) {
   for (Option& option : target_options(o.target, Measure::Sample)) options.push_back(std::move(option));
   for (Option& option : sampling_rate_options(o.period, o.frequency)) options.push_back(std::move(option));
   std::vector<Option> rest = {
-      {'o', "output", "file", "the perf.data file to write (default perf.data), replaced only when complete",
+      {'o', "output", "file",
+       "the perf.data file to write (default perf.data), replaced only when complete; - : standard output, in perf's "
+       "pipe layout (perf record -o -)",
        [&](std::string_view v) { o.output = std::string(v); }},
       {'g', "", "", "record callchains (frame pointers)", [&](std::string_view) { o.callchains = true; }},
       {0, "call-graph", "fp|dwarf[,size]",
@@ -200,16 +205,59 @@ void validate(const RecordOptions& o) {
         "with -b, -j, -d, --no-inherit or --mmap-pages");
 }
 
-// The descriptor perf.data is written through: its header is written last, in place.
-int perf_data_fd(OutputFile& out, const std::string& path) {
-  const int fd = out.seekable_fd();
-  if (fd < 0)
-    throw Error(ErrorKind::InvalidArgument,
-                "cannot write a perf.data file to '" + path +
-                    "': its header is written last, in place, which needs a regular file; give a file's name.",
-                EINVAL);
-  return fd;
-}
+// Where a recording goes: a perf.data file, replaced only when complete, the one before it kept as
+// FILE.old (as perf record keeps perf.data.old: perfmon diff's default base); or, with -o -,
+// standard output in perf's pipe layout, as perf record -o - writes it for perf report -i -.
+class RecordOutput {
+ public:
+  explicit RecordOutput(const std::string& path) : path_(path) {
+    if (path == "-") {
+      if (::isatty(STDOUT_FILENO))
+        throw Error(ErrorKind::InvalidArgument,
+                    "-o - writes the recording to standard output, which is a terminal here; pipe it into a reader "
+                    "(perfmon record -o - ... | perf report -i -) or give a file's name.",
+                    EINVAL);
+      // The stream keeps standard output's pipe; the command's own output (and anything else
+      // printed there) goes to standard error instead, as perf record -o - sends it, so that it
+      // cannot break the stream.
+      stream_fd_ = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+      if (stream_fd_ < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+        throw Error(ErrorKind::System,
+                    std::string("cannot keep standard output for the recording: ") + std::strerror(errno) + ".", errno);
+      return;
+    }
+    file_.emplace(path, nullptr, kPerfDataMode);
+    file_->keep_replaced_as(".old");
+  }
+  ~RecordOutput() {
+    if (stream_fd_ >= 0) ::close(stream_fd_);
+  }
+  RecordOutput(const RecordOutput&) = delete;
+  RecordOutput& operator=(const RecordOutput&) = delete;
+  // The descriptor to write through: a file's header is written last, in place.
+  int fd() {
+    if (!file_) return stream_fd_;
+    const int fd = file_->seekable_fd();
+    if (fd < 0)
+      throw Error(ErrorKind::InvalidArgument,
+                  "cannot write a perf.data file to '" + path_ +
+                      "': its header is written last, in place, which needs a regular file; give a file's name, "
+                      "or -o - for perf's pipe layout on standard output.",
+                  EINVAL);
+    return fd;
+  }
+  // The machine, for a pipe's beginning (a file takes it at the end).
+  const PerfDataHost* stream_host(const PerfDataHost& host) const { return file_ ? nullptr : &host; }
+  void commit() {
+    if (file_) cli::commit(*file_);
+  }
+  std::string name() const { return file_ ? printable(path_) : "standard output"; }
+
+ private:
+  std::string path_;
+  std::optional<OutputFile> file_;
+  int stream_fd_ = -1;  // -o -: standard output's pipe
+};
 
 // record's part in a run: a line when it starts (-v), a progress line every tick.
 class ProgressLine final : public RunHooks {
@@ -254,9 +302,8 @@ int record_emulated(const RecordOptions& o, std::vector<std::string> command_lin
                               "the emulated CPU runs user mode only: sample instructions or instructions:u."),
                         129);
 
-  OutputFile out(o.output, nullptr, kPerfDataMode);
-  out.keep_replaced_as(".old");  // as perf record keeps perf.data.old: perfmon diff's default base
-  const int fd = perf_data_fd(out, o.output);
+  RecordOutput out(o.output);
+  const int fd = out.fd();
   EmulatorOptions options;
   options.sample_period = static_cast<std::uint64_t>(o.period != 0 ? o.period : kDefaultEmulatedPeriod);
   options.sample_callchains = o.callchains;
@@ -278,12 +325,12 @@ int record_emulated(const RecordOptions& o, std::vector<std::string> command_lin
   wait_until_done(&command, Target::emulated(workload), progress, every_100ms, run);
   const WorkloadExit exit = run.exit.value_or(WorkloadExit{});
 
-  PerfDataWriter file(fd, {{"instructions:u (emulated)", workload.sample_attr(), {}}});
-  const std::uint64_t written = workload.read_samples([&](const perf_event_header& record) { file.write(record); });
   PerfDataHost host = describe_this_host(std::move(command_line));
   host.arch = workload.architecture();  // the samples' machine
+  PerfDataWriter file(fd, {{"instructions:u (emulated)", workload.sample_attr(), {}}}, out.stream_host(host));
+  const std::uint64_t written = workload.read_samples([&](const perf_event_header& record) { file.write(record); });
   file.finish(host);
-  commit(out);
+  out.commit();
   const EmulatedCounts counts = workload.read();
   if (!o.quiet) {
     if (live) std::fputc('\n', stderr);
@@ -293,13 +340,14 @@ int record_emulated(const RecordOptions& o, std::vector<std::string> command_lin
     const std::string lost_text = lost != 0 ? ", " + std::to_string(lost) + " lost" : "";
     std::fprintf(stderr, "[ perfmon record: wrote %llu samples of the emulated CPU (%.3f MB) to %s%s ]\n",
                  static_cast<unsigned long long>(written), static_cast<double>(file.data_bytes()) / 1e6,
-                 printable(o.output).c_str(), lost_text.c_str());
+                 out.name().c_str(), lost_text.c_str());
   }
   return exit.exit_code();
 }
 
 // `command_line` is perfmon's own, for the file's CMDLINE section.
 int record(const RecordOptions& o, std::vector<std::string> command_line) {
+  RecordOutput out(o.output);  // first: a terminal behind -o - is refused before anything is said
   EventCatalog catalog;
   std::vector<EventGroup> groups;
   try {
@@ -311,9 +359,8 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
     return report_event_error("record", error);
   }
 
-  OutputFile out(o.output, nullptr, kPerfDataMode);
-  out.keep_replaced_as(".old");  // as perf record keeps perf.data.old: perfmon diff's default base
-  const int fd = perf_data_fd(out, o.output);
+  const int fd = out.fd();
+  const PerfDataHost host = describe_this_host(std::move(command_line));
 
   std::optional<Workload> workload;
   std::optional<CommandOf<Workload>> command;
@@ -337,7 +384,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   // and its mappings (every process, system-wide).
   std::vector<pid_t> described = o.target.pids;
   described.insert(described.end(), o.target.tids.begin(), o.target.tids.end());
-  Recording recording(fd, groups, target, options, described);
+  Recording recording(fd, groups, target, options, described, out.stream_host(host));
   for (const std::string& note : recording.sampler().notes())
     std::fprintf(stderr, "perfmon record: %s\n", note.c_str());
 
@@ -354,16 +401,16 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
       });
   const RunResult run = recording.record(command ? &*command : nullptr, progress);
   const WorkloadExit exit = run.exit.value_or(WorkloadExit{});
-  const std::string lost_sentence = recording.finish(describe_this_host(std::move(command_line))).sentence();
+  const std::string lost_sentence = recording.finish(host).sentence();
   const PerfDataWriter& file = recording.file();
   const Sampler& sampler = recording.sampler();
-  commit(out);
+  out.commit();
   if (!o.quiet) {
     if (live) std::fputc('\n', stderr);
     const std::string lost = lost_sentence.empty() ? "" : ", " + lost_sentence;
     std::fprintf(stderr, "[ perfmon record: wrote %llu samples (%.3f MB) to %s%s ]\n",
                  static_cast<unsigned long long>(sampler.stats().samples), static_cast<double>(file.data_bytes()) / 1e6,
-                 printable(o.output).c_str(), lost.c_str());
+                 out.name().c_str(), lost.c_str());
   }
   return workload ? exit.exit_code() : 0;
 }
