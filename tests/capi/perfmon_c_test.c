@@ -211,6 +211,7 @@ static void test_version_1_symbol(const perfmon_catalog* catalog) {
 }
 
 int main(void) {
+  require_getppid_tracepoint();
   CHECK(perfmon_api_version() == PERFMON_API_VERSION);
   CHECK(strlen(perfmon_version()) > 0);
   CHECK(strcmp(perfmon_last_error(), "") == 0);

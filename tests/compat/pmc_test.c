@@ -38,6 +38,7 @@ static int has_page_fault_tracepoints(void) {
 }
 
 int main(void) {
+  require_getppid_tracepoint();
   pmc_id_t id;
   CHECK(pmc_allocate("PAGE_FAULT.ALL", PMC_MODE_TC, 0, PMC_CPU_ANY, &id) == -1 && errno == ENXIO); /* before init */
   CHECK(pmc_init() == 0);

@@ -509,6 +509,9 @@ TEST(OverflowSignals, NeedTheCallingThreadWithoutInherit) {
 // perf's --filter: a tracepoint counts only the occurrences that pass a filter over its fields.
 // Writes to fresh pages fault with the write bit (2) of error_code set; reads of fresh pages without.
 TEST(TracepointFilters, SplitPageFaultsIntoReadsAndWrites) {
+  if (::access("/sys/kernel/tracing/events", R_OK | X_OK) != 0 && ::access("/sys/kernel/tracing", F_OK) == 0)
+    GTEST_SKIP() << "this user may not read tracefs (/sys/kernel/tracing is root's only): run the suite as root, or "
+                    "let others read it (sudo chmod go+rx /sys/kernel/tracing)";
   if (::access("/sys/kernel/tracing/events/exceptions/page_fault_user", F_OK) != 0 &&
       ::access("/sys/kernel/debug/tracing/events/exceptions/page_fault_user", F_OK) != 0)
     GTEST_SKIP() << "this kernel has no exceptions:page_fault_user tracepoint (x86 has it)";
