@@ -108,7 +108,9 @@ TEST_F(CliControl, PerThreadRowsOfAnAttachedProcessInARegion) {
   ASSERT_EQ(ready.rfind("ready ", 0), 0u) << ready;
   const std::string pid = std::to_string(worker.pid());
   Process stat({PERFMON, "stat", "-x,", "--per-thread", "-p", pid, "-e", kEvent, "-D", "-1", "--control", channel()});
-  stat.read_stderr_until("Events disabled");
+  // A stat that ended instead (no permission, say) reads no command: writing one would wait forever.
+  const std::string started = stat.read_stderr_until("Events disabled");
+  ASSERT_NE(started.find("Events disabled"), std::string::npos) << "perfmon stat ended before it listened: " << started;
   {
     std::ofstream(ctl()) << "enable r\n";
     std::string line;
