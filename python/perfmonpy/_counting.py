@@ -195,8 +195,9 @@ class counters(_Readings):
     events: perf's syntax ("{cycles,instructions},page-faults"). Without a target, the thread that
     makes the counters (and the threads it starts later, with inherit); or pid=, tid=, cpus= (a
     list: system-wide on those CPUs), cgroup= (a path below the cgroup v2 mount, on cpus or every
-    CPU). An event this machine cannot count raises UnsupportedError naming why, unless
-    skip_unsupported=True (then it is kept, not counted, and .reasons says why). strict=True
+    CPU). An event this machine cannot count is kept, not counted: .reasons says why and reading
+    its count raises KeyError saying so (as the C++ CounterSession and perfmon stat keep it);
+    skip_unsupported=False raises UnsupportedError naming why instead. strict=True
     refuses a measurement the kernel would multiplex; error_bars=True keeps what stderr needs
     (read while it runs, with .read()).
 
@@ -205,7 +206,7 @@ class counters(_Readings):
     """
 
     def __init__(self, events, *, pid=None, tid=None, cpus=None, cgroup=None, inherit=True, strict=False,
-                 skip_unsupported=False, error_bars=False):
+                 skip_unsupported=True, error_bars=False):
         self._wrap(_native.Session(events, _target(pid, tid, cpus, cgroup, None, False), inherit, strict,
                                    skip_unsupported, error_bars))
 
@@ -310,7 +311,7 @@ class CommandCounts(Counts):
         self.exit_code = exit_code
 
 
-def stat(command, events=None, *, emulate=False, inherit=True, strict=False, skip_unsupported=False, repeat=None,
+def stat(command, events=None, *, emulate=False, inherit=True, strict=False, skip_unsupported=True, repeat=None,
          passes=False, sets=None, switch_ms=10):
     """Runs a command (a list of words, as for subprocess) to its end, counting it from its exec:
     CommandCounts. emulate=True runs it on perfmon's emulated CPU (QEMU with perfmon's plugin),

@@ -25,10 +25,11 @@ except ImportError:  # pyperf is not installed: the hook still works as pyperf d
 
 def _open_counters():
     chosen = os.environ.get("PERFMONPY_PYPERF_EVENTS")
+    # Events that cannot be counted are refused, not kept: a benchmark's metadata holds counts only.
     if chosen:
-        return counters(chosen, inherit=False)
+        return counters(chosen, inherit=False, skip_unsupported=False)
     try:
-        return counters("instructions:u", inherit=False)
+        return counters("instructions:u", inherit=False, skip_unsupported=False)
     except UnsupportedError:
         return counters("task-clock", inherit=False)
 
