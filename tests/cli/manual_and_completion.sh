@@ -12,12 +12,12 @@ fail() { echo "manual_and_completion: $*" >&2; exit 1; }
 
 commands=$("$perfmon" --list-cmds)
 [ -n "$commands" ] || fail "perfmon --list-cmds listed nothing"
-groff -man -ww -z "$man_dir/perfmon.1" 2>&1 | grep . && fail "groff warns on perfmon.1"
+zcat "$man_dir/perfmon.1.gz" | groff -man -ww -z 2>&1 | grep . && fail "groff warns on perfmon.1"
 for command in $commands; do
-  page=$man_dir/perfmon-$command.1
+  page=$man_dir/perfmon-$command.1.gz
   [ -s "$page" ] || fail "no manual page for perfmon $command"
-  grep -q "^\.BR perfmon\\\\-$command (1)" "$man_dir/perfmon.1" || fail "perfmon.1 does not list perfmon-$command(1)"
-  warnings=$(groff -man -ww -z "$page" 2>&1) && [ -z "$warnings" ] || fail "groff warns on $page: $warnings"
+  zcat "$man_dir/perfmon.1.gz" | grep -q "^\.BR perfmon\\\\-$command (1)" || fail "perfmon.1 does not list perfmon-$command(1)"
+  warnings=$(zcat "$page" | groff -man -ww -z 2>&1) && [ -z "$warnings" ] || fail "groff warns on $page: $warnings"
   shown=$(MANWIDTH=200 man -l -P cat "$page" 2>/dev/null)
   for option in $("$perfmon" "$command" --list-opts); do
     grep -q -- "$option\b" <<<"$shown" || fail "man perfmon-$command does not show $option, which the command takes"
@@ -45,7 +45,7 @@ expect "stat -e task-" task-clock
 expect "stat --event=task-" task-clock
 expect "stat -e task-clock,page-f" task-clock,page-faults
 expect "record -e syscalls:sys_enter_getpp" sys_enter_getppid  # bash replaces what follows the ':'
-expect "report -i $man_dir/perfmon-st" "$man_dir/perfmon-stat.1"
+expect "report -i $man_dir/perfmon-st" "$man_dir/perfmon-stat.1.gz"
 
 # A real Tab in an interactive bash: readline's own word splitting and insertion.
 command -v tmux >/dev/null || { echo "manual_and_completion: skipped the interactive check: tmux is not installed"; exit 0; }
