@@ -192,7 +192,7 @@ class Resolver {
     const auto id = root.empty() ? std::nullopt : events::tracepoint_id(root, tracepoint.subsystem, tracepoint.name);
     if (!id && named_event)
       fail_event(spec_.text, "'" + tracepoint.name + "' is not a modifier of '" + tracepoint.subsystem +
-                                 "' (known: " + std::string(events::kModifierLetters) + ").");
+                                 "' (known: " + std::string(events::kModifiersWritten) + ").");
     if (root.empty())
       fail_event(spec_.text, state_.tracefs().problem,
                  state_.tracefs().forbidden ? ErrorKind::Permission : ErrorKind::Unsupported);

@@ -135,7 +135,7 @@ ParsedEvent parse_named_or_tracepoint(std::string_view text) {
   std::string_view event = rest.substr(0, colon);
   if (!is_name(event))
     fail_event(text, "a tracepoint is written subsystem:name, like sched:sched_switch; or '" + std::string(rest) +
-                         "' is not a modifier (known: " + std::string(kModifierLetters) + ").");
+                         "' is not a modifier (known: " + std::string(kModifiersWritten) + ").");
   parsed.spec.name = TracepointSpec{std::string(head), std::string(event)};
   if (colon != std::string_view::npos) {
     parsed.letters = std::string(rest.substr(colon + 1));
@@ -210,7 +210,7 @@ Modifiers parse_modifiers(std::string_view letters, std::string_view context) {
         break;
       default:
         fail_event(context,
-                   "unknown modifier '" + std::string(1, c) + "' (known: " + std::string(kModifierLetters) + ").");
+                   "unknown modifier '" + std::string(1, c) + "' (known: " + std::string(kModifiersWritten) + ").");
     }
   }
   if (mods.max_precise && mods.precise)

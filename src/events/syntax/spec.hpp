@@ -21,6 +21,8 @@ struct Term {
 
 // perf's modifier letters.
 inline constexpr std::string_view kModifierLetters = "ukhGHpPDSIeW";
+// The modifiers as messages list them: each as it is written (p, pp and ppp are precision levels).
+inline constexpr std::string_view kModifiersWritten = "u k h G H p pp ppp P D S I e W";
 
 // Parsed modifier letters.
 struct Modifiers {
