@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "errors.hpp"
+#include "perf_options.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/nearest_names.hpp"
 
@@ -50,8 +51,9 @@ std::vector<std::string> parse_options(std::span<char* const> args, const std::v
         std::vector<std::string> known;
         for (const Option& candidate : options)
           if (!candidate.long_name.empty()) known.push_back("--" + std::string(candidate.long_name));
-        throw UsageError("unknown option '--" + std::string(name) + "'" +
-                         did_you_mean(nearest_names("--" + std::string(name), known)));
+        throw UnknownOption("unknown option '--" + std::string(name) + "'" +
+                                did_you_mean(nearest_names("--" + std::string(name), known)),
+                            "--" + std::string(name));
       }
       if (option->value_name.empty()) {
         if (equals != std::string_view::npos) throw UsageError("option '--" + std::string(name) + "' takes no value");
@@ -68,7 +70,8 @@ std::vector<std::string> parse_options(std::span<char* const> args, const std::v
     }
     for (std::size_t k = 1; k < arg.size(); ++k) {
       const Option* option = find_short(options, arg[k]);
-      if (option == nullptr) throw UsageError("unknown switch '-" + std::string(1, arg[k]) + "'");
+      if (option == nullptr)
+        throw UnknownOption("unknown switch '-" + std::string(1, arg[k]) + "'", "-" + std::string(1, arg[k]));
       if (option->value_name.empty()) {
         option->apply("");
         continue;
@@ -169,6 +172,10 @@ std::optional<int> parse_command_line(std::span<char* const> args, std::string_v
       return 0;
     }
     if (check) check(rest);
+  } catch (const UnknownOption& error) {
+    if (const std::optional<std::string> refusal = perf_option_refusal(command, error.spelled()))
+      return refuse(*refusal + ".");
+    return refuse(std::string(error.what()) + (std::string_view(error.what()).ends_with('?') ? "" : "."));
   } catch (const UsageError& error) {
     const std::string sentence = error.what();
     return refuse(sentence.ends_with('?') ? sentence : sentence + ".");  // a question ends itself

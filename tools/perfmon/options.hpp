@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace perfmon::cli {
@@ -17,6 +18,18 @@ namespace perfmon::cli {
 class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// An option the command does not know, as it was spelled ("--stats", "-F"): perf's are refused as
+// perf's (perf_options.hpp).
+class UnknownOption : public UsageError {
+ public:
+  UnknownOption(const std::string& sentence, std::string spelled)
+      : UsageError(sentence), spelled_(std::move(spelled)) {}
+  const std::string& spelled() const { return spelled_; }
+
+ private:
+  std::string spelled_;
 };
 
 struct Option {
