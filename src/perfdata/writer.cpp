@@ -273,6 +273,14 @@ void PerfDataWriter::flush() {
 }
 
 void PerfDataWriter::append_record(std::uint32_t type, const std::string& body) {
+  // A record's size is 16 bits: a longer one (a command line of more than 64 KiB) cannot be in a
+  // pipe's stream, whose header is records; a file holds it in a section.
+  if (body.size() > 0xffff - sizeof(perf_event_header))
+    throw Error(ErrorKind::InvalidArgument,
+                "what describes this recording (" + std::to_string(body.size()) +
+                    " bytes: its command line, say) does not fit one record of perf's pipe layout (64 KiB); "
+                    "record into a file instead (-o FILE).",
+                EINVAL);
   const perf_event_header header{type, 0, static_cast<std::uint16_t>(sizeof(perf_event_header) + body.size())};
   append(&header, sizeof header);
   append(body.data(), body.size());

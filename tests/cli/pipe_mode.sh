@@ -54,6 +54,15 @@ if "$perfmon" report -i - < "$scratch/cut.pipe" >/dev/null 2>"$scratch/cut.err";
 [ "$(wc -l < "$scratch/cut.err")" -eq 1 ] && grep -q "record it again" "$scratch/cut.err" ||
   fail "a stream cut short said: $(cat "$scratch/cut.err")"
 
+# A header record over perf's 64 KiB (a long command line) cannot be in a stream: refused, one
+# sentence, nothing written (its 16-bit size would wrap and corrupt the stream).
+long_word=$(head -c 70000 /dev/zero | tr '\0' a)
+if "$perfmon" record -q -e "$event" -c 1 -o - -- sh -c ": $long_word" >"$scratch/long.pipe" 2>"$scratch/long.err"; then
+  fail "a command line over 64 KiB was streamed"
+fi
+grep -q "record into a file instead" "$scratch/long.err" || fail "a command line over 64 KiB said: $(cat "$scratch/long.err")"
+[ ! -s "$scratch/long.pipe" ] || fail "a refused stream wrote $(wc -c <"$scratch/long.pipe") bytes"
+
 # A terminal at either end is refused (script(1) gives the command one).
 if command -v script >/dev/null; then
   script -qec "$perfmon record -o - true" /dev/null >"$scratch/tty.out" 2>&1 && fail "perfmon record -o - wrote to a terminal"
