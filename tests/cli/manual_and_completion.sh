@@ -54,6 +54,11 @@ trap 'tmux kill-session -t "$session" 2>/dev/null || true' EXIT
 bin_dir=$(cd "$(dirname "$perfmon")" && pwd)
 tmux new-session -d -s "$session" -x 200 -y 10 "env -i HOME=\$HOME TERM=xterm PATH=$bin_dir:/usr/bin:/bin bash --norc --noprofile"
 tmux send-keys -t "$session" "PS1='$ '; source '$completion'; clear" Enter
+# Typed only once the prompt is back: keys typed ahead are echoed before it (a slow build's shell).
+for _ in $(seq 100); do
+  [ "$(tmux capture-pane -t "$session" -p | grep -v '^$' | tail -1)" = "\$" ] && break
+  sleep 0.1
+done
 typed="perfmon stat -e syscalls:sys_enter_getpp"
 tmux send-keys -t "$session" "$typed" Tab
 screen=""
