@@ -97,8 +97,10 @@ class AnnotationSamples : public SampleHandler {
   // The functions that the event's samples landed in, the heaviest first (ties by name).
   std::vector<Function> functions(std::size_t event) const;
   // The function's instructions and lines with the event's samples on them; reads its file's code
-  // and DWARF, and the source files DWARF names.
-  Annotation annotate(std::size_t event, const Function& function) const;
+  // and DWARF, and the source files DWARF names. x86 code in AT&T syntax (objdump's and perf's
+  // default) or Intel's (perf annotate -M intel).
+  enum class Syntax { Att, Intel };
+  Annotation annotate(std::size_t event, const Function& function, Syntax syntax = Syntax::Att) const;
 
   struct State;  // defined in the library only
 

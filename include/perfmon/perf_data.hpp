@@ -144,7 +144,11 @@ class PerfDataReader {
 
   // The events, named from EVENT_DESC where the file has it ("type T config 0x..." where not).
   const std::vector<PerfDataEvent>& events() const noexcept { return events_; }
-  const std::string& hostname() const noexcept { return hostname_; }
+  const std::string& hostname() const noexcept { return host_.hostname; }
+  // The machine it was recorded on, from its feature sections (what the file holds of them).
+  const PerfDataHost& host() const noexcept { return host_; }
+  // Where its data section lies (perf report --header's "data offset" and "data size").
+  std::uint64_t data_offset() const noexcept { return data_offset_; }
   // The build ids its HEADER_BUILD_ID section names (hex), by file path ("[kernel.kallsyms]" too).
   const std::map<std::string, std::string>& build_ids() const noexcept { return build_ids_; }
 
@@ -158,6 +162,9 @@ class PerfDataReader {
     std::uint64_t samples_looked_at = 0, distinct_addresses = 0;
   };
   Outlook outlook() const;
+  // How many records of each type (PERF_RECORD_*, perf's own from 64) the data section holds, as
+  // perf report --stats counts them; throws perfmon::Error where a record's size is impossible.
+  std::map<std::uint32_t, std::uint64_t> record_counts() const;
   // The threads that pay for themselves reading this file in shares (read_in_shares, a share a
   // thread): a share costs a pass over the records before it and the look-up of the addresses its
   // samples touch (each share knows only its own), worth it for a file of tens of megabytes whose
@@ -221,7 +228,7 @@ class PerfDataReader {
   std::string_view bytes_;
   std::string name_;
   std::vector<PerfDataEvent> events_;
-  std::string hostname_;
+  PerfDataHost host_;
   std::map<std::string, std::string> build_ids_;
   std::uint64_t data_offset_ = 0, data_size_ = 0;
 };

@@ -33,6 +33,8 @@ struct StackNode {
   NameId name = 0;  // the function, "f (inlined)" for one inlined there, or "[file]" where it has no name
   std::uint32_t parent = 0;
   bool kernel = false;
+  bool inlined = false;                             // a function inlined at its parent's frame
+  NameId dso = 0;                                   // the file the frame lies in (0 for a command's node)
   std::uint64_t samples = 0, period = 0;            // of the stacks through this frame
   std::uint64_t self_samples = 0, self_period = 0;  // of the stacks that end here
 };

@@ -30,7 +30,24 @@ struct ReportOptions {
   double chain_limit = 0.5;    // call chains below this share of the event are left out (perf's 0.5)
   bool inlined_frames = true;  // frames of the functions inlined at each one (DWARF), in stacks
   bool sample_counts = false;  // -n: a Samples column after the overhead (the table)
+  // perf's -g ORDER: callee shows each chain from the sampled function out (perf's default),
+  // caller from the outermost function in.
+  enum class ChainOrder { Callee, Caller } chain_order = ChainOrder::Callee;
+  std::size_t max_stack = 0;  // --max-stack: the frames of a chain kept, from the leaf (0: all)
+  // --children: each row also gets the samples of the stacks that pass through its function (its
+  // callees' too), perf's Children column, and rows are ranked by it. Needs the profile's stacks.
+  bool children = false;
+  bool quiet = false;         // -q: the rows alone, none of the '#' lines
+  bool show_overhead = true;  // -F without overhead leaves the column out
+  bool show_period = false;   // -F period: a Period column (the event's count in the row)
+  // --comms, --dsos, --symbols: only the samples of these commands, files (a full path or its
+  // name) and functions; shares stay of the whole event, as perf's --percentage absolute.
+  std::vector<std::string> only_commands, only_dsos, only_symbols;
 };
+
+// perf report's -F: the figures (overhead, sample, period) and the sort keys the rows show, the
+// figures first as perf prints them by default; throws perfmon::Error naming a field it does not know.
+void parse_report_fields(const std::string& fields, ReportOptions& options);
 
 // "comm,dso,sym" (or srcline) into keys; throws perfmon::Error naming a key it does not know.
 std::vector<ReportKey> parse_report_keys(const std::string& keys);

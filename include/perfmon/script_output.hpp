@@ -34,9 +34,20 @@ struct ScriptSample {
   bool with_chain = false;
 };
 
+// The columns of perf script's text (its -F): by default those perf shows, the CPU and the period
+// where the sample has them.
+struct ScriptFields {
+  bool comm = true, pid = false, tid = true, cpu = true, time = true, period = true, event = true;
+  bool ip = true, sym = true, symoff = true, dso = true;  // the frame: address, function+offset, (file)
+};
+
+// perf script -F: "comm,tid,time" (those columns alone) or "+pid,-time" (the defaults changed);
+// throws perfmon::Error naming a field it does not know.
+ScriptFields parse_script_fields(const std::string& text);
+
 // perf script's text: the command (in 16 columns unless a call chain follows), tid, [cpu], time
 // in seconds.microseconds, the period, the event; then the frame, or the chain and a blank line.
-std::string format_script_text(const ScriptSample& sample);
+std::string format_script_text(const ScriptSample& sample, const ScriptFields& fields = {});
 // One JSON object on one line: comm, pid, tid, cpu, time, event, period, ip, the sample's own
 // function (sym, symoff, dso, offset: past the functions inlined at its address), and the chain.
 std::string format_script_json(const ScriptSample& sample);

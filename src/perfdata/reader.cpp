@@ -346,7 +346,22 @@ void PerfDataReader::parse() {
       const std::string_view text = take(take_u32());
       return std::string(text.substr(0, text.find('\0')));
     };
-    if (feature == kHostname) hostname_ = take_string();
+    if (feature == kHostname) host_.hostname = take_string();
+    if (feature == kOsRelease) host_.os_release = take_string();
+    if (feature == kVersion) host_.perf_version = take_string();
+    if (feature == kArch) host_.arch = take_string();
+    if (feature == kCpuDescription) host_.cpu_description = take_string();
+    if (feature == kCpuid) host_.cpuid = take_string();
+    if (feature == kNrCpus) {
+      host_.cpus_available = take_u32();
+      host_.cpus_online = take_u32();
+    }
+    if (feature == kTotalMemory) std::memcpy(&host_.total_memory_kib, take(8).data(), 8);
+    if (feature == kCommandLine) {
+      const std::uint32_t words = take_u32();
+      if (words > content.size() / 4) corrupt(section.offset, "CMDLINE lists more words than it holds");
+      for (std::uint32_t w = 0; w < words; ++w) host_.command_line.push_back(take_string());
+    }
     if (feature == kBuildId) {
       // Entries of perf's struct perf_record_header_build_id: a header whose size is the entry's,
       // the pid, 24 bytes of id (its size in byte 20 where misc says so), the file's name.
@@ -385,6 +400,21 @@ void PerfDataReader::parse() {
       }
     }
   }
+}
+
+std::map<std::uint32_t, std::uint64_t> PerfDataReader::record_counts() const {
+  std::map<std::uint32_t, std::uint64_t> counts;
+  const std::uint64_t end = data_offset_ + data_size_;
+  for (std::uint64_t at = data_offset_; at < end;) {
+    perf_event_header header;
+    if (end - at < sizeof header) corrupt(at, "a record is cut short");
+    std::memcpy(&header, bytes_.data() + at, sizeof header);
+    if (header.size < sizeof header || header.size > end - at)
+      corrupt(at, "a record says it has " + std::to_string(header.size) + " bytes");
+    ++counts[header.type];
+    at += header.size;
+  }
+  return counts;
 }
 
 void PerfDataReader::read(SampleHandler& handler) const {

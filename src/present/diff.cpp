@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "perfmon/address_space.hpp"
+#include "perfmon/error.hpp"
 #include "perfmon/printable.hpp"
 #include "present/report_rows.hpp"
 
@@ -19,7 +20,59 @@ std::optional<double> DiffRow::delta() const {
   return *now - baseline.value_or(0.0);
 }
 
+std::optional<double> DiffRow::ratio() const {
+  if (base_period == 0 || new_period == 0) return std::nullopt;
+  return static_cast<double>(new_period) / static_cast<double>(base_period);
+}
+
+std::optional<double> DiffRow::weighted_diff(std::int64_t base_weight, std::int64_t new_weight) const {
+  if (base_period == 0 || new_period == 0) return std::nullopt;
+  return static_cast<double>(new_period) * static_cast<double>(new_weight) -
+         static_cast<double>(base_period) * static_cast<double>(base_weight);
+}
+
+void parse_diff_compute(const std::string& text, DiffOptions& options) {
+  using Compute = DiffOptions::Compute;
+  if (text == "delta-abs") {
+    options.compute = Compute::DeltaAbs;
+  } else if (text == "delta") {
+    options.compute = Compute::Delta;
+  } else if (text == "ratio") {
+    options.compute = Compute::Ratio;
+  } else if (text.starts_with("wdiff:")) {
+    long long base = 0, now = 0;
+    int used = 0;
+    if (std::sscanf(text.c_str() + 6, "%lld,%lld%n", &base, &now, &used) != 2 || text.size() != 6 + std::size_t(used))
+      throw Error(ErrorKind::InvalidArgument,
+                  "wdiff takes two whole weights, the base's and the new file's, such as 'wdiff:1,2'; not '" +
+                      printable(text) + "'.");
+    options.compute = Compute::WeightedDiff;
+    options.base_weight = base;
+    options.new_weight = now;
+  } else {
+    throw Error(ErrorKind::InvalidArgument,
+                "-c takes delta-abs, delta, ratio or wdiff:W1,W2; not '" + printable(text) + "'.");
+  }
+}
+
 namespace {
+
+// The figure rows are compared by, as options.compute says.
+std::optional<double> compared(const DiffRow& row, const DiffOptions& options) {
+  switch (options.compute) {
+    case DiffOptions::Compute::DeltaAbs: {
+      const std::optional<double> delta = row.delta();
+      return delta ? std::optional<double>(std::fabs(*delta)) : std::nullopt;
+    }
+    case DiffOptions::Compute::Delta:
+      return row.delta();
+    case DiffOptions::Compute::Ratio:
+      return row.ratio();
+    case DiffOptions::Compute::WeightedDiff:
+      return row.weighted_diff(options.base_weight, options.new_weight);
+  }
+  return std::nullopt;
+}
 
 bool has(const DiffOptions& options, ReportKey key) {
   return std::find(options.sort.begin(), options.sort.end(), key) != options.sort.end();
@@ -71,10 +124,11 @@ std::vector<DiffRow> diff_rows(const Profile& base, std::size_t base_event, cons
     if (row.base_period != 0) row.baseline = present::percent(row.base_period, before.period);
     if (row.new_period != 0) row.now = present::percent(row.new_period, after.period);
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const DiffRow& a, const DiffRow& b) {
-    const std::optional<double> da = a.delta(), db = b.delta();
-    if (da.has_value() != db.has_value()) return da.has_value();  // rows of the base only last
-    if (da && std::fabs(*da) != std::fabs(*db)) return std::fabs(*da) > std::fabs(*db);
+  std::stable_sort(rows.begin(), rows.end(), [&](const DiffRow& a, const DiffRow& b) {
+    const std::optional<double> da = compared(a, options), db = compared(b, options);
+    if (da.has_value() != db.has_value()) return da.has_value();           // rows not compared last,
+    if (a.now.has_value() != b.now.has_value()) return a.now.has_value();  // those of the base only after all
+    if (da && *da != *db) return *da > *db;
     if (a.baseline.value_or(0) != b.baseline.value_or(0)) return a.baseline.value_or(0) > b.baseline.value_or(0);
     return std::tie(a.command, a.dso, a.symbol) < std::tie(b.command, b.dso, b.symbol);
   });
@@ -136,7 +190,29 @@ std::string format_diff_table(const Profile& base, const Profile& now, const Dif
     }
     if (!out.empty()) out += "\n";  // between events
     out += "# Event '" + printable(now.events()[n].name) + "'\n#\n";
-    std::string titles = "# Baseline  Delta Abs", dots = "# ........  .........";
+    // The compared column's title, and its cell: printf's format of the figure and its width.
+    using Compute = DiffOptions::Compute;
+    const Compute compute = options.compute;
+    const char* title = compute == Compute::DeltaAbs ? "Delta Abs"
+                        : compute == Compute::Delta  ? "Delta"
+                        : compute == Compute::Ratio  ? "Ratio"
+                                                     : "Weighted diff";
+    const int width = compute == Compute::DeltaAbs ? 9 : compute == Compute::Delta ? 7 : 14;
+    std::string titles = "# Baseline", dots = "# ........";
+    char head[64];
+    if (options.periods) {
+      std::snprintf(head, sizeof head, "  %14s", "Base period");
+      titles += head;
+      dots += "  " + std::string(14, '.');
+    }
+    std::snprintf(head, sizeof head, "  %*s", width, title);
+    titles += head;
+    dots += "  " + std::string(static_cast<std::size_t>(width), '.');
+    if (options.periods) {
+      std::snprintf(head, sizeof head, "  %14s", "Period");
+      titles += head;
+      dots += "  " + std::string(14, '.');
+    }
     for (std::size_t c = 0; c < columns.size(); ++c) {
       titles += "  ";
       dots += "  ";
@@ -151,11 +227,29 @@ std::string format_diff_table(const Profile& base, const Profile& now, const Dif
       else
         std::snprintf(cell, sizeof cell, "%10s", "");
       out += cell;
-      if (const std::optional<double> delta = row.delta())
-        std::snprintf(cell, sizeof cell, "  %+8.2f%%", *delta);
+      if (options.periods) {
+        std::snprintf(cell, sizeof cell, "  %14llu", static_cast<unsigned long long>(row.base_period));
+        out += cell;
+      }
+      const std::optional<double> figure =
+          compute == Compute::DeltaAbs || compute == Compute::Delta ? row.delta() : compared(row, options);
+      if (!figure)  // blank for a row of the base only; N/A where only the new file has it
+        std::snprintf(cell, sizeof cell, "  %*s", width,
+                      row.now && (compute == Compute::Ratio || compute == Compute::WeightedDiff) ? "N/A" : "");
+      else if (compute == Compute::Ratio)
+        std::snprintf(cell, sizeof cell, "  %*.6f", width, *figure);
+      else if (compute == Compute::WeightedDiff)
+        std::snprintf(cell, sizeof cell, "  %*.0f", width, *figure);
       else
-        std::snprintf(cell, sizeof cell, "  %9s", "");
+        std::snprintf(cell, sizeof cell, "  %+*.2f%%", width - 1, *figure);
       out += cell;
+      if (options.periods) {
+        if (row.now)
+          std::snprintf(cell, sizeof cell, "  %14llu", static_cast<unsigned long long>(row.new_period));
+        else
+          std::snprintf(cell, sizeof cell, "  %14s", "");
+        out += cell;
+      }
       for (std::size_t c = 0; c < columns.size(); ++c) {
         out += "  ";
         const std::string text = columns[c].key == ReportKey::Command ? row.command
@@ -195,6 +289,12 @@ std::string format_diff_json(const Profile& base, const Profile& now, const Diff
       line["new"] = row.now ? nlohmann::ordered_json(*row.now) : nlohmann::ordered_json(nullptr);
       const std::optional<double> delta = row.delta();
       line["delta"] = delta ? nlohmann::ordered_json(*delta) : nlohmann::ordered_json(nullptr);
+      const std::optional<double> ratio = row.ratio();
+      line["ratio"] = ratio ? nlohmann::ordered_json(*ratio) : nlohmann::ordered_json(nullptr);
+      if (options.compute == DiffOptions::Compute::WeightedDiff) {
+        const std::optional<double> weighted = row.weighted_diff(options.base_weight, options.new_weight);
+        line["weighted_diff"] = weighted ? nlohmann::ordered_json(*weighted) : nlohmann::ordered_json(nullptr);
+      }
       line["base_period"] = row.base_period;
       line["new_period"] = row.new_period;
       event["rows"].push_back(std::move(line));

@@ -17,6 +17,10 @@ std::string format_report_json(const Profile& profile, const ReportOptions& opti
       line["overhead"] = present::percent(row.period, event.period);
       line["samples"] = row.samples;
       line["period"] = row.period;
+      if (options.children) {
+        line["children"] = present::percent(row.children_period, event.period);
+        line["children_period"] = row.children_period;
+      }
       for (ReportKey key : options.sort) {
         if (key == ReportKey::Command) line["comm"] = profile.name(row.key.command);
         if (key == ReportKey::Dso) line["dso"] = profile.name(row.key.dso);

@@ -12,14 +12,15 @@
 namespace perfmon::present {
 
 struct ReportChain {
-  std::vector<NameId> frames;  // leaf first
+  std::vector<NameId> frames;  // leaf first, or outermost first where options.chain_order is Caller
   std::uint64_t period = 0;
 };
 
 struct ReportRow {
   ProfileEntry key;  // the fields not sorted by are left 0
   std::uint64_t samples = 0, period = 0;
-  std::vector<ReportChain> chains;  // largest first; filled with options.callchains
+  std::uint64_t children_period = 0;  // with options.children: of the stacks through the row's function
+  std::vector<ReportChain> chains;    // largest first; filled with options.callchains
 };
 
 std::vector<ReportRow> report_rows(const Profile& profile, const EventProfile& event, const ReportOptions& options);

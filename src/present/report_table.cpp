@@ -117,20 +117,55 @@ std::vector<ReportKey> parse_report_keys(const std::string& keys) {
   return parsed;
 }
 
+void parse_report_fields(const std::string& fields, ReportOptions& options) {
+  options.show_overhead = options.sample_counts = options.show_period = false;
+  std::string keys;
+  std::size_t key_count = 0, at = 0;
+  for (;;) {
+    const std::size_t comma = fields.find(',', at);
+    const std::string field = fields.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    if (field == "overhead")
+      options.show_overhead = true;
+    else if (field == "sample" || field == "samples")
+      options.sample_counts = true;
+    else if (field == "period")
+      options.show_period = true;
+    else  // an empty field stays one, which parse_report_keys refuses
+      keys += (key_count++ == 0 ? "" : ",") + field;
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  try {
+    options.sort = key_count == 0 ? std::vector<ReportKey>{} : parse_report_keys(keys);
+  } catch (const Error&) {
+    throw Error(ErrorKind::InvalidArgument,
+                "-F takes overhead, sample, period and the sort keys comm, dso, sym and "
+                "srcline, such as 'overhead,comm,sym'; not '" +
+                    fields + "'.");
+  }
+}
+
 std::string format_report_table(const Profile& profile, const ReportOptions& options) {
   // perf's line counts PERF_RECORD_LOST_SAMPLES; records of any kind that a full ring dropped are
   // another count, said apart where there were any.
   const RecordLoss& lost = profile.lost();
-  std::string out = "#\n# Total Lost Samples: " + std::to_string(lost.samples) + "\n";
-  if (lost.records != 0)
-    out += "# Lost records: " + std::to_string(lost.records) + " (records of any kind a full ring could not take" +
-           (lost.samples_known ? ")" : "; how many were samples the file does not say)") + "\n";
-  out += "#\n";
+  std::string out;
+  if (!options.quiet) {
+    out = "#\n# Total Lost Samples: " + std::to_string(lost.samples) + "\n";
+    if (lost.records != 0)
+      out += "# Lost records: " + std::to_string(lost.records) + " (records of any kind a full ring could not take" +
+             (lost.samples_known ? ")" : "; how many were samples the file does not say)") + "\n";
+    out += "#\n";
+  }
   for (const EventProfile& event : profile.events()) {
     if (event.samples == 0) continue;
-    out += "# Samples: " + short_count(event.samples) + " of event '" + printable(event.name) + "'\n";
-    out += "# Event count (approx.): " + std::to_string(event.period) + "\n#\n";
     const std::vector<present::ReportRow> rows = present::report_rows(profile, event, options);
+    if (options.quiet) {
+      if (!out.empty()) out += "\n";
+    } else {
+      out += "# Samples: " + short_count(event.samples) + " of event '" + printable(event.name) + "'\n";
+      out += "# Event count (approx.): " + std::to_string(event.period) + "\n#\n";
+    }
 
     std::vector<Column> columns;
     std::string cell;
@@ -152,9 +187,21 @@ std::string format_report_table(const Profile& profile, const ReportOptions& opt
       }
       columns.push_back(column);
     }
-    std::string titles = "# Overhead", dots = "# ........";
+    // The figures' columns, perf's: Children and Self (--children) or Overhead, Samples (-n), Period.
+    std::string titles = "#", dots = "#";
+    if (options.children) {
+      titles += " Children      Self";
+      dots += " ........  ........";
+    } else if (options.show_overhead) {
+      titles += " Overhead";
+      dots += " ........";
+    }
     if (options.sample_counts) {  // perf's -n: "%12" under a right-aligned title
       titles += "       Samples";
+      dots += "  ............";
+    }
+    if (options.show_period) {
+      titles += "        Period";
       dots += "  ............";
     }
     for (std::size_t c = 0; c < columns.size(); ++c) {
@@ -167,17 +214,25 @@ std::string format_report_table(const Profile& profile, const ReportOptions& opt
       dots.append(columns[c].width, '.');
       row_bytes += (2 + (last ? 0 : columns[c].width)) * rows.size();
     }
-    out += titles + "\n" + dots + "\n#\n";
+    if (!options.quiet) out += titles + "\n" + dots + "\n#\n";
     out.reserve(out.size() + row_bytes + 11 * rows.size() + 2);
+    auto append_number = [&out](std::uint64_t number) {
+      const std::string digits = std::to_string(number);
+      out.append(2 + (digits.size() < 12 ? 12 - digits.size() : 0), ' ');
+      out += digits;
+    };
     for (const present::ReportRow& row : rows) {
-      append_share(out, present::percent(row.period, event.period));
-      if (options.sample_counts) {
-        const std::string samples = std::to_string(row.samples);
-        out.append(2 + (samples.size() < 12 ? 12 - samples.size() : 0), ' ');
-        out += samples;
+      const std::size_t line = out.size();
+      if (options.children) {
+        append_share(out, present::percent(row.children_period, event.period));
+        append_share(out, present::percent(row.period, event.period));
+      } else if (options.show_overhead) {
+        append_share(out, present::percent(row.period, event.period));
       }
+      if (options.sample_counts) append_number(row.samples);
+      if (options.show_period) append_number(row.period);
       for (std::size_t c = 0; c < columns.size(); ++c) {
-        out += "  ";
+        if (c != 0 || out.size() != line) out += "  ";
         const std::size_t start = out.size();
         append_cell(out, profile, row.key, columns[c].key);
         pad_from(out, start, c + 1 == columns.size() ? 0 : columns[c].width);
@@ -185,7 +240,7 @@ std::string format_report_table(const Profile& profile, const ReportOptions& opt
       out += "\n";
       print_chains(out, profile, row, event.period);
     }
-    out += "\n\n";
+    if (!options.quiet) out += "\n\n";
   }
   return out;
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "perfmon/annotation.hpp"
 
+#include "kernel/file_mapping.hpp"
 #include "profiles/disassembler.hpp"
 #include "profiles/flat_index.hpp"
 #include "profiles/recorded_processes.hpp"
-#include "kernel/file_mapping.hpp"
 
 #include <elf.h>
 
@@ -314,7 +314,7 @@ std::vector<AnnotationSamples::Function> AnnotationSamples::functions(std::size_
   return found;
 }
 
-Annotation AnnotationSamples::annotate(std::size_t event, const Function& wanted) const {
+Annotation AnnotationSamples::annotate(std::size_t event, const Function& wanted, Syntax syntax) const {
   state_->settle();
   const EventSamples& samples = state_->events.at(event);
   Annotation annotation;
@@ -342,7 +342,8 @@ Annotation AnnotationSamples::annotate(std::size_t event, const Function& wanted
       annotation.size = code->size;
       annotation.architecture = architecture_name(code->machine);
       std::string why_not;
-      for (analysis::Instruction& instruction : analysis::disassemble(code->machine, code->bytes, code->start, why_not))
+      for (analysis::Instruction& instruction :
+           analysis::disassemble(code->machine, code->bytes, code->start, syntax == Syntax::Intel, why_not))
         annotation.instructions.push_back({instruction.address, std::move(instruction.text), 0, 0, {}});
       if (code->bytes.empty())
         annotation.note =

@@ -67,7 +67,7 @@ struct InstructionBuffer {
 }  // namespace
 
 std::vector<Instruction> disassemble(std::uint16_t machine, std::span<const std::uint8_t> code, std::uint64_t address,
-                                     std::string& why_not) {
+                                     bool intel_syntax, std::string& why_not) {
   std::vector<Instruction> instructions;
   cs_arch arch{};
   cs_mode mode{};
@@ -94,7 +94,8 @@ std::vector<Instruction> disassemble(std::uint16_t machine, std::span<const std:
     why_not = "Capstone could not start its disassembler for this file's machine";
     return instructions;
   }
-  if (arch == CS_ARCH_X86) lib.option(capstone.handle, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+  if (arch == CS_ARCH_X86)
+    lib.option(capstone.handle, CS_OPT_SYNTAX, intel_syntax ? CS_OPT_SYNTAX_INTEL : CS_OPT_SYNTAX_ATT);
   InstructionBuffer buffer{lib};
   buffer.instruction = lib.allocate(capstone.handle);
   const std::uint8_t* bytes = code.data();

@@ -19,8 +19,8 @@ struct Instruction {
 // The instructions of `code`, the first at `address`; bytes that are no instruction show as
 // "(bad)" (one byte on x86-64, four on arm64), and the rest is still read. Empty, with `why_not`
 // set to a sentence, where this build has no Capstone or `machine` (an ELF e_machine) is not one
-// that perfmon disassembles.
+// that perfmon disassembles. x86 code in AT&T syntax, or Intel's with `intel_syntax`.
 std::vector<Instruction> disassemble(std::uint16_t machine, std::span<const std::uint8_t> code, std::uint64_t address,
-                                     std::string& why_not);
+                                     bool intel_syntax, std::string& why_not);
 
 }  // namespace perfmon::analysis

@@ -6,13 +6,13 @@
 #include <cstdio>
 #include <cstring>
 
+#include "kernel/records.hpp"
+#include "perfmon/symbolizer.hpp"
 #include "profiles/chunked_vector.hpp"
 #include "profiles/entry_key.hpp"
 #include "profiles/flat_index.hpp"
 #include "profiles/name_table.hpp"
 #include "profiles/recorded_processes.hpp"
-#include "kernel/records.hpp"
-#include "perfmon/symbolizer.hpp"
 
 namespace perfmon {
 
@@ -95,7 +95,8 @@ struct Profile::State {
   // The frame's index in `frames`.
   std::uint32_t frame(std::uint32_t pid, std::uint64_t address, bool kernel, std::uint64_t generation);
   std::uint32_t entry_at(std::size_t event, NameId command, std::uint32_t leaf_frame);
-  std::uint32_t child(std::size_t event, std::uint32_t parent, NameId name, bool kernel);
+  std::uint32_t child(std::size_t event, std::uint32_t parent, NameId name, bool kernel, NameId dso,
+                      bool inlined = false);
   std::uint32_t entry_of(std::size_t event, const EntryKey& key);
   std::uint32_t end_of(std::size_t event, std::uint32_t node, std::uint32_t entry);
   // Resolves a sample's frames into the tree: where its stack ends.
@@ -258,7 +259,8 @@ std::uint32_t Profile::State::frame(std::uint32_t pid, std::uint64_t address, bo
   return *cached;
 }
 
-std::uint32_t Profile::State::child(std::size_t event, std::uint32_t parent, NameId name, bool kernel) {
+std::uint32_t Profile::State::child(std::size_t event, std::uint32_t parent, NameId name, bool kernel, NameId dso,
+                                    bool inlined) {
   std::vector<StackNode>& stacks = events[event].stacks;
   auto [found, added] =
       tables[event].child_of.try_emplace(std::uint64_t{parent} << 32 | name, static_cast<std::uint32_t>(stacks.size()));
@@ -267,6 +269,8 @@ std::uint32_t Profile::State::child(std::size_t event, std::uint32_t parent, Nam
     node.name = name;
     node.parent = parent;
     node.kernel = kernel;
+    node.dso = dso;
+    node.inlined = inlined;
     stacks.push_back(node);
   }
   return *found;
@@ -306,7 +310,7 @@ std::uint32_t Profile::State::place_stack(std::size_t event, const Sample& sampl
     while (shared < most && stack[stack.size() - 1 - shared] == last.frames[last.frames.size() - 1 - shared]) ++shared;
   }
   if (shared == 0) {
-    last.nodes.assign(1, child(event, 0, command, false));
+    last.nodes.assign(1, child(event, 0, command, false, 0));
   } else {
     last.nodes.resize(shared + 1);
   }
@@ -317,9 +321,9 @@ std::uint32_t Profile::State::place_stack(std::size_t event, const Sample& sampl
     const RawFrame& raw = stack[stack.size() - 1 - depth];
     leaf = frame(sample.pid, raw.address, raw.kernel, generation);
     const Frame& resolved = frames[leaf].frame;
-    node = child(event, node, resolved.label, resolved.kernel);
+    node = child(event, node, resolved.label, resolved.kernel, resolved.dso);
     for (std::uint32_t k = resolved.inlined_count; k-- > 0;)
-      node = child(event, node, inlined_labels[resolved.inlined_at + k], resolved.kernel);
+      node = child(event, node, inlined_labels[resolved.inlined_at + k], resolved.kernel, resolved.dso, true);
     last.nodes.push_back(node);
   }
   if (leaf == kNone) leaf = frame(sample.pid, stack.front().address, stack.front().kernel, generation);
@@ -408,7 +412,7 @@ void Profile::merge(Profile&& later) {
     std::vector<std::uint32_t> nodes(from.stacks.size(), 0);
     for (std::size_t n = 1; n < from.stacks.size(); ++n) {
       const StackNode& node = from.stacks[n];
-      nodes[n] = s.child(e, nodes[node.parent], names[node.name], node.kernel);
+      nodes[n] = s.child(e, nodes[node.parent], names[node.name], node.kernel, names[node.dso], node.inlined);
       to.stacks[nodes[n]].self_samples += node.self_samples;
       to.stacks[nodes[n]].self_period += node.self_period;
     }

@@ -146,6 +146,34 @@ TEST_F(CliAnnotate, TextShowsTheLinesWithTheirInstructionsAndSortsByPeriod) {
   EXPECT_NE(top_lines[1].find("annotate: quarter"), std::string::npos) << by_period.out;
 }
 
+// -M intel (perf annotate's --disassembler-style): the same instructions and samples in Intel's
+// syntax, as objdump -M intel writes it: no % before registers, the destination first.
+TEST_F(CliAnnotate, IntelSyntaxOnRequest) {
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "AT&T and Intel syntax are x86's; this machine is not x86-64";
+#else
+  const std::string file = record_annotated(WORKER, 400);
+  const nlohmann::json att = annotation({"-i", file});
+  const nlohmann::json intel = annotation({"-i", file, "-M", "intel"});
+  expect_annotated(intel, 400);
+  ASSERT_EQ(att["instructions"].size(), intel["instructions"].size());
+  std::size_t registers = 0;
+  for (std::size_t i = 0; i < att["instructions"].size(); ++i) {
+    const std::string a = att["instructions"][i]["text"], b = intel["instructions"][i]["text"];
+    EXPECT_EQ(att["instructions"][i]["samples"], intel["instructions"][i]["samples"]);
+    EXPECT_EQ(b.find('%'), std::string::npos) << b;
+    if (a.find("%r") != std::string::npos) ++registers;
+    if (a.starts_with("mov    %rsp,%rbp")) {
+      EXPECT_EQ(b, "mov    rbp, rsp");
+    }
+  }
+  EXPECT_GT(registers, 0u);
+  Result bad = run({PERFMON, "annotate", "-i", file, "-M", "arm"});
+  EXPECT_EQ(bad.exit_code, 129);
+  EXPECT_NE(bad.err.find("-M takes att or intel, not 'arm'."), std::string::npos) << bad.err;
+#endif
+}
+
 // perf's own file, and perf annotate's percent on each instruction: the same.
 TEST_F(CliAnnotate, PerfsFileGivesPerfAnnotatesPercents) {
   const std::string file = (dir_ / "perf.data").string();

@@ -87,6 +87,16 @@ TEST_F(CliDiff, KnownProfilesGiveTheKnownChanges) {
   const double total = event["base_period"].get<double>();  // the same in both: the shell's calls too
   EXPECT_DOUBLE_EQ(rows["other"]["delta"].get<double>(), 100.0 * 200 / total);
   EXPECT_DOUBLE_EQ(rows["perfmon-test-wo"]["delta"].get<double>(), -100.0 * 200 / total);
+  EXPECT_DOUBLE_EQ(rows["other"]["ratio"].get<double>(), 3.0);  // perf diff -c ratio: 300 / 100
+  EXPECT_DOUBLE_EQ(rows["perfmon-test-wo"]["ratio"].get<double>(), 100.0 / 300);
+  // -c wdiff:2,1: new period * 1 - base period * 2.
+  r = run({PERFMON, "diff", "--json", "-c", "wdiff:2,1", "--sort", "comm", path("base.data"), path("new.data")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json weighted = nlohmann::json::parse(r.out);
+  for (const nlohmann::json& row : weighted["events"][0]["rows"])
+    if (row["comm"] == "other") {
+      EXPECT_EQ(row["weighted_diff"], 300 - 2 * 100);
+    }
   // The table: the largest change first.
   r = run({PERFMON, "diff", "--sort", "comm", path("base.data"), path("new.data")});
   const std::vector<std::string> lines = lines_of(r.out);
@@ -97,7 +107,16 @@ TEST_F(CliDiff, KnownProfilesGiveTheKnownChanges) {
 
 TEST_F(CliDiff, TheTableIsPerfDiffs) {
   if (access("/usr/bin/perf", X_OK) != 0) GTEST_SKIP() << "perf is missing (scripts/install-deps installs it)";
-  for (const std::vector<std::string>& sort : {std::vector<std::string>{}, {"--sort", "comm"}, {"--sort", "dso,sym"}}) {
+  // perf diff's own flags too: each -c computation, and -p's periods.
+  for (const std::vector<std::string>& sort : {std::vector<std::string>{},
+                                               {"--sort", "comm"},
+                                               {"--sort", "dso,sym"},
+                                               {"-c", "delta", "--sort", "comm"},
+                                               {"-c", "ratio", "--sort", "comm"},
+                                               {"-c", "wdiff:3,1", "--sort", "comm"},
+                                               {"-p", "--sort", "comm"},
+                                               {"-c", "ratio", "-p"},
+                                               {"-c", "delta-abs", "-p", "--sort", "comm,dso,sym"}}) {
     std::vector<std::string> ours = {PERFMON, "diff"}, perfs = {"/usr/bin/perf", "diff"};
     for (const std::string& word : sort) {
       ours.push_back(word);
@@ -124,6 +143,12 @@ TEST_F(CliDiff, MistakesEndInOneSentence) {
   EXPECT_NE(r.err.find("perfmon diff compares two files: BASE and NEW"), std::string::npos) << r.err;
   r = run({PERFMON, "diff", "--sort", "srcline", path("base.data"), path("new.data")});
   EXPECT_EQ(r.exit_code, 129);
+  r = run({PERFMON, "diff", "-c", "wdiff:2", path("base.data"), path("new.data")});
+  EXPECT_EQ(r.exit_code, 129);
+  EXPECT_NE(r.err.find("wdiff takes two whole weights, the base's and the new file's, such as 'wdiff:1,2'; not "
+                       "'wdiff:2'."),
+            std::string::npos)
+      << r.err;
 }
 
 // perf record keeps the previous perf.data as perf.data.old, and perf diff with no files compares

@@ -77,6 +77,48 @@ TEST_F(Report, ScriptPrintsSamplesAsPerfScript) {
   EXPECT_NE(ours.out.find(" perfmon_leaf+0x"), std::string::npos) << ours.out;
 }
 
+// perf script's -F, on a file perf recorded: the columns asked for, line for line as perf prints
+// them (a list, or changes to the default columns); --header puts the file's header first.
+TEST_F(Report, ScriptFieldsAreThoseOfPerfScript) {
+  if (!have_perf()) GTEST_SKIP() << "Debian's linux-perf is not installed (/usr/bin/perf)";
+  const std::vector<std::string> field_lists = {"comm,tid,time,event,ip,sym,dso",
+                                                "comm,pid,tid,time,period,event,ip,sym,symoff,dso",
+                                                "tid,time,ip",
+                                                "+pid",
+                                                "-time,-cpu",
+                                                "time,event,ip,dso"};
+  perf_on_recorded_tree("10000000", "script", {"-F", field_lists.front()});
+  for (const std::string& fields : field_lists) {
+    const Result perf = run({"/usr/bin/perf", "script", "-i", file_, "-F", fields});
+    const Result ours = run({PERFMON, "script", "-i", file_, "-F", fields});
+    ASSERT_EQ(ours.exit_code, 0) << ours.err;
+    std::istringstream perf_lines(without_vdso(perf.out)), our_lines(without_vdso(ours.out));
+    std::string perf_line, our_line;
+    while (std::getline(perf_lines, perf_line)) {
+      ASSERT_TRUE(std::getline(our_lines, our_line)) << fields << ": perfmon stops before perf's " << perf_line;
+      if (our_line != perf_line) {
+        EXPECT_TRUE(perf_leaves_plt_entry_unnamed(perf_line, our_line)) << fields << "\n"
+                                                                        << our_line << "\n"
+                                                                        << perf_line;
+      }
+    }
+    EXPECT_FALSE(std::getline(our_lines, our_line)) << fields << ": perfmon goes on after perf: " << our_line;
+  }
+  const Result header = run({PERFMON, "script", "-i", file_, "--header", "-F", "tid"});
+  ASSERT_EQ(header.exit_code, 0) << header.err;
+  EXPECT_TRUE(header.out.starts_with("# ========\n# captured on    : ")) << header.out;
+  EXPECT_NE(header.out.find("\n# event : name = cpu-clock"), std::string::npos) << header.out;
+  EXPECT_NE(header.out.find("# ========\n#\n"), std::string::npos) << header.out;
+  // perf's file has no CPU in its samples: asked for, it is refused (perf too, exit 255).
+  const Result no_cpu = run({PERFMON, "script", "-i", file_, "-F", "comm,cpu"});
+  EXPECT_EQ(no_cpu.exit_code, 1);
+  EXPECT_EQ(no_cpu.out, "");
+  EXPECT_NE(no_cpu.err.find("the samples of 'cpu-clock' do not carry their CPU"), std::string::npos) << no_cpu.err;
+  const Result bad = run({PERFMON, "script", "-i", file_, "-F", "comm,colour"});
+  EXPECT_EQ(bad.exit_code, 129);
+  EXPECT_NE(bad.err.find("not 'colour'."), std::string::npos) << bad.err;
+}
+
 // perfmon script unwinds --call-graph dwarf stacks and prints each sample's chain under it, leaf
 // first, the inlined function before the function it is inlined in; -G prints one line a sample.
 TEST_F(Report, ScriptPrintsUnwoundCallChains) {

@@ -27,7 +27,7 @@ namespace {
 
 constexpr const char* kSynopsis =
     "perfmon annotate [-i FILE] [-e EVENT] [--dso FILE] [--sort source|period] [--symfs DIR] [--threads N]\n"
-    "                        [--stdio | --json] [SYMBOL]";
+    "                        [-M att|intel] [--stdio | --json] [SYMBOL]";
 
 // "a (libc.so.6), b (worker), c (worker)": the heaviest few, for a sentence that names them.
 std::string heaviest(const std::vector<AnnotationSamples::Function>& functions) {
@@ -45,6 +45,7 @@ int run_annotate(std::span<char* const> args) {
   AnnotationFormat format;
   bool json = false;
   long threads = 0;
+  AnnotationSamples::Syntax syntax = AnnotationSamples::Syntax::Att;
   std::vector<std::string> symbols;
   std::vector<Option> options = {
       {'i', "input", "file", "the perf.data file to read (default perf.data)",
@@ -74,6 +75,15 @@ int run_annotate(std::span<char* const> args) {
            throw UsageError("--symfs takes the directory the recording's files lie under; '" + printable(v) +
                             "' is not one");
          symfs = std::string(v);
+       }},
+      {'M', "disassembler-style", "style", "att (the default, objdump's) or intel: the x86 syntax of the instructions",
+       [&](std::string_view v) {
+         if (v == "att")
+           syntax = AnnotationSamples::Syntax::Att;
+         else if (v == "intel")
+           syntax = AnnotationSamples::Syntax::Intel;
+         else
+           throw UsageError("-M takes att or intel, not '" + printable(v) + "'");
        }},
       {0, "threads", "n", "read the file with n threads (default: as perfmon report chooses)",
        [&](std::string_view v) { threads = parse_long(v, "--threads", 1, 64); }},
@@ -121,7 +131,7 @@ int run_annotate(std::span<char* const> args) {
         }
         chosen = &*named;
       }
-      if (chosen != nullptr) annotations.push_back(samples.annotate(e, *chosen));
+      if (chosen != nullptr) annotations.push_back(samples.annotate(e, *chosen, syntax));
     }
     if (annotations.empty()) {
       if (!missing.empty())

@@ -20,7 +20,8 @@
 namespace perfmon::cli {
 
 namespace {
-constexpr const char* kSynopsis = "perfmon diff [--sort comm,dso,sym] [--stdio | --json] [BASE [NEW]]";
+constexpr const char* kSynopsis =
+    "perfmon diff [--sort comm,dso,sym] [-c delta-abs|delta|ratio|wdiff:W1,W2] [-p] [--stdio | --json] [BASE [NEW]]";
 }  // namespace
 
 int run_diff(std::span<char* const> args) {
@@ -31,6 +32,13 @@ int run_diff(std::span<char* const> args) {
   std::vector<Option> options = {
       row_keys_option(diff.sort, "the columns rows are compared by: comm, dso, sym (default dso,sym, as perf diff)",
                       "perfmon diff compares by comm, dso and sym"),
+      {'c', "compute", "how",
+       "the column that compares the files, and the rows' order: delta-abs (the change in points, largest either "
+       "way first; the default), delta (the change, growth first), ratio (new period / base period) or "
+       "wdiff:W1,W2 (new period * W2 - base period * W1)",
+       [&](std::string_view v) { parse_diff_compute(std::string(v), diff); }},
+      {'p', "period", "", "each file's period (the event's count in the row) beside its column",
+       [&](std::string_view) { diff.periods = true; }},
       {0, "stdio", "", "print perf diff's table (the default)", [&](std::string_view) { json = false; }},
       {0, "json", "", "print the rows as one JSON document", [&](std::string_view) { json = true; }},
       {0, "threads", "n", "read each file with n threads (default: as perfmon report chooses)",

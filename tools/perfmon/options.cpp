@@ -60,6 +60,9 @@ std::vector<std::string> parse_options(std::span<char* const> args, const std::v
         option->apply("");
       } else if (equals != std::string_view::npos) {
         apply_value(*option, "--" + std::string(name), body.substr(equals + 1));
+      } else if (option->takes_next_word) {
+        const bool next = i + 1 < args.size() && option->takes_next_word(args[i + 1]);
+        option->apply(next ? std::string_view(args[++i]) : std::string_view());
       } else {
         if (i + 1 >= args.size())
           throw UsageError("option '--" + std::string(name) + "' needs a value (" + std::string(option->value_name) +
@@ -78,6 +81,9 @@ std::vector<std::string> parse_options(std::span<char* const> args, const std::v
       }
       if (k + 1 < arg.size()) {
         option->apply(arg.substr(k + 1));
+      } else if (option->takes_next_word) {
+        const bool next = i + 1 < args.size() && option->takes_next_word(args[i + 1]);
+        option->apply(next ? std::string_view(args[++i]) : std::string_view());
       } else {
         if (i + 1 >= args.size())
           throw UsageError("switch '-" + std::string(1, arg[k]) + "' needs a value (" +
@@ -100,7 +106,9 @@ std::string usage_text(std::string_view synopsis, const std::vector<Option>& opt
       left += option.short_name ? std::string("-") + option.short_name + ", " : "    ";
       left += "--" + std::string(option.long_name);
     }
-    if (!option.value_name.empty()) left += " <" + std::string(option.value_name) + ">";
+    if (!option.value_name.empty())
+      left += (option.takes_next_word ? "[=<" : " <") + std::string(option.value_name) +
+              (option.takes_next_word ? ">]" : ">");
     if (left.size() < 30)
       left.resize(30, ' ');
     else
@@ -137,7 +145,9 @@ std::string man_sections(std::string_view synopsis, const std::vector<Option>& o
     if (!option.long_name.empty())
       names +=
           (names.empty() ? "" : ", ") + std::string("\\fB") + roff_text("--" + std::string(option.long_name)) + "\\fR";
-    if (!option.value_name.empty()) names += " \\fI" + roff_text(option.value_name) + "\\fR";
+    if (!option.value_name.empty())
+      names += (option.takes_next_word ? " [\\fI" : " \\fI") + roff_text(option.value_name) +
+               (option.takes_next_word ? "\\fR]" : "\\fR");
     page += ".TP\n" + names + "\n" + roff_text(option.help) + "\n";
   }
   return page;

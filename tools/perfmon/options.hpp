@@ -38,6 +38,9 @@ struct Option {
   std::string_view value_name;  // empty: a flag without a value
   std::string_view help;
   std::function<void(std::string_view)> apply;
+  // Set for a value that may be left out (perf's -g): one not attached (-gcaller, --call-graph=x) is
+  // the next word where this says the word is one, else the option is applied with "".
+  std::function<bool(std::string_view)> takes_next_word = nullptr;
 };
 
 // Applies the options in args and returns the remaining words (the command). Throws UsageError.

@@ -22,6 +22,7 @@
 #include "perfmon/profile.hpp"
 #include "perfmon/report_output.hpp"
 #include "profile_reading.hpp"
+#include "recording_header.hpp"
 
 namespace perfmon::cli {
 
@@ -66,7 +67,9 @@ std::string shape_names(unsigned need = ~0u, const char* last = " and ") {
 }
 
 std::string synopsis() {
-  return "perfmon report [-i FILE] [--sort comm,dso,sym,srcline] [-g] [--no-inline] [--percent-limit PCT]\n"
+  return "perfmon report [-i FILE] [--sort comm,dso,sym,srcline | -F FIELDS] [-n] [-g [SPEC]] [--children]\n"
+         "                      [--comms|--dsos|--symbols NAMES] [--no-inline] [--percent-limit PCT] [-q]\n"
+         "                      [--header | --header-only | --stats]\n"
          "                      [-e EVENT] [--threads N] [--diff BASE (with " +
          shape_names(kCompares, ", ") + ")] [" + shape_choice() + "]";
 }
@@ -79,6 +82,8 @@ struct ReportCommand {
   std::string event;      // a shape that draws one event draws this one, or the first with samples
   std::string diff_base;  // --diff: the base of a differential flame graph
   long threads = 0;       // 0: chosen by the file's size and places and the machine's CPUs
+  enum class Header { None, First, Only } header = Header::None;
+  bool stats = false;
 };
 
 double parse_percent(std::string_view text) {
@@ -87,6 +92,50 @@ double parse_percent(std::string_view text) {
   if (error != std::errc() || end != text.data() + text.size() || !(value >= 0 && value <= 100))
     throw UsageError("--percent-limit takes a share from 0 to 100, such as 0.5; not '" + printable(text) + "'");
   return value;
+}
+
+// perf's -g argument: print type, order, threshold and the rest, commas between, in any order
+// (perf's parse_callchain_report_opt); what perfmon does not draw is refused by name.
+void parse_call_graph(std::string_view spec, ReportOptions& report) {
+  report.callchains = true;
+  bool threshold_given = false;
+  std::size_t at = 0;
+  while (at <= spec.size()) {
+    const std::size_t comma = std::min(spec.find(',', at), spec.size());
+    const std::string_view word = spec.substr(at, comma - at);
+    at = comma + 1;
+    if (word.empty() || word == "graph" || word == "fractal" || word == "function" || word == "percent") continue;
+    if (word == "none") {
+      report.callchains = false;
+    } else if (word == "caller") {
+      report.chain_order = ReportOptions::ChainOrder::Caller;
+    } else if (word == "callee") {
+      report.chain_order = ReportOptions::ChainOrder::Callee;
+    } else if (double value = 0;
+               !threshold_given && !word.empty() &&
+               std::from_chars(word.data(), word.data() + word.size(), value).ptr == word.data() + word.size()) {
+      report.chain_limit = parse_percent(word);
+      threshold_given = true;
+    } else if (word == "flat" || word == "folded") {
+      throw UsageError("perfmon report draws call chains as a graph; for one stack a line give --folded (without -g)");
+    } else {
+      throw UsageError(
+          "-g takes graph or none, caller or callee, and a threshold in percent, such as "
+          "'graph,0.5,caller'; not '" +
+          printable(word) + "'");
+    }
+  }
+}
+
+std::vector<std::string> name_list(std::string_view text) {
+  std::vector<std::string> names;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    if (comma > at) names.emplace_back(text.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return names;
 }
 
 std::size_t chosen_event(const Profile& profile, const std::string& wanted) {
@@ -126,18 +175,43 @@ int run_report(std::span<char* const> args) {
            throw UsageError(error.what());
          }
        }},
+      {'F', "fields", "fields",
+       "the columns, as perf's -F: overhead, sample, period and sort keys (the figures first), such as "
+       "'overhead,sample,sym'",
+       [&](std::string_view v) { parse_report_fields(std::string(v), o.report); }},
       {'n', "show-nr-samples", "", "a Samples column: each row's samples (the table)",
        [&](std::string_view) { o.report.sample_counts = true; }},
-      {0, "no-children", "", "each row its own samples only (perfmon's report always: taken as perf takes it)",
-       [](std::string_view) {}},
-      {0, "children", "", "refused: perfmon's report shows each row's own samples",
-       [](std::string_view) -> void {
-         throw UsageError(
-             "perf's --children adds each function's callees' samples to its row; perfmon report shows each row's "
-             "own (perf's --no-children): see a function with its callees in --svg's flame graph or -g's chains");
+      {0, "children", "",
+       "a Children column: each row's samples and those of its callees (the stacks that pass through it), rows "
+       "ranked by it; Self is the row's own",
+       [&](std::string_view) { o.report.children = true; }},
+      {0, "no-children", "", "each row its own samples only (the default)",
+       [&](std::string_view) { o.report.children = false; }},
+      {'g', "call-graph", "graph,0.5,caller",
+       "show the call chains that end in each row: none, or graph; callee (the sampled function first, the "
+       "default) or caller (the outermost first); the share below which a chain is left out (0.5)",
+       [&](std::string_view v) { parse_call_graph(v, o.report); },
+       [](std::string_view word) { return !word.empty() && word[0] != '-'; }},
+      {'G', "inverted", "", "the call chains from the outermost function in (-g caller)",
+       [&](std::string_view) { parse_call_graph("caller", o.report); }},
+      {0, "max-stack", "n", "the frames of a call chain used, from the sampled function (chains and --children)",
+       [&](std::string_view v) {
+         o.report.max_stack = static_cast<std::size_t>(parse_long(v, "--max-stack", 1, 1 << 16));
        }},
-      {'g', "call-graph", "", "show the call chains that end in each row",
-       [&](std::string_view) { o.report.callchains = true; }},
+      {'c', "comms", "names", "only the samples of these commands (a comma-separated list); shares stay of the whole",
+       [&](std::string_view v) { o.report.only_commands = name_list(v); }},
+      {'d', "dsos", "names", "only the samples in these files (full paths or file names, comma-separated)",
+       [&](std::string_view v) { o.report.only_dsos = name_list(v); }},
+      {'S', "symbols", "names", "only the samples in these functions (comma-separated)",
+       [&](std::string_view v) { o.report.only_symbols = name_list(v); }},
+      {'q', "quiet", "", "the rows alone: none of the '#' lines (the table)",
+       [&](std::string_view) { o.report.quiet = true; }},
+      {0, "header", "", "the file's header first: the machine, the command line and each event's attributes",
+       [&](std::string_view) { o.header = ReportCommand::Header::First; }},
+      {0, "header-only", "", "the file's header alone",
+       [&](std::string_view) { o.header = ReportCommand::Header::Only; }},
+      {0, "stats", "", "the file's records counted by type, and nothing else (perf's Aggregated stats)",
+       [&](std::string_view) { o.stats = true; }},
       {0, "no-inline", "", "leave out the functions inlined at each frame (named from DWARF) in call chains",
        [&](std::string_view) { o.report.inlined_frames = false; }},
       {0, "percent-limit", "pct", "leave out rows below this share",
@@ -161,6 +235,9 @@ int run_report(std::span<char* const> args) {
   }
   auto check = [&, only_a_file = reads_a_file_only("report")](const std::vector<std::string>& words) {
     only_a_file(words);
+    if ((o.header != ReportCommand::Header::None || o.stats) && o.shape != &report_shapes().front())
+      throw UsageError("--header, --header-only and --stats print text, which --" + std::string(o.shape->name) +
+                       " is not: give them without it");
     if (!o.diff_base.empty() && !o.shape->has(kCompares))
       throw UsageError("--diff BASE draws a differential flame graph, or its two-count folded stacks: give it with " +
                        shape_names(kCompares, " or "));
@@ -172,6 +249,17 @@ int run_report(std::span<char* const> args) {
   try {
     const PerfDataReader file(o.input);
     OutputFile out(o.file_path, stdout);
+    if (o.stats || o.header == ReportCommand::Header::Only) {
+      out.write(o.stats ? format_record_stats(file) : format_recording_header(file, o.input));
+      commit(out);
+      return 0;
+    }
+    if (o.header == ReportCommand::Header::First) out.write(format_recording_header(file, o.input));
+    // Without call chains a row's children are its own samples: perf then shows Overhead alone.
+    const bool chained = std::any_of(file.events().begin(), file.events().end(), [](const PerfDataEvent& event) {
+      return (event.attr.sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER)) != 0;
+    });
+    o.report.children = o.report.children && chained;
     if (o.shape->from_records != nullptr) {
       out.write(o.shape->from_records(RecordedFile(file), o.report));
       commit(out);
@@ -181,7 +269,7 @@ int run_report(std::span<char* const> args) {
     // in stacks and lines in a column.
     ProfileOptions looked_up;
     const bool one_event = o.shape->has(kOneEvent);
-    looked_up.stacks = o.report.callchains || o.shape->has(kStacks);
+    looked_up.stacks = o.report.callchains || o.report.children || o.shape->has(kStacks);
     looked_up.thread_roots = o.shape->has(kThreadRoots);
     looked_up.inlined_frames = o.report.inlined_frames && looked_up.stacks;
     looked_up.source_lines =

@@ -12,20 +12,25 @@
 #include "options.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/perf_data.hpp"
+#include "perfmon/printable.hpp"
 #include "perfmon/sampler.hpp"
 #include "perfmon/script_output.hpp"
 #include "perfmon/symbolizer.hpp"
+#include "recording_header.hpp"
 
 namespace perfmon::cli {
 
 namespace {
 
-constexpr const char* kSynopsis = "perfmon script [-i FILE] [--json] [-G]";
+constexpr const char* kSynopsis = "perfmon script [-i FILE] [-F FIELDS] [--header] [--json] [-G]";
 
 struct ScriptOptions {
   std::string input = "perf.data";
   bool json = false;
   bool callchains = true;  // printed where the samples have them, as perf script does
+  ScriptFields fields;
+  bool cpu_asked = false;  // -F names cpu
+  bool header = false;
 };
 
 class Printer : public SampleHandler {
@@ -64,7 +69,7 @@ class Printer : public SampleHandler {
     shown_.cpu_recorded = (attr.sample_type & PERF_SAMPLE_CPU) != 0;
     shown_.period_shown = (attr.sample_type & PERF_SAMPLE_PERIOD) && attr.type != PERF_TYPE_TRACEPOINT;
     shown_.with_chain = with_chain;
-    const std::string line = options_.json ? format_script_json(shown_) : format_script_text(shown_);
+    const std::string line = options_.json ? format_script_json(shown_) : format_script_text(shown_, options_.fields);
     std::fwrite(line.data(), 1, line.size(), stdout);
   }
 
@@ -103,11 +108,34 @@ int run_script(std::span<char* const> args) {
       {0, "json", "", "print one JSON object per sample", [&](std::string_view) { o.json = true; }},
       {'G', "hide-call-graph", "", "print each sample's own address only, not its call chain",
        [&](std::string_view) { o.callchains = false; }},
+      {'F', "fields", "fields",
+       "the columns, as perf's -F: comm, pid, tid, cpu, time, period, event, ip, sym, symoff, dso (the frame comes "
+       "with ip); '+pid,-time' changes the default ones",
+       [&](std::string_view v) {
+         o.fields = parse_script_fields(std::string(v));
+         // A column asked for by name must be in the samples (the defaults show the CPU where it is).
+         const std::string list = "," + std::string(v) + ",";
+         o.cpu_asked = list.find(",cpu,") != std::string::npos || list.find(",+cpu,") != std::string::npos;
+       }},
+      {0, "header", "", "the file's header first: the machine, the command line and each event's attributes",
+       [&](std::string_view) { o.header = true; }},
   };
-  if (auto status = parse_command_line(args, "script", kSynopsis, options, rest, reads_a_file_only("script")))
-    return *status;
+  auto check = [&, only_a_file = reads_a_file_only("script")](const std::vector<std::string>& words) {
+    only_a_file(words);
+    if (o.json && o.header) throw UsageError("--header prints text: give it without --json");
+  };
+  if (auto status = parse_command_line(args, "script", kSynopsis, options, rest, check)) return *status;
   try {
     const PerfDataReader file(o.input);
+    for (const PerfDataEvent& event : file.events())
+      if (o.cpu_asked && !(event.attr.sample_type & PERF_SAMPLE_CPU))
+        throw Error(ErrorKind::InvalidArgument, "the samples of '" + printable(event.name) +
+                                                    "' do not carry their CPU (perfmon record --sample-cpu records "
+                                                    "it): leave cpu out of -F.");
+    if (o.header) {
+      const std::string header = format_recording_header(file, o.input);
+      std::fwrite(header.data(), 1, header.size(), stdout);
+    }
     Printer printer(file, o);
     file.read(printer);
     return 0;

@@ -48,6 +48,12 @@ constexpr const char* kDefaultEvents =
 constexpr const char* kDefaultMarkerEvents = "task-clock,context-switches,page-faults";
 // What the emulated CPU counts.
 constexpr const char* kDefaultEmulatedEvents = "instructions,branches,branch-misses";
+// perf stat's -d, -dd and -ddd: the cache and TLB events each level adds to the others.
+constexpr const char* kDetailedEvents[] = {
+    "L1-dcache-loads,L1-dcache-load-misses,LLC-loads,LLC-load-misses",
+    "L1-icache-loads,L1-icache-load-misses,dTLB-loads,dTLB-load-misses,iTLB-loads,iTLB-load-misses",
+    "L1-dcache-prefetches,L1-dcache-prefetch-misses",
+};
 // Without -I, the counters are read this often: each read is a slice of a multiplexed count's rate.
 constexpr long kSliceMs = 100;
 constexpr const char* kSynopsis = "perfmon stat [<options>] [--] [<command> [<args>]]";
@@ -141,6 +147,8 @@ class StatCommand {
                                            : catalog.parse(kDefaultEvents);
       else
         set_definitions_ = event_sets_of(catalog, o_.sets, parse_switch(o_.switching));
+      for (long level = 0; level < o_.detail && !o_.null_run && o_.sets.empty(); ++level)
+        for (EventGroup& group : catalog.parse(kDetailedEvents[level])) groups_.push_back(std::move(group));
       o_.events.restrict_rings(groups_);
       for (EventSetDefinition& set : set_definitions_) o_.events.restrict_rings(set.groups);
     } catch (const Error& error) {

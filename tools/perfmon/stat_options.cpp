@@ -54,6 +54,12 @@ std::vector<Option> stat_options(StatOptions& o) {
        [&](std::string_view) { o.quiet = true; }},
       {'n', "null", "", "count nothing: the command's time and resources alone (perf's null run)",
        [&](std::string_view) { o.null_run = true; }},
+      {'d', "detailed", "",
+       "add perf's detailed events: L1 data cache and last-level cache loads and misses; -dd also L1 instruction "
+       "cache and TLBs; -ddd also L1 prefetches",
+       [&](std::string_view) {
+         if (++o.detail > 3) throw UsageError("-d goes up to -ddd (three levels of detail)");
+       }},
       {'B', "big-num", "", "group the digits of large counts (the table's default; accepted as perf takes it)",
        [](std::string_view) {}},
       {'r', "repeat", "n", "run the command n times and print the mean and its relative stddev",
@@ -160,8 +166,9 @@ void validate(const StatOptions& o) {
   if (o.repeat > 1 && (o.interval_ms > 0 || o.per_thread || o.no_aggr))
     throw UsageError("-r cannot be combined with -I, --per-thread or -A");
   if (o.repeat > 1 && o.command.empty()) throw UsageError("-r repeats a command; give one");
-  if (!o.sets.empty() && !o.events.lists.empty())
-    throw UsageError("--sets names all the events: give them there, not with -e");
+  if (!o.sets.empty() && (!o.events.lists.empty() || o.detail > 0))
+    throw UsageError("--sets names all the events: give them there, not with -e or -d");
+  if (o.null_run && o.detail > 0) throw UsageError("-n counts nothing: leave out -d");
   if (!o.sets.empty() && (o.interval_ms > 0 || o.per_thread || o.no_aggr))
     throw UsageError("--sets cannot be combined with -I, --per-thread or -A");
   if (o.passes && (o.command.empty() || o.repeat > 1 || o.interval_ms > 0 || !o.sets.empty() || o.no_aggr))

@@ -27,6 +27,7 @@ struct StatOptions {
   long timeout_ms = 0;      // --timeout: stop after that long (0: none)
   bool quiet = false;       // -q: no counts printed
   bool null_run = false;    // -n: nothing counted, the command timed
+  long detail = 0;          // -d, -dd, -ddd: perf's detailed events added, up to level 3
   long repeat = 1;
   std::optional<std::string> separator;
   bool json = false;
