@@ -22,6 +22,7 @@ struct StatRow {
   // What the prefix names when it is not a CPU or thread: "set" (event sets), "pass" (--passes);
   // JSON's key for it, with the number as its value.
   std::string prefix_kind;
+  int aggregated_cpus = 0;  // per socket, die, core or node: the CPUs summed ("S0-D0-C1" prefix); else 0
   // The named region whose counts the row shows (regions.hpp; perfmon stat --control), or "".
   std::string region;
   std::string event;       // the name shown: as written, ":u" added where the session had to
@@ -51,12 +52,16 @@ struct StatReport {
   double elapsed_ns = 0;  // mean wall time
   std::optional<double> elapsed_rel_stddev;
   double elapsed_stddev_ns = 0;
+  std::vector<double> run_elapsed_ns;   // each run's wall time, in order
+  bool run_table = false;               // the table lists them before the mean (perf stat -r N --table)
   std::optional<double> user_s, sys_s;  // a command's CPU time
   std::vector<std::string> footnotes;   // unsupported events and their reason, notes
 };
 
-// Summed over all locations, or one row per location (CPU or thread).
-enum class StatBreakdown { Total, PerLocation };
+// Summed over all locations, or one row per location (CPU or thread), or per CPU's place (perf
+// stat's --per-socket, --per-die, --per-core, --per-node: the CPUs of each summed, their number in
+// StatRow::aggregated_cpus; sockets, dies and cores from sysfs' topology, nodes from its NUMA nodes).
+enum class StatBreakdown { Total, PerLocation, PerSocket, PerDie, PerCore, PerNode };
 
 // A label per location, for per-location rows: "CPU3", or "comm-tid" for a thread (read now, while
 // the thread exists).

@@ -34,6 +34,7 @@ StatReport summarise_runs(const std::vector<StatRun>& runs, std::string target, 
   for (const StatRun& run : runs) elapsed.push_back(run.elapsed_ns);
   RunStats time = run_stats(elapsed);
   report.elapsed_ns = time.mean;
+  report.run_elapsed_ns = elapsed;
   if (runs.size() > 1) {
     report.elapsed_stddev_ns = time.stddev_of_mean;
     report.elapsed_rel_stddev = time.rel_stddev;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <linux/perf_event.h>
 
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 
 #include "counts/hybrid_totals.hpp"
@@ -92,26 +95,107 @@ StatRow make_row(const ReadingEvent& counted, const CounterValue& value, bool em
   return row;
 }
 
-// Whether the rows break down by location: asked for, and the reading keeps their values apart.
+// Whether the rows break down by location: asked for, and the reading keeps their values apart
+// (and, to group CPUs by place, its locations are CPUs).
 bool per_location(const Reading& reading, StatBreakdown breakdown) {
   if (breakdown == StatBreakdown::Total) return false;
   for (const ReadingEvent& event : reading.events)
     if (event.at.size() != reading.locations.size()) return false;
+  if (breakdown != StatBreakdown::PerLocation)
+    for (const Location& where : reading.locations)
+      if (where.cpu < 0) return false;
   return true;
 }
 
-// The rows' locations: every location, or one for the sums.
-std::size_t row_locations(const Reading& reading, bool apart) {
-  return apart ? reading.locations.size() : 1;
+// A CPU's place in sysfs: its socket, die and core, and its NUMA node (-1 where sysfs says nothing).
+struct CpuPlace {
+  long socket = 0, die = 0, core = 0, node = 0;
+};
+
+CpuPlace place_of(int cpu) {
+  const std::string topology = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
+  auto number = [](const std::string& path) {
+    const std::string text = kernel::read_first_line(path);
+    return text.empty() ? 0L : std::strtol(text.c_str(), nullptr, 10);
+  };
+  CpuPlace place{number(topology + "physical_package_id"), number(topology + "die_id"), number(topology + "core_id"),
+                 0};
+  std::error_code error;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/sys/devices/system/cpu/cpu" + std::to_string(cpu), error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("node") && name.size() > 4 && std::isdigit(static_cast<unsigned char>(name[4])))
+      place.node = std::strtol(name.c_str() + 4, nullptr, 10);
+  }
+  return place;
 }
 
-const CounterValue& value_at(const ReadingEvent& event, bool apart, std::size_t location) {
-  return apart ? event.at[location] : event.value;
+// The rows' groups of locations: each location its own (or all one, for the sums), or the CPUs
+// of each socket, die, core or node, in the order of their places, labelled as perf labels them.
+struct RowGroups {
+  std::vector<std::vector<std::size_t>> locations;
+  std::vector<std::string> labels;
+  bool aggregated = false;  // CPUs summed by place
+};
+
+RowGroups row_groups(const Reading& reading, StatBreakdown breakdown, const std::vector<std::string>& labels) {
+  RowGroups groups;
+  const std::size_t count = reading.locations.size();
+  if (!per_location(reading, breakdown)) {
+    groups.locations.emplace_back();
+    groups.labels.emplace_back();
+    return groups;
+  }
+  if (breakdown == StatBreakdown::PerLocation) {
+    for (std::size_t l = 0; l < count; ++l) {
+      groups.locations.push_back({l});
+      groups.labels.push_back(l < labels.size() ? labels[l] : std::to_string(l));
+    }
+    return groups;
+  }
+  groups.aggregated = true;
+  std::map<std::vector<long>, std::vector<std::size_t>> by_place;
+  for (std::size_t l = 0; l < count; ++l) {
+    const CpuPlace place = place_of(reading.locations[l].cpu);
+    std::vector<long> key = breakdown == StatBreakdown::PerSocket ? std::vector<long>{place.socket}
+                            : breakdown == StatBreakdown::PerDie  ? std::vector<long>{place.socket, place.die}
+                            : breakdown == StatBreakdown::PerCore
+                                ? std::vector<long>{place.socket, place.die, place.core}
+                                : std::vector<long>{place.node};
+    by_place[key].push_back(l);
+  }
+  for (auto& [key, members] : by_place) {
+    std::string label =
+        breakdown == StatBreakdown::PerNode ? "N" + std::to_string(key[0]) : "S" + std::to_string(key[0]);
+    if (key.size() > 1) label += "-D" + std::to_string(key[1]);
+    if (key.size() > 2) label += "-C" + std::to_string(key[2]);
+    groups.labels.push_back(std::move(label));
+    groups.locations.push_back(std::move(members));
+  }
+  return groups;
 }
 
-std::string location_prefix(bool apart, std::size_t location, const std::vector<std::string>& labels) {
-  if (!apart) return "";
-  return location < labels.size() ? labels[location] : std::to_string(location);
+// An event's value over a group of locations: the sum where they are apart, else its total.
+CounterValue value_over(const ReadingEvent& event, const std::vector<std::size_t>& locations) {
+  if (locations.empty()) return event.value;
+  CounterValue sum;
+  for (std::size_t l : locations) sum += event.at[l];
+  return sum;
+}
+
+const char* aggregation_kind(StatBreakdown breakdown) {
+  switch (breakdown) {
+    case StatBreakdown::PerSocket:
+      return "socket";
+    case StatBreakdown::PerDie:
+      return "die";
+    case StatBreakdown::PerCore:
+      return "core";
+    case StatBreakdown::PerNode:
+      return "node";
+    default:
+      return "";
+  }
 }
 
 }  // namespace
@@ -136,12 +220,17 @@ std::vector<std::string> location_labels(const std::vector<Location>& locations)
 std::vector<StatRow> stat_rows(const Reading& reading, StatBreakdown breakdown,
                                const std::vector<std::string>& labels) {
   std::vector<StatRow> rows;
-  const bool apart = per_location(reading, breakdown);
-  for (std::size_t l = 0; l < row_locations(reading, apart); ++l) {
-    const std::string prefix = location_prefix(apart, l, labels);
-    for (const ReadingEvent& event : reading.events)
-      rows.push_back(
-          make_row(event, value_at(event, apart, l), reading.emulated, prefix, apart ? std::nullopt : event.estimate));
+  const RowGroups groups = row_groups(reading, breakdown, labels);
+  const bool summed = groups.locations.front().empty();
+  for (std::size_t g = 0; g < groups.locations.size(); ++g) {
+    for (const ReadingEvent& event : reading.events) {
+      rows.push_back(make_row(event, value_over(event, groups.locations[g]), reading.emulated, groups.labels[g],
+                              summed ? event.estimate : std::nullopt));
+      if (groups.aggregated) {
+        rows.back().prefix_kind = aggregation_kind(breakdown);
+        rows.back().aggregated_cpus = static_cast<int>(groups.locations[g].size());
+      }
+    }
   }
   analysis::append_hybrid_totals(rows);
   return rows;
@@ -150,19 +239,22 @@ std::vector<StatRow> stat_rows(const Reading& reading, StatBreakdown breakdown,
 std::vector<StatRow> stat_interval_rows(const Reading& reading, std::vector<CounterValue>& previous,
                                         StatBreakdown breakdown, const std::vector<std::string>& labels) {
   const std::size_t events = reading.events.size();
-  const bool apart = per_location(reading, breakdown);
-  const std::size_t locations = row_locations(reading, apart);
+  const RowGroups groups = row_groups(reading, breakdown, labels);
+  const std::size_t count = groups.locations.size();
   // Event-major, so that events added while a run goes on (a region's, perfmon stat --control)
   // keep the places of those before.
-  previous.resize(events * locations);
+  previous.resize(events * count);
   std::vector<StatRow> rows;
-  for (std::size_t l = 0; l < locations; ++l) {
-    const std::string prefix = location_prefix(apart, l, labels);
+  for (std::size_t g = 0; g < count; ++g) {
     for (std::size_t i = 0; i < events; ++i) {
       const ReadingEvent& event = reading.events[i];
-      const CounterValue current = value_at(event, apart, l);
-      CounterValue& before = previous[i * locations + l];
-      rows.push_back(make_row(event, current - before, reading.emulated, prefix, std::nullopt));
+      const CounterValue current = value_over(event, groups.locations[g]);
+      CounterValue& before = previous[i * count + g];
+      rows.push_back(make_row(event, current - before, reading.emulated, groups.labels[g], std::nullopt));
+      if (groups.aggregated) {
+        rows.back().prefix_kind = aggregation_kind(breakdown);
+        rows.back().aggregated_cpus = static_cast<int>(groups.locations[g].size());
+      }
       before = current;
     }
   }

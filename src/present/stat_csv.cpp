@@ -24,6 +24,7 @@ std::string csv_rows(const std::vector<StatRow>& rows, const std::string& sep, c
   for (const StatRow& row : rows) {
     std::string line = lead;
     if (!row.prefix.empty()) line += row.prefix + sep;
+    if (row.aggregated_cpus != 0) line += std::to_string(row.aggregated_cpus) + sep;  // perf's CPUs summed
     if (!row.region.empty()) line += region_field(row.region, sep) + sep;
     line += value_text(row, false) + sep + row.unit + sep + row.event + sep;
     line += std::to_string(event_runtime(row)) + sep;

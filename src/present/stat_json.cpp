@@ -24,7 +24,10 @@ std::string json_rows(const std::vector<StatRow>& rows, const double* interval_s
   for (const StatRow& row : rows) {
     nlohmann::ordered_json line;
     if (interval_s != nullptr) line["interval"] = rounded(*interval_s, 9);
-    if (!row.prefix_kind.empty() && row.prefix.starts_with(row.prefix_kind)) {
+    if (row.aggregated_cpus != 0) {  // perf's {"core" : "S0-D0-C0", "aggregate-number" : 1}
+      line[row.prefix_kind] = row.prefix;
+      line["aggregate-number"] = row.aggregated_cpus;
+    } else if (!row.prefix_kind.empty() && row.prefix.starts_with(row.prefix_kind)) {
       line[row.prefix_kind] = row.prefix.substr(row.prefix_kind.size());
     } else if (!row.prefix.empty()) {
       if (row.prefix.starts_with("CPU") && !per_thread)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <cstdlib>
 #include "perfmon/printable.hpp"
 #include "present/shapes.hpp"
 #include "present/stat_cells.hpp"
@@ -10,6 +11,7 @@ namespace {
 std::string table_line(const StatRow& row, const std::string& lead) {
   std::string line = lead;
   if (!row.prefix.empty()) line += format_text("%-12s ", row.prefix.c_str());
+  if (row.aggregated_cpus != 0) line += format_text("%4d ", row.aggregated_cpus);  // perf's CPUs summed
   if (!row.region.empty()) line += format_text("%-12s ", printable(row.region).c_str());
   line += format_text("%18s %-4s %-32s", value_text(row, true).c_str(), row.unit.c_str(), row.event.c_str());
   if (row.metric) line += format_text(" # %8.3f %-23s", *row.metric, row.metric_unit.c_str());
@@ -36,6 +38,18 @@ std::string table_report(const StatReport& report) {
   // A null run (perf stat -n) has no rows, and no blank line after them.
   if (!report.rows.empty()) out += table_rows(report.rows, "") + "\n";
   if (report.runs > 1) {
+    if (report.run_table) {  // perf's print_table: each run and its distance from the mean, a # per 5%
+      const double mean = report.elapsed_ns / 1e9;
+      const std::string indent(format_text(" %17.6f", mean).find_first_not_of(' '), ' ');
+      out += indent + "# Table of individual measurements:\n";
+      for (const double run_ns : report.run_elapsed_ns) {
+        const double run = run_ns / 1e9;
+        out += format_text(" %17.6f (%+.6f) ", run, run - mean);
+        out.append(1 + static_cast<std::size_t>(std::abs(static_cast<int>(100.0 * (run - mean) / run) / 5)), '#');
+        out += "\n";
+      }
+      out += "\n" + indent + "# Final result:\n";
+    }
     out += format_text("%18.6f +- %.6f seconds time elapsed", report.elapsed_ns / 1e9, report.elapsed_stddev_ns / 1e9);
     if (report.elapsed_rel_stddev) out += format_text("  ( +- %5.2f%% )", *report.elapsed_rel_stddev);
     out += "\n";

@@ -182,7 +182,9 @@ std::vector<BadInput> command_cases() {
       {{"stat", "--sets", "task-clock;;page-faults", "true"}, 129, "an event list for every set"},
       {{"stat", "--passes", "-e", "task-clock", "-a"}, 129, "--passes runs a command once per pass"},
       {{"stat", "--calibrate", "-e", "task-clock", "-a"}, 129, "--calibrate compares a command's counts"},
-      {{"stat", "--passes", "-r", "2", "-e", "task-clock", "true"}, 129, "without -r, -I, -A or --sets"},
+      {{"stat", "--passes", "-r", "2", "-e", "task-clock", "true"},
+       129,
+       "without -r, -I, -A, --per-socket|die|core|node or --sets"},
       {{"stat", "--plan", "--sets", "task-clock"}, 129, "--plan plans the events of -e"},
       // combinations once accepted and then ignored
       {{"stat", "--plan", "-I", "100", "-e", "task-clock"},
@@ -191,7 +193,9 @@ std::vector<BadInput> command_cases() {
       {{"stat", "--plan", "-r", "3", "-e", "task-clock", "--", "true"}, 129, "without a command, a target, -r"},
       {{"stat", "--plan", "-o", "/tmp/perfmon-bad-input.txt", "-e", "task-clock"}, 129, "--passes or -o"},
       {{"stat", "--plan", "-a", "-e", "task-clock"}, 129, "--plan prints the passes"},
-      {{"stat", "--passes", "-a", "-A", "-e", "task-clock", "--", "true"}, 129, "without -r, -I, -A or --sets"},
+      {{"stat", "--passes", "-a", "-A", "-e", "task-clock", "--", "true"},
+       129,
+       "without -r, -I, -A, --per-socket|die|core|node or --sets"},
       {{"stat", "--calibrate", "-I", "100", "-e", "page-faults", "--", "true"}, 129, "--passes, -I or per-location"},
       {{"stat", "--strict", "--sets", "task-clock", "true"}, 129, "exclude each other"},
       // More counters in one group than any CPU has (the budget comes from CPUID).

@@ -7,7 +7,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -84,6 +86,86 @@ TEST(PerfFlags, StatDetailedAddsPerfsCacheAndTlbEvents) {
   }
   EXPECT_EQ(run(stat({"-dddd", "true"})).exit_code, 129);
   EXPECT_EQ(run(stat({"-n", "-d", "true"})).exit_code, 129);
+}
+
+// The places sysfs gives each online CPU: "S0-D0-C1" per core, "S0" per socket, "S0-D0" per die,
+// "N0" per node, and how many CPUs each holds.
+std::map<std::string, int> cpu_places(const std::string& by) {
+  std::map<std::string, int> places;
+  for (long cpu = 0; cpu < sysconf(_SC_NPROCESSORS_CONF); ++cpu) {
+    const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu);
+    if (std::ifstream online(dir + "/online"); online) {
+      int on = 1;
+      online >> on;
+      if (on == 0) continue;
+    }
+    if (::access(dir.c_str(), F_OK) != 0) continue;
+    auto number = [&](const char* name) {
+      std::ifstream in(dir + "/topology/" + name);
+      long value = 0;
+      in >> value;
+      return std::to_string(value);
+    };
+    std::string node = "0";
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+      if (const std::string name = entry.path().filename().string(); name.starts_with("node") && name.size() > 4)
+        node = name.substr(4);
+    const std::string socket = "S" + number("physical_package_id"), die = socket + "-D" + number("die_id");
+    ++places[by == "socket" ? socket : by == "die" ? die : by == "core" ? die + "-C" + number("core_id") : "N" + node];
+  }
+  return places;
+}
+
+// --per-socket, --per-die, --per-core, --per-node: a row per place with its CPUs (perf's CSV: place,
+// CPUs, value, ...), the getppid calls of the worker summed over them exactly.
+TEST(PerfFlags, StatSumsCpusBySocketDieCoreAndNode) {
+  for (const std::string by : {"socket", "die", "core", "node"}) {
+    const Result r =
+        run(stat({"--per-" + by, "-a", "-x,", "-e", "syscalls:sys_enter_getppid", "--", WORKER, "getppid", "1000"}));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::map<std::string, int> places;
+    long long calls = 0;
+    for (const std::string& line : lines_of(r.err)) {
+      const std::vector<std::string> fields = fields_of(line);
+      ASSERT_GE(fields.size(), 5u) << line;
+      EXPECT_EQ(fields[4], "syscalls:sys_enter_getppid") << line;
+      places[fields[0]] = std::stoi(fields[1]);
+      calls += std::stoll(fields[2]);
+    }
+    EXPECT_EQ(places, cpu_places(by)) << by << "\n" << r.err;
+    EXPECT_GE(calls, 1000) << r.err;
+    EXPECT_LE(calls, 1005) << r.err;  // a stray getppid() elsewhere on the machine
+  }
+  const Result json = run(stat({"--per-core", "-a", "-j", "-e", "task-clock", "--", "true"}));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.err.find("{\"core\":\"S"), std::string::npos) << json.err;
+  EXPECT_NE(json.err.find("\"aggregate-number\":"), std::string::npos) << json.err;
+  EXPECT_EQ(run(stat({"--per-core", "-e", "task-clock", "true"})).exit_code, 129);  // needs -a, -C or -G
+  EXPECT_EQ(run(stat({"--per-core", "-A", "-a", "-e", "task-clock", "true"})).exit_code, 129);
+}
+
+// --summary: -I's intervals, then the whole run's counts; --table: -r's runs one by one.
+TEST(PerfFlags, StatSummaryAfterIntervalsAndTableOfRuns) {
+  const Result summary =
+      run(stat({"-I", "100", "--summary", "-e", "syscalls:sys_enter_getppid", "--", WORKER, "getppid", "300"}));
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  const std::size_t intervals = summary.err.find("#           time"),
+                    total = summary.err.find(" Performance counter stats");
+  ASSERT_NE(intervals, std::string::npos) << summary.err;
+  ASSERT_NE(total, std::string::npos) << summary.err;
+  EXPECT_LT(intervals, total);
+  EXPECT_NE(summary.err.find("               300      syscalls:sys_enter_getppid", total), std::string::npos)
+      << summary.err;
+  const Result table = run(stat({"-r", "3", "--table", "-e", "task-clock", "--", "true"}));
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  const std::size_t listed = table.err.find("# Table of individual measurements:\n");
+  ASSERT_NE(listed, std::string::npos) << table.err;
+  std::size_t runs = 0;
+  for (const std::string& line : lines_of(table.err.substr(listed))) runs += line.find(") #") != std::string::npos;
+  EXPECT_EQ(runs, 3u) << table.err;
+  EXPECT_NE(table.err.find("# Final result:\n"), std::string::npos) << table.err;
+  EXPECT_EQ(run(stat({"--summary", "-e", "task-clock", "true"})).exit_code, 129);  // needs -I
+  EXPECT_EQ(run(stat({"--table", "-e", "task-clock", "true"})).exit_code, 129);    // needs -r
 }
 
 TEST(PerfFlags, StatBigNumIsTheTablesDefault) {

@@ -209,10 +209,11 @@ class StatCommand {
       std::vector<std::string> warnings = small_count_warnings(floor->figures.rows, runs.back().figures.rows);
       runs.back().footnotes.insert(runs.back().footnotes.end(), warnings.begin(), warnings.end());
     }
-    if (o_.interval_ms == 0 && !o_.quiet) {
+    if ((o_.interval_ms == 0 || o_.summary) && !o_.quiet) {
       std::vector<StatRun> figures;
       for (const Run& run : runs) figures.push_back(run.figures);
       StatReport report = summarise_runs(figures, describe_target(o_), runs.back().footnotes);
+      report.run_table = o_.run_table;
       out.write(format_stat_report(report, format_, separator_));
     }
     std::vector<std::string> marker_notes;
@@ -261,7 +262,8 @@ class StatCommand {
     std::unique_ptr<Measurement> measurement = make_measurement(groups, command);
     const Reading opened = measurement->reading();
     const bool cpu_locations = !opened.locations.empty() && opened.locations.front().cpu >= 0;
-    const StatBreakdown breakdown = (o_.per_thread && !cpu_locations) || (o_.no_aggr && cpu_locations)
+    const StatBreakdown breakdown = o_.per_place != StatBreakdown::Total && cpu_locations ? o_.per_place
+                                    : (o_.per_thread && !cpu_locations) || (o_.no_aggr && cpu_locations)
                                         ? StatBreakdown::PerLocation
                                         : StatBreakdown::Total;
     // Thread names now, while the threads exist, for per-location rows (only they show them).

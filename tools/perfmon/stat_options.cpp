@@ -42,6 +42,14 @@ std::vector<Option> stat_options(StatOptions& o) {
       {'G', "cgroup", "name", "count only tasks of this cgroup (system-wide)",
        [&](std::string_view v) { o.target.cgroup = std::string(v); }},
       {'A', "no-aggr", "", "do not sum over CPUs: one row per CPU", [&](std::string_view) { o.no_aggr = true; }},
+      {0, "per-socket", "", "a row per processor socket, its CPUs' counts summed (with -a, -C or -G)",
+       [&](std::string_view) { o.per_place = StatBreakdown::PerSocket; }},
+      {0, "per-die", "", "a row per die of each socket, its CPUs' counts summed",
+       [&](std::string_view) { o.per_place = StatBreakdown::PerDie; }},
+      {0, "per-core", "", "a row per core (its hardware threads' counts summed)",
+       [&](std::string_view) { o.per_place = StatBreakdown::PerCore; }},
+      {0, "per-node", "", "a row per NUMA node, its CPUs' counts summed",
+       [&](std::string_view) { o.per_place = StatBreakdown::PerNode; }},
       {0, "per-thread", "", "with -p or -t: one row per thread", [&](std::string_view) { o.per_thread = true; }},
       {'I', "interval-print", "ms", "print the counts every <ms> milliseconds (at least 10)",
        [&](std::string_view v) { o.interval_ms = parse_long(v, "--interval-print", 10, 86'400'000); }},
@@ -60,6 +68,10 @@ std::vector<Option> stat_options(StatOptions& o) {
        [&](std::string_view) {
          if (++o.detail > 3) throw UsageError("-d goes up to -ddd (three levels of detail)");
        }},
+      {0, "summary", "", "with -I: the whole run's counts after the intervals",
+       [&](std::string_view) { o.summary = true; }},
+      {0, "table", "", "with -r: each run's time elapsed and its distance from the mean, before the mean",
+       [&](std::string_view) { o.run_table = true; }},
       {'B', "big-num", "", "group the digits of large counts (the table's default; accepted as perf takes it)",
        [](std::string_view) {}},
       {'r', "repeat", "n", "run the command n times and print the mean and its relative stddev",
@@ -163,23 +175,28 @@ void validate(const StatOptions& o) {
     throw UsageError("-p and -t attach to running processes; they cannot be combined with a command");
   if (o.separator && o.json) throw UsageError("-x (CSV) and -j (JSON) exclude each other");
   if (o.separator && o.separator->empty()) throw UsageError("-x needs a separator, like -x,");
-  if (o.repeat > 1 && (o.interval_ms > 0 || o.per_thread || o.no_aggr))
-    throw UsageError("-r cannot be combined with -I, --per-thread or -A");
+  const bool per_cpu_rows = o.no_aggr || o.per_place != StatBreakdown::Total;
+  if (o.repeat > 1 && (o.interval_ms > 0 || o.per_thread || per_cpu_rows))
+    throw UsageError("-r cannot be combined with -I, --per-thread, -A or --per-socket|die|core|node");
   if (o.repeat > 1 && o.command.empty()) throw UsageError("-r repeats a command; give one");
   if (!o.sets.empty() && (!o.events.lists.empty() || o.detail > 0))
     throw UsageError("--sets names all the events: give them there, not with -e or -d");
   if (o.null_run && o.detail > 0) throw UsageError("-n counts nothing: leave out -d");
-  if (!o.sets.empty() && (o.interval_ms > 0 || o.per_thread || o.no_aggr))
-    throw UsageError("--sets cannot be combined with -I, --per-thread or -A");
-  if (o.passes && (o.command.empty() || o.repeat > 1 || o.interval_ms > 0 || !o.sets.empty() || o.no_aggr))
-    throw UsageError("--passes runs a command once per pass: give one, without -r, -I, -A or --sets");
+  if (o.summary && o.interval_ms == 0)
+    throw UsageError("--summary adds the whole run's counts to -I's intervals: give -I");
+  if (o.run_table && o.repeat < 2) throw UsageError("--table lists the runs of -r N: give -r with N of 2 or more");
+  if (!o.sets.empty() && (o.interval_ms > 0 || o.per_thread || per_cpu_rows))
+    throw UsageError("--sets cannot be combined with -I, --per-thread, -A or --per-socket|die|core|node");
+  if (o.passes && (o.command.empty() || o.repeat > 1 || o.interval_ms > 0 || !o.sets.empty() || per_cpu_rows))
+    throw UsageError(
+        "--passes runs a command once per pass: give one, without -r, -I, -A, --per-socket|die|core|node or --sets");
   if (o.calibrate &&
-      (o.command.empty() || !o.sets.empty() || o.passes || o.no_aggr || o.per_thread || o.interval_ms > 0))
+      (o.command.empty() || !o.sets.empty() || o.passes || per_cpu_rows || o.per_thread || o.interval_ms > 0))
     throw UsageError(
         "--calibrate compares a command's counts with an empty program's: give a command, without --sets, "
         "--passes, -I or per-location rows");
   if (o.plan && (!o.command.empty() || targets > 0 || !t.cgroup.empty() || o.repeat > 1 || o.interval_ms > 0 ||
-                 o.no_aggr || o.per_thread || o.calibrate || o.passes || !o.output.empty()))
+                 per_cpu_rows || o.per_thread || o.calibrate || o.passes || !o.output.empty()))
     throw UsageError(
         "--plan prints the passes the events need and runs nothing: give it events alone, without a command, a "
         "target, -r, -I, -A, --per-thread, --calibrate, --passes or -o");
@@ -229,6 +246,11 @@ void validate(const StatOptions& o) {
     throw UsageError(
         "--per-thread counts each thread of a running process: use it with -p or -t "
         "(a command's later threads are counted with inherit, in one total)");
+  if (o.no_aggr && o.per_place != StatBreakdown::Total)
+    throw UsageError("-A gives a row per CPU, --per-socket|die|core|node a row per place: choose one");
+  if (o.per_place != StatBreakdown::Total && !t.all_cpus && !t.cpus && t.cgroup.empty())
+    throw UsageError(
+        "--per-socket, --per-die, --per-core and --per-node sum CPUs' counts by place; they need -a, -C or -G");
   if (o.no_aggr && !t.all_cpus && !t.cpus && t.cgroup.empty())
     throw UsageError("-A prints one row per CPU; it needs -a, -C or -G");
 }

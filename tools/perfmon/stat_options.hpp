@@ -13,6 +13,7 @@
 #include "event_arguments.hpp"
 #include "options.hpp"
 #include "perfmon/cache_geometry.hpp"
+#include "perfmon/stat.hpp"
 #include "targets.hpp"
 
 namespace perfmon::cli {
@@ -21,6 +22,7 @@ struct StatOptions {
   EventArguments events;
   TargetChoice target;
   bool no_aggr = false;
+  StatBreakdown per_place = StatBreakdown::Total;  // --per-socket, --per-die, --per-core, --per-node
   bool per_thread = false;
   long interval_ms = 0;
   long interval_count = 0;  // --interval-count: stop after that many -I intervals (0: no limit)
@@ -28,6 +30,8 @@ struct StatOptions {
   bool quiet = false;       // -q: no counts printed
   bool null_run = false;    // -n: nothing counted, the command timed
   long detail = 0;          // -d, -dd, -ddd: perf's detailed events added, up to level 3
+  bool summary = false;     // --summary: with -I, the whole run's counts at the end too
+  bool run_table = false;   // --table: with -r, each run's wall time
   long repeat = 1;
   std::optional<std::string> separator;
   bool json = false;
