@@ -15,6 +15,9 @@ struct AnnotationFormat {
   // Source: each level's lines in source order; Period: the heaviest first (and so the inlined
   // calls). A line's instructions stay in address order either way.
   enum class Order { Source, Period } order = Order::Source;
+  // perf annotate -l: first, each source line (file:line, the innermost where code was inlined)
+  // with the share of the function's samples on its instructions, the heaviest first.
+  bool line_summary = false;
 };
 
 // Per annotation, a header (function, file, architecture, the event and the function's share of

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "perfmon/printable.hpp"
@@ -133,10 +134,39 @@ nlohmann::ordered_json line_json(const Annotation& annotation, const AnnotatedLi
 
 }  // namespace
 
+namespace {
+
+// perf annotate --print-line's "Sorted summary": the share of each source line (its file's name and
+// the line, as perf's srcline), the heaviest first, lines without samples left out.
+std::string line_summary(const Annotation& annotation) {
+  std::map<std::string, std::uint64_t> period_of;
+  for (const AnnotatedInstruction& instruction : annotation.instructions) {
+    if (instruction.period == 0) continue;
+    std::string line = "??:0";
+    if (!instruction.source.empty()) {
+      const SourceFrame& innermost = instruction.source.back();
+      line = innermost.file.substr(innermost.file.rfind('/') + 1) + ":" + std::to_string(innermost.line);
+    }
+    period_of[line] += instruction.period;
+  }
+  std::vector<std::pair<std::string, std::uint64_t>> lines(period_of.begin(), period_of.end());
+  std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out = "\nSorted summary for file " + printable(annotation.dso) + "\n" + std::string(46, '-') + "\n\n";
+  char share[32];
+  for (const auto& [line, period] : lines) {
+    std::snprintf(share, sizeof share, " %7.2f ", percent(period, annotation.period));
+    out += share + printable(line) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string format_annotation_text(const std::vector<Annotation>& annotations, const AnnotationFormat& format) {
   std::string out;
   for (const Annotation& annotation : annotations) {
     if (!out.empty()) out += '\n';
+    if (format.line_summary) out += line_summary(annotation) + "\n";
     out += "# " + printable(annotation.function) + " in " + printable(annotation.dso);
     if (!annotation.architecture.empty()) out += " (" + annotation.architecture + ")";
     char share[160];

@@ -174,6 +174,38 @@ TEST_F(CliAnnotate, IntelSyntaxOnRequest) {
 #endif
 }
 
+// -l (perf annotate's --print-line): each source line's share first, heaviest first, the same
+// lines and shares as perf annotate -l prints on the same file.
+TEST_F(CliAnnotate, PrintLineSummarySortsTheSourceLines) {
+  const std::string file = record_annotated(WORKER, 400);
+  const Result ours = run({PERFMON, "annotate", "-i", file, "-l", "perfmon_annotated"});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  auto summary = [](const std::string& text) {  // the "  80.00 file:line" lines after the dashes
+    const std::regex share(R"(^\s+\d+\.\d\d \S+:\d+$)");
+    std::vector<std::string> shares;
+    bool in = false;
+    for (const std::string& line : lines_of(text)) {
+      if (line.starts_with("-----")) {
+        in = true;
+      } else if (in && std::regex_match(line, share)) {
+        shares.push_back(line);
+      } else if (in && !line.empty()) {
+        break;
+      }
+    }
+    return shares;
+  };
+  const std::vector<std::string> shares = summary(ours.out);
+  ASSERT_EQ(shares.size(), 2u) << ours.out;
+  EXPECT_TRUE(shares[0].starts_with("   80.00 worker.cpp:")) << ours.out;
+  EXPECT_TRUE(shares[1].starts_with("   20.00 worker.cpp:")) << ours.out;
+  EXPECT_TRUE(ours.out.starts_with("\nSorted summary for file " + std::string(WORKER) + "\n")) << ours.out;
+  if (access("/usr/bin/perf", X_OK) != 0) GTEST_SKIP() << "perf is missing (scripts/install-deps installs it)";
+  const Result perf = run({"/usr/bin/perf", "annotate", "-i", file, "-l", "--stdio", "perfmon_annotated"});
+  ASSERT_EQ(perf.exit_code, 0) << perf.err;
+  EXPECT_EQ(shares, summary(perf.out)) << perf.out;
+}
+
 // perf's own file, and perf annotate's percent on each instruction: the same.
 TEST_F(CliAnnotate, PerfsFileGivesPerfAnnotatesPercents) {
   const std::string file = (dir_ / "perf.data").string();

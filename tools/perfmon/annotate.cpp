@@ -27,7 +27,7 @@ namespace {
 
 constexpr const char* kSynopsis =
     "perfmon annotate [-i FILE] [-e EVENT] [--dso FILE] [--sort source|period] [--symfs DIR] [--threads N]\n"
-    "                        [-M att|intel] [--stdio | --json] [SYMBOL]";
+    "                        [-l] [-M att|intel] [--stdio | --json] [SYMBOL]";
 
 // "a (libc.so.6), b (worker), c (worker)": the heaviest few, for a sentence that names them.
 std::string heaviest(const std::vector<AnnotationSamples::Function>& functions) {
@@ -76,6 +76,10 @@ int run_annotate(std::span<char* const> args) {
                             "' is not one");
          symfs = std::string(v);
        }},
+      {'l', "print-line", "",
+       "first, each source line with its share of the function's samples, the heaviest first (perf's sorted "
+       "summary)",
+       [&](std::string_view) { format.line_summary = true; }},
       {'M', "disassembler-style", "style", "att (the default, objdump's) or intel: the x86 syntax of the instructions",
        [&](std::string_view v) {
          if (v == "att")

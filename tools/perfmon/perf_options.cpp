@@ -302,7 +302,7 @@ constexpr PerfOption kPerfOptions[] = {
     {"annotate", 'f', "force", ""},
     {"annotate", 'i', "input", ""},
     {"annotate", 'k', "vmlinux", ""},
-    {"annotate", 'l', "print-line", "perfmon annotate shows each line's source file:line whatever is asked"},
+    {"annotate", 'l', "print-line", ""},
     {"annotate", 'M', "disassembler-style", ""},
     {"annotate", 'm', "modules", ""},
     {"annotate", 'n', "show-nr-samples", ""},
