@@ -68,6 +68,9 @@ struct SamplingOptions {
   std::uint64_t branch_sample_type = 0;
   // Sample threads and processes the target creates after the events are opened.
   bool inherit = true;
+  // With inherit: each thread the target creates writes its own counts when it exits, a
+  // PERF_RECORD_READ record (attr.inherit_stat; perf record -s).
+  bool thread_counts = false;
   // Also record the target's COMM, MMAP2, FORK and EXIT records (on the first event, as perf
   // record does), so that a report can name the programs and the code of the samples.
   bool task_records = false;

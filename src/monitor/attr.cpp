@@ -39,6 +39,7 @@ perf_event_attr complete_attr(const Event& event, bool leader, const OpenSetting
   attr.disabled = leader ? 1 : 0;
   attr.enable_on_exec = leader && settings.enable_on_exec ? 1 : 0;
   attr.inherit = settings.inherit ? 1 : 0;
+  attr.inherit_stat = settings.inherit && settings.inherit_stat ? 1 : 0;
   attr.pinned = leader && event.pinned ? 1 : 0;
   if (event.max_precise) attr.precise_ip = 3;  // the fallback lowers it until the PMU takes it
   if (settings.user_access && events::is_core_pmu(event.pmu, attr.type)) arch::request_user_access(attr);

@@ -15,6 +15,7 @@ namespace perfmon::monitor {
 struct OpenSettings {
   std::uint64_t read_format = 0;
   bool inherit = false;          // count threads and processes the target creates later
+  bool inherit_stat = false;     // and each writes its counts when it exits (PERF_RECORD_READ)
   bool enable_on_exec = false;   // group leaders start counting at the workload's exec
   bool user_access = false;      // core-PMU events allow user-mode counter reads
   bool skip_unsupported = true;  // an event this machine cannot count is kept, as unsupported

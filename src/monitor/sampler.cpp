@@ -40,6 +40,10 @@ monitor::OpenSettings settings_for(const Target& target, const SamplingOptions& 
   settings.user_stack_bytes = options.user_stack_bytes;
   settings.branch_sample_type = options.branch_sample_type;
   settings.threads_per_cpu = options.inherit;  // the kernel maps an inherited event only on a CPU
+  settings.inherit_stat = options.thread_counts;
+  // A thread's counts at its exit name their event and carry its times, as perf record -s has them.
+  if (options.thread_counts)
+    settings.read_format |= PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
   return settings;
 }
 
@@ -56,6 +60,10 @@ void check_options(const std::vector<EventGroup>& groups, const Target& target, 
     throw Error(ErrorKind::InvalidArgument, "give a sampling period or a frequency, not both.", EINVAL);
   if (options.stop_after < 0)
     throw Error(ErrorKind::InvalidArgument, "stop_after counts overflows: 0 or more.", EINVAL);
+  if (options.thread_counts && !options.inherit)
+    throw Error(ErrorKind::InvalidArgument,
+                "each thread's counts at its exit come from the threads the target creates: sample with inherit.",
+                EINVAL);
   if ((options.overflow_signal != 0 || options.stop_after != 0) && options.inherit)
     throw Error(ErrorKind::InvalidArgument,
                 "overflow signals and stop_after need inherit off: the kernel cannot stop an inherited event "
@@ -273,11 +281,16 @@ RecordLoss Sampler::lost() const {
   const State& s = *state_;
   RecordLoss loss;
   loss.records = s.stats.lost_records;
-  if (s.settings.read_format != PERF_FORMAT_LOST) return loss;
+  const std::uint64_t format = s.settings.read_format;
+  if (!(format & PERF_FORMAT_LOST) || (format & PERF_FORMAT_GROUP)) return loss;
+  // value, then the times and the id where asked for, then lost: the last word.
+  const std::size_t count =
+      2 + std::popcount(format & (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID));
   for (const State::Opened& o : s.opened) {
-    std::uint64_t words[2] = {};  // value, lost
-    if (::read(o.fd, words, sizeof words) != static_cast<ssize_t>(sizeof words)) return loss;
-    loss.samples += words[1];
+    std::uint64_t words[5] = {};
+    const ssize_t bytes = static_cast<ssize_t>(count * sizeof words[0]);
+    if (::read(o.fd, words, static_cast<std::size_t>(bytes)) != bytes) return loss;
+    loss.samples += words[count - 1];
   }
   loss.samples_known = true;
   return loss;

@@ -116,6 +116,44 @@ TEST_F(Report, FieldsQuietHeaderAndStats) {
   EXPECT_EQ(shaped.exit_code, 129);
 }
 
+// record -s, report -T: each thread the worker starts counts its own 100 getppid calls, and writes
+// them when it exits; perf report -T reads the same rows from the file.
+TEST_F(Report, ThreadCountsOfRecordStat) {
+  Result r = run({PERFMON, "record", "-q", "-s", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o", file_, "--",
+                  WORKER, "getppid", "100", "--threads", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string report_text = report({"-q", "--sort", "comm", "-T"});
+  const std::size_t titles = report_text.find("\n#");  // "#  PID   TID  ...", as wide as the ids
+  ASSERT_NE(titles, std::string::npos) << report_text;
+  const std::string table = report_text.substr(titles + 1);
+  const std::vector<std::string> lines = lines_of(table);
+  ASSERT_GE(lines.size(), 3u) << table;
+  EXPECT_NE(lines[0].find(" PID "), std::string::npos) << table;
+  EXPECT_TRUE(lines[0].ends_with("  syscalls:sys_enter_getppid")) << table;
+  // Each started thread's 100 calls; the main thread makes none. Which threads the kernel writes a
+  // record for as they go is its own (perf shows the same rows of the same file).
+  std::size_t hundreds = 0;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    std::istringstream row(lines[i]);
+    long pid = 0, tid = 0, calls = -1;
+    row >> pid >> tid >> calls;
+    EXPECT_EQ(calls, pid == tid ? 0 : 100) << table;
+    hundreds += calls == 100;
+  }
+  EXPECT_GE(hundreds, 2u) << table;
+  if (have_perf()) {
+    const Result perf = run({"/usr/bin/perf", "report", "-i", file_, "-T", "--stdio"});
+    ASSERT_EQ(perf.exit_code, 0) << perf.err;
+    EXPECT_NE(perf.out.find(table), std::string::npos) << perf.out << "\n" << table;
+  }
+  // Without -s there is nothing to show, and -s needs inherit.
+  record_call_tree();
+  Result none = run({PERFMON, "report", "-i", file_, "-T"});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("holds no thread's counts: record with perfmon record -s"), std::string::npos) << none.err;
+  EXPECT_EQ(run({PERFMON, "record", "-s", "-i", "-e", "task-clock", "-o", file_, "true"}).exit_code, 129);
+}
+
 // The same file through perf report: the same rows for each flag (perf's own default with call
 // chains is --children and a graph; both are named here).
 TEST_F(Report, FlagsGivePerfReportsRows) {

@@ -13,6 +13,7 @@ namespace perfmon::cli {
 
 namespace {
 const Option* find_long(const std::vector<Option>& options, std::string_view name) {
+  if (name.empty()) return nullptr;  // a short option only has no long name to match
   for (const Option& option : options)
     if (option.long_name == name) return &option;
   return nullptr;

@@ -53,6 +53,7 @@ struct RecordOptions {
   long frequency = 0;
   std::string output = "perf.data";
   bool inherit = true;
+  bool thread_counts = false;  // -s
   bool quiet = false;
   bool verbose = false;
   bool callchains = false;
@@ -158,6 +159,8 @@ std::vector<Option> record_options(RecordOptions& o) {
        }},
       {'i', "no-inherit", "", "do not sample threads and processes the command creates",
        [&](std::string_view) { o.inherit = false; }},
+      {'s', "stat", "", "each thread the command creates records its counts when it exits (perfmon report -T)",
+       [&](std::string_view) { o.thread_counts = true; }},
       {0, "emulate", "",
        "run the command on QEMU's emulated CPU and sample it every -c instructions (default 100000), "
        "exactly, without a PMU; -g takes callchains from the calls it executes (docs/emulated.md)",
@@ -189,6 +192,8 @@ void validate(const RecordOptions& o) {
   if (!o.command.empty() && (!o.target.pids.empty() || !o.target.tids.empty()))
     throw UsageError("-p and -t attach to running processes; they cannot be combined with a command");
   if (o.period != 0 && o.frequency != 0) throw UsageError("-c and -F exclude each other: a period or a frequency");
+  if (o.thread_counts && !o.inherit)
+    throw UsageError("-s records the counts of the threads the command creates: give it without --no-inherit");
   if (!o.emulate) return;
   if (o.command.empty() || targets > 0)
     throw UsageError("--emulate runs a command on the emulated CPU: give one, without -p, -t, -a or -C");
@@ -199,10 +204,10 @@ void validate(const RecordOptions& o) {
         "--emulate takes callchains from the calls the emulated CPU executes: use -g (or --call-graph fp), not dwarf");
   if (o.events.only_ring == 'k')
     throw UsageError("--emulate runs user mode only: --all-kernel has nothing to sample there");
-  if (o.branch_sample_type != 0 || !o.inherit || o.ring_pages != 0 || o.data_addresses)
+  if (o.branch_sample_type != 0 || !o.inherit || o.ring_pages != 0 || o.data_addresses || o.thread_counts)
     throw UsageError(
         "--emulate samples every thread and process of the command every -c instructions: it cannot be combined "
-        "with -b, -j, -d, --no-inherit or --mmap-pages");
+        "with -b, -j, -d, -s, --no-inherit or --mmap-pages");
 }
 
 // Where a recording goes: a perf.data file, replaced only when complete, the one before it kept as
@@ -370,6 +375,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   options.period = static_cast<std::uint64_t>(o.period);
   options.frequency = o.period == 0 ? static_cast<std::uint64_t>(o.frequency ? o.frequency : kDefaultFrequency) : 0;
   options.inherit = o.inherit;
+  options.thread_counts = o.thread_counts;
   options.task_records = true;
   if (o.callchains) options.sample_type |= PERF_SAMPLE_CALLCHAIN;
   if (o.data_addresses) options.sample_type |= PERF_SAMPLE_ADDR;

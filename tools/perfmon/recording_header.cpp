@@ -3,9 +3,12 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -240,6 +243,81 @@ std::string format_record_stats(const PerfDataReader& file) {
     std::snprintf(line, sizeof line, "%16s events: %10llu\n", "SAMPLE",
                   static_cast<unsigned long long>(counted.of_event[e]));
     out += printable(file.events()[e].name) + " stats:\n" + line;
+  }
+  return out;
+}
+
+std::string format_thread_counts(const PerfDataReader& file) {
+  const std::vector<PerfDataEvent>& events = file.events();
+  std::map<std::uint64_t, std::size_t> event_of_id;
+  for (std::size_t e = 0; e < events.size(); ++e)
+    for (std::uint64_t id : events[e].ids) event_of_id[id] = e;
+  // A READ record: pid and tid, then the event's read_format (its value first, its id after the
+  // times where it has one); a group's reading is not a thread's count of one event.
+  struct ThreadCounts final : SampleHandler {
+    const std::vector<PerfDataEvent>* events = nullptr;
+    const std::map<std::uint64_t, std::size_t>* event_of_id = nullptr;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> threads;        // (pid, tid), in the order met
+    std::map<std::pair<std::size_t, std::size_t>, std::uint64_t> value;  // (thread, event)
+    void sample(std::size_t, const Sample&) override {}
+    void record(const perf_event_header& record) override {
+      if (record.type != PERF_RECORD_READ || record.size < sizeof record + 16) return;
+      const std::uint64_t format = events->front().attr.read_format;
+      if (format & PERF_FORMAT_GROUP) return;
+      const auto* words = reinterpret_cast<const std::uint32_t*>(&record + 1);
+      const std::uint32_t pid = words[0], tid = words[1];
+      std::uint64_t fields[4] = {};  // value, [enabled], [running], [id]
+      const std::size_t count = 1 + ((format & PERF_FORMAT_TOTAL_TIME_ENABLED) != 0) +
+                                ((format & PERF_FORMAT_TOTAL_TIME_RUNNING) != 0) + ((format & PERF_FORMAT_ID) != 0);
+      if (record.size < sizeof record + 8 + 8 * count) return;
+      std::memcpy(fields, words + 2, 8 * count);
+      std::size_t event = 0;
+      if (format & PERF_FORMAT_ID) {
+        const auto found = event_of_id->find(fields[count - 1]);
+        if (found == event_of_id->end()) return;
+        event = found->second;
+      } else if (events->size() != 1) {
+        return;  // no id says whose count it is
+      }
+      const auto place = std::find(threads.begin(), threads.end(), std::make_pair(pid, tid));
+      const std::size_t thread = static_cast<std::size_t>(place - threads.begin());
+      if (place == threads.end()) threads.emplace_back(pid, tid);
+      value[{thread, event}] += fields[0];
+    }
+  } counted;
+  counted.events = &events;
+  counted.event_of_id = &event_of_id;
+  file.read(counted);
+  if (counted.threads.empty()) return "";
+  // perf's perf_read_values__display: columns as wide as their widest cell.
+  std::size_t pid_width = 3, tid_width = 3;
+  for (const auto& [pid, tid] : counted.threads) {
+    pid_width = std::max(pid_width, std::to_string(pid).size());
+    tid_width = std::max(tid_width, std::to_string(tid).size());
+  }
+  std::vector<std::size_t> widths;
+  for (std::size_t e = 0; e < events.size(); ++e) {
+    std::size_t width = printable(events[e].name).size();
+    for (std::size_t t = 0; t < counted.threads.size(); ++t) {
+      const auto found = counted.value.find({t, e});
+      if (found != counted.value.end()) width = std::max(width, std::to_string(found->second).size());
+    }
+    widths.push_back(width);
+  }
+  auto cell = [](const std::string& text, std::size_t width) {
+    return "  " + std::string(width > text.size() ? width - text.size() : 0, ' ') + text;
+  };
+  std::string out = "#" + cell("PID", pid_width).substr(1) + cell("TID", tid_width);
+  for (std::size_t e = 0; e < events.size(); ++e) out += cell(printable(events[e].name), widths[e]);
+  out += "\n";
+  for (std::size_t t = 0; t < counted.threads.size(); ++t) {
+    out += cell(std::to_string(counted.threads[t].first), pid_width) +
+           cell(std::to_string(counted.threads[t].second), tid_width);
+    for (std::size_t e = 0; e < events.size(); ++e) {
+      const auto found = counted.value.find({t, e});
+      out += cell(found == counted.value.end() ? "" : std::to_string(found->second), widths[e]);
+    }
+    out += "\n";
   }
   return out;
 }

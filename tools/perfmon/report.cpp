@@ -84,6 +84,7 @@ struct ReportCommand {
   long threads = 0;       // 0: chosen by the file's size and places and the machine's CPUs
   enum class Header { None, First, Only } header = Header::None;
   bool stats = false;
+  bool thread_counts = false;  // -T
 };
 
 double parse_percent(std::string_view text) {
@@ -212,6 +213,10 @@ int run_report(std::span<char* const> args) {
        [&](std::string_view) { o.header = ReportCommand::Header::Only; }},
       {0, "stats", "", "the file's records counted by type, and nothing else (perf's Aggregated stats)",
        [&](std::string_view) { o.stats = true; }},
+      {'T', "", "",
+       "after the report, the counts each thread wrote when it exited (recorded with perfmon record -s); perf's "
+       "--threads, which is perfmon's --threads N",
+       [&](std::string_view) { o.thread_counts = true; }},
       {0, "no-inline", "", "leave out the functions inlined at each frame (named from DWARF) in call chains",
        [&](std::string_view) { o.report.inlined_frames = false; }},
       {0, "percent-limit", "pct", "leave out rows below this share",
@@ -235,8 +240,8 @@ int run_report(std::span<char* const> args) {
   }
   auto check = [&, only_a_file = reads_a_file_only("report")](const std::vector<std::string>& words) {
     only_a_file(words);
-    if ((o.header != ReportCommand::Header::None || o.stats) && o.shape != &report_shapes().front())
-      throw UsageError("--header, --header-only and --stats print text, which --" + std::string(o.shape->name) +
+    if ((o.header != ReportCommand::Header::None || o.stats || o.thread_counts) && o.shape != &report_shapes().front())
+      throw UsageError("--header, --header-only, --stats and -T print text, which --" + std::string(o.shape->name) +
                        " is not: give them without it");
     if (!o.diff_base.empty() && !o.shape->has(kCompares))
       throw UsageError("--diff BASE draws a differential flame graph, or its two-count folded stacks: give it with " +
@@ -294,6 +299,14 @@ int run_report(std::span<char* const> args) {
       view.title += " against " + o.diff_base;
     }
     out.write(o.shape->format(profile, o.report, view));
+    if (o.thread_counts) {
+      const std::string threads = format_thread_counts(file);
+      if (threads.empty())
+        throw Error(ErrorKind::InvalidArgument, "'" + o.input +
+                                                    "' holds no thread's counts: record with perfmon record -s, which "
+                                                    "has each thread write them when it exits.");
+      out.write("\n" + threads);
+    }
     commit(out);
     return 0;
   } catch (const Error& error) {
