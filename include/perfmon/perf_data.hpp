@@ -91,6 +91,7 @@ class PerfDataWriter {
 
   std::uint64_t data_bytes() const noexcept { return data_size_; }
   std::uint64_t records() const noexcept { return records_; }
+  const std::vector<PerfDataEvent>& events() const noexcept { return events_; }
 
  private:
   // A record the kernel did not write, with the zero sample_id trailer the events' attrs imply.

@@ -12,6 +12,7 @@
 
 #include <sys/types.h>
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -59,19 +60,27 @@ class Recording {
   // the events counted as dropped written down (PERF_RECORD_LOST_SAMPLES), the header written.
   // Returns what was lost (Sampler::lost, summed).
   RecordLoss finish(const PerfDataHost& host);
+  // perf record --switch-output: the file so far ended as finish() ends one (the samples lost
+  // since the last switch written down), and the recording goes on into `fd` (a regular file's),
+  // which begins as the first did: the events, the kernel's map, and the processes of the target as
+  // they are now (every process for a CPU-wide target; else the target's and their descendants).
+  // Returns what the ended file lost.
+  RecordLoss switch_file(int fd, const PerfDataHost& host);
 
   // Its own sampler (or the first of the caller's still held), and the file.
   const Sampler& sampler() const { return *samplers_.front(); }
-  const PerfDataWriter& file() const { return file_; }
+  const PerfDataWriter& file() const { return *file_; }
 
  private:
   Target target_;  // its own sampler's
   std::optional<Sampler> own_;
   std::vector<Sampler*> samplers_;
   RecordLoss released_;  // what the samplers let go before the end lost
+  RecordLoss written_;   // what earlier files (switch_file) said was lost
   bool starts_at_exec_ = false;
-  PerfDataWriter file_;
-  PerfDataRecordWriter records_;
+  // The file being written, and the samples' way into it (held apart: switch_file replaces both).
+  std::unique_ptr<PerfDataWriter> file_;
+  std::unique_ptr<PerfDataRecordWriter> records_;
 };
 
 }  // namespace perfmon

@@ -2,6 +2,10 @@
 #include "perfmon/recording.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
 
 namespace perfmon {
 
@@ -33,6 +37,32 @@ class DrainingHooks final : public RunHooks {
 
 namespace {
 
+// The processes of a thread target now: each thread's process, and the processes they started
+// (their children, as /proc lists them, and theirs), each once.
+std::vector<pid_t> processes_of(const Target& target) {
+  std::vector<pid_t> processes;
+  std::vector<pid_t> pending;
+  for (pid_t tid : target.threads) {
+    std::ifstream status("/proc/" + std::to_string(tid) + "/status");
+    pid_t tgid = tid;
+    for (std::string line; std::getline(status, line);)
+      if (line.starts_with("Tgid:")) tgid = static_cast<pid_t>(std::strtol(line.c_str() + 5, nullptr, 10));
+    pending.push_back(tgid);
+  }
+  while (!pending.empty()) {
+    const pid_t pid = pending.back();
+    pending.pop_back();
+    if (pid <= 0 || std::find(processes.begin(), processes.end(), pid) != processes.end()) continue;
+    processes.push_back(pid);
+    std::error_code error;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error)) {
+      std::ifstream children(task.path() / "children");
+      for (pid_t child = 0; children >> child;) pending.push_back(child);
+    }
+  }
+  return processes;
+}
+
 std::vector<PerfDataEvent> events_of(const std::vector<Sampler*>& samplers) {
   std::vector<PerfDataEvent> events;
   for (const Sampler* sampler : samplers)
@@ -49,23 +79,25 @@ Recording::Recording(int fd, const std::vector<EventGroup>& groups, const Target
       own_(std::in_place, groups, target, options),
       samplers_{&*own_},
       starts_at_exec_(target.enable_on_exec),
-      file_(fd, recorded_events(*own_), stream_host),
-      records_(file_) {
-  file_.write_kernel_map();
+      file_(std::make_unique<PerfDataWriter>(fd, recorded_events(*own_), stream_host)),
+      records_(std::make_unique<PerfDataRecordWriter>(*file_)) {
+  file_->write_kernel_map();
   if (target.cpu_wide()) {
-    file_.write_every_process();
+    file_->write_every_process();
   } else {
     for (pid_t pid : described) describe(pid);
   }
 }
 
 Recording::Recording(int fd, std::vector<Sampler*> samplers)
-    : samplers_(std::move(samplers)), file_(fd, events_of(samplers_)), records_(file_) {
-  file_.write_kernel_map();
+    : samplers_(std::move(samplers)),
+      file_(std::make_unique<PerfDataWriter>(fd, events_of(samplers_))),
+      records_(std::make_unique<PerfDataRecordWriter>(*file_)) {
+  file_->write_kernel_map();
 }
 
 void Recording::describe(pid_t pid) {
-  file_.write_process(pid);
+  file_->write_process(pid);
 }
 
 void Recording::start() {
@@ -79,13 +111,13 @@ void Recording::stop() {
 }
 
 void Recording::drain() {
-  for (Sampler* sampler : samplers_) sampler->drain(records_);
-  file_.finish_round();
+  for (Sampler* sampler : samplers_) sampler->drain(*records_);
+  file_->finish_round();
 }
 
 void Recording::drain(Sampler& sampler) {
-  sampler.drain(records_);
-  file_.finish_round();
+  sampler.drain(*records_);
+  file_->finish_round();
 }
 
 void Recording::release(Sampler& sampler) {
@@ -117,12 +149,31 @@ RunResult Recording::record(Command* command, RunHooks& hooks, const RunOptions&
 RecordLoss Recording::finish(const PerfDataHost& host) {
   RecordLoss lost = released_;
   for (Sampler* sampler : samplers_) {
-    sampler->drain(records_);
+    sampler->drain(*records_);
     lost += sampler->lost();
   }
-  if (lost.samples_known && lost.samples != 0) file_.write_lost_samples(lost.samples);
-  file_.finish_round();
-  file_.finish(host);
+  // The samplers count from the start: what earlier files said is not this one's.
+  RecordLoss own = lost;
+  own.samples -= std::min(own.samples, written_.samples);
+  own.records -= std::min(own.records, written_.records);
+  written_ = lost;
+  if (own.samples_known && own.samples != 0) file_->write_lost_samples(own.samples);
+  file_->finish_round();
+  file_->finish(host);
+  return own;
+}
+
+RecordLoss Recording::switch_file(int fd, const PerfDataHost& host) {
+  const RecordLoss lost = finish(host);
+  records_.reset();
+  file_ = std::make_unique<PerfDataWriter>(fd, file_->events());
+  records_ = std::make_unique<PerfDataRecordWriter>(*file_);
+  file_->write_kernel_map();
+  if (target_.cpu_wide()) {
+    file_->write_every_process();
+  } else {
+    for (pid_t pid : processes_of(target_)) describe(pid);
+  }
   return lost;
 }
 

@@ -11,9 +11,11 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "perfmon/perf_data.hpp"
+#include "perfmon/sampler.hpp"
 #include "process.hpp"
 #include "stat_command_line.hpp"
 
@@ -209,6 +211,68 @@ TEST(PerfFlags, RecordTakesDataAddressesTimestampsCpusAndTheHighestFrequency) {
   EXPECT_TRUE(attr.freq);
   EXPECT_TRUE(attr.sample_freq == rate_before || attr.sample_freq == highest_rate()) << attr.sample_freq;
   std::remove(file.c_str());
+}
+
+// The parts of a --switch-output recording in a directory: name -> the samples each holds.
+std::map<std::string, std::uint64_t> recorded_parts(const std::filesystem::path& dir, const std::string& base) {
+  std::map<std::string, std::uint64_t> parts;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(base + ".")) continue;
+    struct Counted final : SampleHandler {
+      std::uint64_t samples = 0;
+      void sample(std::size_t, const Sample&) override { ++samples; }
+    } counted;
+    PerfDataReader(entry.path().string()).read(counted);
+    parts[name] = counted.samples;
+  }
+  return parts;
+}
+
+// --switch-output: a file of its own for each part, named by when it began, on SIGUSR2, after a
+// size, or after a time; every sample in exactly one part, and each part a whole file that
+// perfmon report names the worker's function in.
+TEST(PerfFlags, RecordSwitchOutputSplitsTheRecordingIntoWholeFiles) {
+  const std::filesystem::path dir = ::testing::TempDir() + "perf-flags-switch-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string base = (dir / "p.data").string();
+  {
+    Process recording({PERFMON, "record", "-v", "--switch-output", "-e", "syscalls:sys_enter_getppid", "-c", "1", "-o",
+                       base, "--", WORKER, "getppid", "3000", "--pause-us", "200"});
+    recording.read_stderr_until("perfmon: recording started\n");
+    for (int part = 0; part < 2; ++part) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      recording.signal(SIGUSR2);
+    }
+    const Result r = recording.wait();
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  std::map<std::string, std::uint64_t> parts = recorded_parts(dir, "p.data");
+  ASSERT_EQ(parts.size(), 3u) << ::testing::PrintToString(parts);
+  std::uint64_t samples = 0;
+  for (const auto& [name, count] : parts) {
+    EXPECT_EQ(name.size(), std::string("p.data.").size() + 16) << name;  // YYYYmmddHHMMSScc
+    samples += count;
+    const Result report = run({PERFMON, "report", "-i", (dir / name).string(), "-q", "--sort", "sym"});
+    EXPECT_EQ(report.exit_code, 0) << report.err;
+    if (count != 0) {
+      EXPECT_NE(report.out.find("[.] syscall"), std::string::npos) << name << ": " << report.out;
+    }
+  }
+  EXPECT_EQ(samples, 3000u);
+
+  // By size, the two newest kept.
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  Result sized = run({PERFMON, "record", "-q", "--switch-output=16K", "--switch-max-files", "2", "-e",
+                      "syscalls:sys_enter_getppid", "-c", "1", "-o", base, "--", WORKER, "getppid", "3000"});
+  ASSERT_EQ(sized.exit_code, 0) << sized.err;
+  parts = recorded_parts(dir, "p.data");
+  EXPECT_EQ(parts.size(), 2u) << ::testing::PrintToString(parts);
+  EXPECT_FALSE(std::filesystem::exists(base));  // parts only, as perf
+  EXPECT_EQ(run({PERFMON, "record", "--switch-output=5x", "true"}).exit_code, 129);
+  EXPECT_EQ(run({PERFMON, "record", "--switch-output", "-o", "-", "true"}).exit_code, 129);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(PerfFlags, RecordsCompressionIsRefusedWithWhatToDoInstead) {

@@ -142,7 +142,7 @@ constexpr PerfOption kPerfOptions[] = {
     {"record", 0, "strict-freq", ""},
     {"record", 0, "switch-events", ""},
     {"record", 0, "switch-max-files", ""},
-    {"record", 0, "switch-output", "run perfmon record once for each file, or stream with -o - into a reader"},
+    {"record", 0, "switch-output", ""},
     {"record", 0, "switch-output-event", ""},
     {"record", 0, "synth", ""},
     {"record", 0, "tail-synthesize", ""},

@@ -8,10 +8,15 @@
 #include <bit>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
+#include <deque>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +59,13 @@ struct RecordOptions {
   std::string output = "perf.data";
   bool inherit = true;
   bool thread_counts = false;  // -s
+  // --switch-output: a new file on SIGUSR2, or after so many bytes of records or so long.
+  struct SwitchOutput {
+    enum class When { Never, Signal, Size, Time } when = When::Never;
+    std::uint64_t bytes = 0;
+    std::chrono::milliseconds every{0};
+    long max_files = 0;  // --switch-max-files: the newest kept (0: all)
+  } switching;
   bool quiet = false;
   bool verbose = false;
   bool callchains = false;
@@ -121,6 +133,41 @@ std::uint64_t parse_branch_filter(std::string_view text) {
   return bits;
 }
 
+// --switch-output's argument, as perf takes it: signal, a size (B, K, M, G) or a time (s, m, h, d).
+void parse_switch_output(std::string_view text, RecordOptions::SwitchOutput& switching) {
+  using When = RecordOptions::SwitchOutput::When;
+  if (text.empty() || text == "signal") {
+    switching.when = When::Signal;
+    return;
+  }
+  std::uint64_t number = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  const std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  auto refuse = [&]() -> void {
+    throw UsageError(
+        "--switch-output takes signal, a size such as 100M (B, K, M, G) or a time such as 30s (s, m, "
+        "h, d); not '" +
+        printable(text) + "'");
+  };
+  if (error != std::errc() || number == 0 || unit.size() != 1) refuse();
+  // perf's tags: B, K, M, G for sizes; s, m, h, d for times (M is megabytes, m minutes).
+  constexpr std::pair<char, int> kSizes[] = {{'B', 0}, {'b', 0}, {'K', 10}, {'k', 10}, {'M', 20}, {'G', 30}, {'g', 30}};
+  constexpr std::pair<char, std::uint64_t> kTimes[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+  for (const auto& [tag, shift] : kSizes)
+    if (unit[0] == tag) {
+      switching.when = When::Size;
+      switching.bytes = number << shift;
+      return;
+    }
+  for (const auto& [tag, seconds] : kTimes)
+    if (unit[0] == tag) {
+      switching.when = When::Time;
+      switching.every = std::chrono::seconds(number * seconds);
+      return;
+    }
+  refuse();
+}
+
 std::vector<Option> record_options(RecordOptions& o) {
   std::vector<Option> options =
       o.events.options("event to sample, perf syntax; repeatable (default: cycles, or cpu-clock without a PMU)");
@@ -161,6 +208,15 @@ std::vector<Option> record_options(RecordOptions& o) {
        [&](std::string_view) { o.inherit = false; }},
       {'s', "stat", "", "each thread the command creates records its counts when it exits (perfmon report -T)",
        [&](std::string_view) { o.thread_counts = true; }},
+      {0, "switch-output", "signal|SIZE|TIME",
+       "a file of its own for each part of the recording, named FILE.YYYYmmddHHMMSScc by when it began: a new "
+       "one on SIGUSR2 (the default), after SIZE of records (100M, 2G) or after TIME (30s, 5m, 1h)",
+       [&](std::string_view v) { parse_switch_output(v, o.switching); },
+       [](std::string_view word) {
+         return word == "signal" || (!word.empty() && std::isdigit(static_cast<unsigned char>(word[0])));
+       }},
+      {0, "switch-max-files", "n", "with --switch-output: keep the n newest files, removing older ones",
+       [&](std::string_view v) { o.switching.max_files = parse_long(v, "--switch-max-files", 1, 1'000'000); }},
       {0, "emulate", "",
        "run the command on QEMU's emulated CPU and sample it every -c instructions (default 100000), "
        "exactly, without a PMU; -g takes callchains from the calls it executes (docs/emulated.md)",
@@ -194,6 +250,11 @@ void validate(const RecordOptions& o) {
   if (o.period != 0 && o.frequency != 0) throw UsageError("-c and -F exclude each other: a period or a frequency");
   if (o.thread_counts && !o.inherit)
     throw UsageError("-s records the counts of the threads the command creates: give it without --no-inherit");
+  using When = RecordOptions::SwitchOutput::When;
+  if (o.switching.when != When::Never && (o.output == "-" || o.emulate))
+    throw UsageError("--switch-output writes a file for each part of the recording: give it without -o - or --emulate");
+  if (o.switching.max_files != 0 && o.switching.when == When::Never)
+    throw UsageError("--switch-max-files keeps the newest files of --switch-output: give that too");
   if (!o.emulate) return;
   if (o.command.empty() || targets > 0)
     throw UsageError("--emulate runs a command on the emulated CPU: give one, without -p, -t, -a or -C");
@@ -276,6 +337,92 @@ class ProgressLine final : public RunHooks {
   std::function<void()> on_start_, on_tick_;
 };
 
+// --switch-output: the name of a part of the recording, FILE.YYYYmmddHHMMSScc (perf's, by the
+// time the part began).
+std::string part_name(const std::string& base) {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  std::tm local{};
+  localtime_r(&now.tv_sec, &local);
+  char stamp[32];
+  const std::size_t length = std::strftime(stamp, sizeof stamp, "%Y%m%d%H%M%S", &local);
+  std::snprintf(stamp + length, sizeof stamp - length, "%02ld", now.tv_nsec / 10'000'000);
+  return base + "." + stamp;
+}
+
+// The parts of a --switch-output recording: each a file of its own, ended and committed when the
+// next begins (on SIGUSR2, a size or a time), the oldest removed past --switch-max-files.
+class SwitchedParts final : public RunHooks {
+ public:
+  SwitchedParts(const RecordOptions& o, const PerfDataHost& host) : o_(o), host_(host) { open_part(); }
+  int fd() { return out_->fd(); }
+  // The recording that writes the parts, and the hooks it would have had without them.
+  void attach(Recording& recording, RunHooks& progress) {
+    recording_ = &recording;
+    progress_ = &progress;
+    began_ = std::chrono::steady_clock::now();
+  }
+  void started() override { progress_->started(); }
+  void tick(std::chrono::nanoseconds since_last) override {
+    progress_->tick(since_last);
+    using When = RecordOptions::SwitchOutput::When;
+    if ((o_.switching.when == When::Size && recording_->file().data_bytes() >= o_.switching.bytes) ||
+        (o_.switching.when == When::Time && std::chrono::steady_clock::now() - began_ >= o_.switching.every))
+      next_part();
+  }
+  int signal_number() const noexcept override {
+    return o_.switching.when == RecordOptions::SwitchOutput::When::Signal ? SIGUSR2 : 0;
+  }
+  void signalled(const siginfo_t&) override { next_part(); }
+  // The last part, once the recording's finish() has ended it.
+  void end(const std::string& lost) {
+    out_->commit();
+    said(name_, lost);
+  }
+
+ private:
+  void open_part() {
+    std::string name = part_name(o_.output);
+    // Two parts begun in one hundredth of a second: the later one's name made apart.
+    for (int n = 1; name == name_ || std::find(written_.begin(), written_.end(), name) != written_.end(); ++n)
+      name = part_name(o_.output) + "-" + std::to_string(n);
+    name_ = name;
+    out_ = std::make_unique<RecordOutput>(name_);
+  }
+  void next_part() {
+    const std::unique_ptr<RecordOutput> ended = std::move(out_);
+    const std::string ended_name = name_;
+    open_part();
+    const std::string lost = recording_->switch_file(out_->fd(), host_).sentence();
+    ended->commit();
+    said(ended_name, lost);
+    began_ = std::chrono::steady_clock::now();
+  }
+  void said(const std::string& name, const std::string& lost) {
+    written_.push_back(name);
+    while (o_.switching.max_files != 0 && written_.size() > static_cast<std::size_t>(o_.switching.max_files)) {
+      std::filesystem::remove(written_.front());
+      written_.pop_front();
+    }
+    if (o_.quiet) return;
+    const std::uint64_t samples = recording_->sampler().stats().samples;
+    std::fprintf(stderr, "[ perfmon record: wrote %llu samples to %s%s ]\n",
+                 static_cast<unsigned long long>(samples - samples_before_), printable(name).c_str(),
+                 lost.empty() ? "" : (", " + lost).c_str());
+    samples_before_ = samples;
+  }
+
+  const RecordOptions& o_;
+  const PerfDataHost& host_;
+  RunHooks* progress_ = nullptr;
+  Recording* recording_ = nullptr;
+  std::unique_ptr<RecordOutput> out_;
+  std::string name_;
+  std::deque<std::string> written_;
+  std::uint64_t samples_before_ = 0;
+  std::chrono::steady_clock::time_point began_;
+};
+
 // The directory a file goes to: where the samples wait, on the same disk as the file they make.
 std::string directory_of(const std::string& path) {
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
@@ -352,7 +499,9 @@ int record_emulated(const RecordOptions& o, std::vector<std::string> command_lin
 
 // `command_line` is perfmon's own, for the file's CMDLINE section.
 int record(const RecordOptions& o, std::vector<std::string> command_line) {
-  RecordOutput out(o.output);  // first: a terminal behind -o - is refused before anything is said
+  const bool switching = o.switching.when != RecordOptions::SwitchOutput::When::Never;
+  std::optional<RecordOutput> out;
+  if (!switching) out.emplace(o.output);  // first: a terminal behind -o - is refused before anything is said
   EventCatalog catalog;
   std::vector<EventGroup> groups;
   try {
@@ -364,8 +513,17 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
     return report_event_error("record", error);
   }
 
-  const int fd = out.fd();
   const PerfDataHost host = describe_this_host(std::move(command_line));
+  std::optional<SwitchedParts> parts;
+  if (switching) parts.emplace(o, host);
+  // SIGUSR2 waits for the run, which starts the next part (the command's own mask is its own).
+  if (parts && parts->signal_number() != 0) {
+    sigset_t switch_signal;
+    sigemptyset(&switch_signal);
+    sigaddset(&switch_signal, SIGUSR2);
+    sigprocmask(SIG_BLOCK, &switch_signal, nullptr);
+  }
+  const int fd = parts ? parts->fd() : out->fd();
 
   std::optional<Workload> workload;
   std::optional<CommandOf<Workload>> command;
@@ -390,7 +548,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   // and its mappings (every process, system-wide).
   std::vector<pid_t> described = o.target.pids;
   described.insert(described.end(), o.target.tids.begin(), o.target.tids.end());
-  Recording recording(fd, groups, target, options, described, out.stream_host(host));
+  Recording recording(fd, groups, target, options, described, out ? out->stream_host(host) : nullptr);
   for (const std::string& note : recording.sampler().notes())
     std::fprintf(stderr, "perfmon record: %s\n", note.c_str());
 
@@ -405,18 +563,28 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
                        static_cast<unsigned long long>(recording.sampler().stats().samples),
                        static_cast<unsigned long long>(recording.sampler().stats().lost_records));
       });
-  const RunResult run = recording.record(command ? &*command : nullptr, progress);
+  RunHooks* hooks = &progress;
+  if (parts) {
+    parts->attach(recording, progress);
+    hooks = &*parts;
+  }
+  const RunResult run = recording.record(command ? &*command : nullptr, *hooks);
   const WorkloadExit exit = run.exit.value_or(WorkloadExit{});
   const std::string lost_sentence = recording.finish(host).sentence();
   const PerfDataWriter& file = recording.file();
   const Sampler& sampler = recording.sampler();
-  out.commit();
+  if (parts) {
+    if (live && !o.quiet) std::fputc('\n', stderr);
+    parts->end(lost_sentence);
+    return workload ? exit.exit_code() : 0;
+  }
+  out->commit();
   if (!o.quiet) {
     if (live) std::fputc('\n', stderr);
     const std::string lost = lost_sentence.empty() ? "" : ", " + lost_sentence;
     std::fprintf(stderr, "[ perfmon record: wrote %llu samples (%.3f MB) to %s%s ]\n",
                  static_cast<unsigned long long>(sampler.stats().samples), static_cast<double>(file.data_bytes()) / 1e6,
-                 out.name().c_str(), lost.c_str());
+                 out->name().c_str(), lost.c_str());
   }
   return workload ? exit.exit_code() : 0;
 }
