@@ -176,10 +176,14 @@ Sampler::Sampler(const std::vector<EventGroup>& groups, const Target& target, Sa
                          : "."),
                 cause);
   }
-  // Decoded by the attr as opened: the catalogue's with the sampler's fields and period.
+  // Decoded by the attr as opened: the catalogue's with the sampler's fields and period, a group's
+  // members enabled with their leader (as a file's attrs say to perf report --group).
+  std::vector<bool> member(s.matrix.event_count(), false);
+  for (const monitor::OpenGroup& group : s.matrix.groups())
+    for (std::size_t m = 1; m < group.members.size(); ++m) member[group.members[m]] = true;
   for (std::size_t e = 0; e < s.matrix.event_count(); ++e) {
     const perf_event_attr& attr =
-        s.attrs.emplace_back(monitor::complete_attr(s.matrix.event(e).event, true, s.settings));
+        s.attrs.emplace_back(monitor::complete_attr(s.matrix.event(e).event, !member[e], s.settings));
     s.layouts.emplace_back(attr);
     if (options.random_bits != 0 && attr.freq)
       throw Error(ErrorKind::InvalidArgument,

@@ -170,6 +170,39 @@ TEST(PerfFlags, StatSummaryAfterIntervalsAndTableOfRuns) {
   EXPECT_EQ(run(stat({"--table", "-e", "task-clock", "true"})).exit_code, 129);    // needs -r
 }
 
+// -g (--group): the events of -e in one group, as '{a,b}' would put them; -S: perfmon's own
+// sync(2) comes before counting, so the command's count of sync calls is its own.
+TEST(PerfFlags, StatGroupAndSync) {
+  const Result grouped = run(stat({"--plan", "-g", "-e", "task-clock", "-e", "page-faults"}));
+  ASSERT_EQ(grouped.exit_code, 0) << grouped.err;
+  EXPECT_NE(grouped.out.find("{task-clock (none), page-faults (none)}"), std::string::npos) << grouped.out;
+  const Result apart = run(stat({"--plan", "-e", "task-clock", "-e", "page-faults"}));
+  EXPECT_EQ(apart.out.find("{task-clock"), std::string::npos) << apart.out;
+  const Result synced = run(stat({"-S", "-x,", "-e", "syscalls:sys_enter_sync", "--", "true"}));
+  ASSERT_EQ(synced.exit_code, 0) << synced.err;
+  EXPECT_EQ(csv_values(synced.err, "syscalls:sys_enter_sync"), std::vector<long long>{0}) << synced.err;
+}
+
+// record --group: the file's events are one group (the second led by the first).
+TEST(PerfFlags, RecordGroupPutsTheEventsInOneGroup) {
+  const std::string file = ::testing::TempDir() + "perf-flags-group.data";
+  const Result r = run({PERFMON, "record", "-q", "--group", "-e", "task-clock", "-e", "page-faults", "-o", file, "--",
+                        WORKER, "getppid", "10"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  {
+    // A group's members are enabled with their leader: only the leader is opened disabled.
+    const PerfDataReader grouped(file);
+    ASSERT_EQ(grouped.events().size(), 2u);
+    EXPECT_EQ(grouped.events()[0].attr.disabled, 1u);
+    EXPECT_EQ(grouped.events()[1].attr.disabled, 0u);
+  }
+  ASSERT_EQ(run({PERFMON, "record", "-q", "-e", "task-clock", "-e", "page-faults", "-o", file, "--", "true"}).exit_code,
+            0);
+  const PerfDataReader apart(file);
+  EXPECT_EQ(apart.events()[1].attr.disabled, 1u);
+  std::remove(file.c_str());
+}
+
 TEST(PerfFlags, StatBigNumIsTheTablesDefault) {
   const Result with = run(stat({"-B", "-e", "syscalls:sys_enter_getppid", "--", WORKER, "getppid", "1234"}));
   ASSERT_EQ(with.exit_code, 0) << with.err;

@@ -119,6 +119,35 @@ TEST_F(Report, ScriptFieldsAreThoseOfPerfScript) {
   EXPECT_NE(bad.err.find("not 'colour'."), std::string::npos) << bad.err;
 }
 
+// --comms, --pid, --tid and -C keep the samples of those commands, processes, threads and CPUs:
+// each filter of the call tree's 400 samples keeps all of them or none, and the CPUs' share them.
+TEST_F(Report, ScriptFiltersBySampleCommandThreadAndCpu) {
+  record_call_tree();
+  auto samples = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {PERFMON, "script", "-G", "-i", file_});
+    const Result r = run(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return lines_of(r.out).size();
+  };
+  EXPECT_EQ(samples({}), 400u);
+  EXPECT_EQ(samples({"--comms", "perfmon-test-wo"}), 400u);
+  EXPECT_EQ(samples({"--comms", "someone-else"}), 0u);
+  const Result first = run({PERFMON, "script", "-G", "-i", file_, "-F", "pid,tid"});
+  std::istringstream ids(lines_of(first.out).at(0));
+  std::string pid_tid;
+  ids >> pid_tid;  // "PID/TID"
+  const std::string pid = pid_tid.substr(0, pid_tid.find('/')), tid = pid_tid.substr(pid_tid.find('/') + 1);
+  EXPECT_EQ(samples({"--pid", pid}), 400u);
+  EXPECT_EQ(samples({"--tid", tid + ",1"}), 400u);
+  EXPECT_EQ(samples({"--pid", "1"}), 0u);
+  std::size_t on_cpus = 0;
+  for (long cpu = 0; cpu < sysconf(_SC_NPROCESSORS_CONF); ++cpu) on_cpus += samples({"-C", std::to_string(cpu)});
+  EXPECT_EQ(on_cpus, 400u);
+  const Result header = run({PERFMON, "script", "-i", file_, "--header-only"});
+  ASSERT_EQ(header.exit_code, 0) << header.err;
+  EXPECT_TRUE(header.out.starts_with("# ========\n") && header.out.ends_with("# ========\n#\n")) << header.out;
+}
+
 // perfmon script unwinds --call-graph dwarf stacks and prints each sample's chain under it, leaf
 // first, the inlined function before the function it is inlined in; -G prints one line a sample.
 TEST_F(Report, ScriptPrintsUnwoundCallChains) {

@@ -42,6 +42,19 @@ void EventArguments::restrict_rings(std::vector<EventGroup>& groups) const {
     }
 }
 
+void EventArguments::group_all(std::vector<EventGroup>& groups) const {
+  if (!one_group || groups.size() < 2) return;
+  EventGroup all;
+  for (EventGroup& group : groups)
+    for (Event& event : group.events) all.events.push_back(std::move(event));
+  groups.assign(1, std::move(all));
+}
+
+Option EventArguments::group_option(char short_name) {
+  return {short_name, "group", "", "put every event in one group, counted together (as one -e '{a,b,...}')",
+          [this](std::string_view) { one_group = true; }};
+}
+
 std::vector<EventGroup> EventArguments::parse(const EventCatalog& catalog) const {
   std::vector<EventGroup> groups;
   for (std::size_t index = 0; index < lists.size(); ++index) {

@@ -19,6 +19,7 @@ struct EventArguments {
   std::vector<std::string> lists;                            // each -e, as written
   std::vector<std::pair<std::size_t, std::string>> filters;  // (index in lists, the filter)
   char only_ring = 0;                                        // --all-user 'u', --all-kernel 'k'
+  bool one_group = false;                                    // --group: every event in one group
 
   // -e with this help, --filter, --all-user and --all-kernel.
   std::vector<Option> options(std::string_view event_help);
@@ -28,6 +29,11 @@ struct EventArguments {
   // --all-user or --all-kernel on every event (the defaults too), as perf applies them: each
   // counted in that ring only, its name given the modifier (cycles:u).
   void restrict_rings(std::vector<EventGroup>& groups) const;
+  // --group (perf's): every event (the defaults too) in one group, led by the first, so that they
+  // are on the counters together.
+  void group_all(std::vector<EventGroup>& groups) const;
+  // The --group option, with perf's short name where the command has one (stat's -g).
+  Option group_option(char short_name);
 };
 
 // -c N and -F HZ, as perf record and perf top take them: a sample every N events, or about HZ a

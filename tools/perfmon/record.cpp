@@ -171,6 +171,7 @@ void parse_switch_output(std::string_view text, RecordOptions::SwitchOutput& swi
 std::vector<Option> record_options(RecordOptions& o) {
   std::vector<Option> options =
       o.events.options("event to sample, perf syntax; repeatable (default: cycles, or cpu-clock without a PMU)");
+  options.push_back(o.events.group_option(0));
   for (Option& option : target_options(o.target, Measure::Sample)) options.push_back(std::move(option));
   for (Option& option : sampling_rate_options(o.period, o.frequency)) options.push_back(std::move(option));
   std::vector<Option> rest = {
@@ -508,6 +509,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
     std::string why;
     groups = o.events.lists.empty() ? catalog.parse(default_sampled_event(catalog, why)) : o.events.parse(catalog);
     if (!why.empty() && !o.quiet) std::fprintf(stderr, "perfmon record: %s\n", why.c_str());
+    o.events.group_all(groups);
     o.events.restrict_rings(groups);
   } catch (const Error& error) {
     return report_event_error("record", error);

@@ -16,13 +16,16 @@
 #include "perfmon/sampler.hpp"
 #include "perfmon/script_output.hpp"
 #include "perfmon/symbolizer.hpp"
+#include "perfmon/target.hpp"
 #include "recording_header.hpp"
 
 namespace perfmon::cli {
 
 namespace {
 
-constexpr const char* kSynopsis = "perfmon script [-i FILE] [-F FIELDS] [--header] [--json] [-G]";
+constexpr const char* kSynopsis =
+    "perfmon script [-i FILE] [-F FIELDS] [--comms|--pid|--tid NAMES] [-C CPUS] [--header | --header-only] [--json] "
+    "[-G]";
 
 struct ScriptOptions {
   std::string input = "perf.data";
@@ -30,8 +33,35 @@ struct ScriptOptions {
   bool callchains = true;  // printed where the samples have them, as perf script does
   ScriptFields fields;
   bool cpu_asked = false;  // -F names cpu
-  bool header = false;
+  bool header = false, header_only = false;
+  // --comms, --pid, --tid, -C: only the samples of these (each empty: all).
+  std::vector<std::string> comms;
+  std::vector<std::uint32_t> pids, tids;
+  std::vector<int> cpus;
 };
+
+std::vector<std::string> words_of(std::string_view text) {
+  std::vector<std::string> words;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    if (comma > at) words.emplace_back(text.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return words;
+}
+
+std::vector<std::uint32_t> ids_of(std::string_view text, std::string_view option) {
+  std::vector<std::uint32_t> ids;
+  for (const std::string& word : words_of(text))
+    ids.push_back(static_cast<std::uint32_t>(parse_long(word, option, 0, 1L << 30)));
+  return ids;
+}
+
+template <class T>
+bool listed(const std::vector<T>& list, const T& value) {
+  return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
+}
 
 class Printer : public SampleHandler {
  public:
@@ -47,6 +77,10 @@ class Printer : public SampleHandler {
   void record(const perf_event_header& record) override { symbolizer_.record(record); }
 
   void sample(std::size_t event, const Sample& sample) override {
+    if (!listed(options_.pids, sample.pid) || !listed(options_.tids, sample.tid) ||
+        !listed(options_.cpus, static_cast<int>(sample.cpu)) ||
+        !listed(options_.comms, symbolizer_.spaces().command(sample.tid)))
+      return;
     const PerfDataEvent& source = file_.events()[event];
     const bool kernel_leaf =
         sample.record != nullptr && (sample.record->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
@@ -119,6 +153,21 @@ int run_script(std::span<char* const> args) {
        }},
       {0, "header", "", "the file's header first: the machine, the command line and each event's attributes",
        [&](std::string_view) { o.header = true; }},
+      {0, "header-only", "", "the file's header alone", [&](std::string_view) { o.header = o.header_only = true; }},
+      {'c', "comms", "names", "only the samples of these commands (comma-separated)",
+       [&](std::string_view v) { o.comms = words_of(v); }},
+      {0, "pid", "pids", "only the samples of these processes (comma-separated)",
+       [&](std::string_view v) { o.pids = ids_of(v, "--pid"); }},
+      {0, "tid", "tids", "only the samples of these threads (comma-separated)",
+       [&](std::string_view v) { o.tids = ids_of(v, "--tid"); }},
+      {'C', "cpu", "cpus", "only the samples taken on these CPUs (0-3,5)",
+       [&](std::string_view v) {
+         try {
+           o.cpus = parse_cpu_list(v);
+         } catch (const Error& error) {
+           throw UsageError(std::string("-C: ") + error.what());
+         }
+       }},
   };
   auto check = [&, only_a_file = reads_a_file_only("script")](const std::vector<std::string>& words) {
     only_a_file(words);
@@ -135,7 +184,12 @@ int run_script(std::span<char* const> args) {
     if (o.header) {
       const std::string header = format_recording_header(file, o.input);
       std::fwrite(header.data(), 1, header.size(), stdout);
+      if (o.header_only) return 0;
     }
+    if (!o.cpus.empty() && !(file.events().front().attr.sample_type & PERF_SAMPLE_CPU))
+      throw Error(ErrorKind::InvalidArgument,
+                  "the samples do not carry their CPU (perfmon record --sample-cpu records "
+                  "it): leave out -C.");
     Printer printer(file, o);
     file.read(printer);
     return 0;

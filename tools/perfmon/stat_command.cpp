@@ -149,6 +149,7 @@ class StatCommand {
         set_definitions_ = event_sets_of(catalog, o_.sets, parse_switch(o_.switching));
       for (long level = 0; level < o_.detail && !o_.null_run && o_.sets.empty(); ++level)
         for (EventGroup& group : catalog.parse(kDetailedEvents[level])) groups_.push_back(std::move(group));
+      o_.events.group_all(groups_);
       o_.events.restrict_rings(groups_);
       for (EventSetDefinition& set : set_definitions_) o_.events.restrict_rings(set.groups);
     } catch (const Error& error) {
@@ -185,6 +186,7 @@ class StatCommand {
         return 0;
       }
     }
+    if (o_.sync_first) ::sync();
     OutputFile out(o_.output, stderr);
     format_ = o_.json ? StatFormat::Json : o_.separator ? StatFormat::Csv : StatFormat::Table;
     separator_ = o_.separator.value_or(",");

@@ -37,6 +37,7 @@ CacheGeometry parse_cache_option(std::string_view text, std::string_view option)
 
 std::vector<Option> stat_options(StatOptions& o) {
   std::vector<Option> options = o.events.options("event selector, perf syntax; repeatable (see 'perfmon list')");
+  options.push_back(o.events.group_option('g'));
   for (Option& option : target_options(o.target, Measure::Count)) options.push_back(std::move(option));
   std::vector<Option> rest = {
       {'G', "cgroup", "name", "count only tasks of this cgroup (system-wide)",
@@ -68,6 +69,8 @@ std::vector<Option> stat_options(StatOptions& o) {
        [&](std::string_view) {
          if (++o.detail > 3) throw UsageError("-d goes up to -ddd (three levels of detail)");
        }},
+      {'S', "sync", "", "call sync(2) before counting: dirty pages written out, not counted against the command",
+       [&](std::string_view) { o.sync_first = true; }},
       {0, "summary", "", "with -I: the whole run's counts after the intervals",
        [&](std::string_view) { o.summary = true; }},
       {0, "table", "", "with -r: each run's time elapsed and its distance from the mean, before the mean",
