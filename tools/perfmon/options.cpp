@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "options.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
@@ -209,6 +210,17 @@ long parse_long(std::string_view text, std::string_view option, long min, long m
     throw UsageError("option '" + std::string(option) + "' needs a whole number from " + std::to_string(min) + " to " +
                      std::to_string(max) + ", not '" + std::string(text) + "'");
   return value;
+}
+
+std::vector<std::string> comma_list(std::string_view text) {
+  std::vector<std::string> names;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    if (comma > at) names.emplace_back(text.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return names;
 }
 
 }  // namespace perfmon::cli

@@ -70,5 +70,7 @@ std::function<void(const std::vector<std::string>&)> reads_a_file_only(std::stri
 
 // Helpers for option values; they throw UsageError naming the option.
 long parse_long(std::string_view text, std::string_view option, long min, long max);
+// "a,b,,c" as {"a", "b", "c"}: perf's comma-separated lists of names.
+std::vector<std::string> comma_list(std::string_view text);
 
 }  // namespace perfmon::cli

@@ -128,17 +128,6 @@ void parse_call_graph(std::string_view spec, ReportOptions& report) {
   }
 }
 
-std::vector<std::string> name_list(std::string_view text) {
-  std::vector<std::string> names;
-  std::size_t at = 0;
-  while (at <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', at), text.size());
-    if (comma > at) names.emplace_back(text.substr(at, comma - at));
-    at = comma + 1;
-  }
-  return names;
-}
-
 std::size_t chosen_event(const Profile& profile, const std::string& wanted) {
   const std::vector<EventProfile>& events = profile.events();
   for (std::size_t e = 0; e < events.size(); ++e)
@@ -200,11 +189,11 @@ int run_report(std::span<char* const> args) {
          o.report.max_stack = static_cast<std::size_t>(parse_long(v, "--max-stack", 1, 1 << 16));
        }},
       {'c', "comms", "names", "only the samples of these commands (a comma-separated list); shares stay of the whole",
-       [&](std::string_view v) { o.report.only_commands = name_list(v); }},
+       [&](std::string_view v) { o.report.only_commands = comma_list(v); }},
       {'d', "dsos", "names", "only the samples in these files (full paths or file names, comma-separated)",
-       [&](std::string_view v) { o.report.only_dsos = name_list(v); }},
+       [&](std::string_view v) { o.report.only_dsos = comma_list(v); }},
       {'S', "symbols", "names", "only the samples in these functions (comma-separated)",
-       [&](std::string_view v) { o.report.only_symbols = name_list(v); }},
+       [&](std::string_view v) { o.report.only_symbols = comma_list(v); }},
       {'q', "quiet", "", "the rows alone: none of the '#' lines (the table)",
        [&](std::string_view) { o.report.quiet = true; }},
       {0, "header", "", "the file's header first: the machine, the command line and each event's attributes",

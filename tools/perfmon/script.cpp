@@ -40,20 +40,9 @@ struct ScriptOptions {
   std::vector<int> cpus;
 };
 
-std::vector<std::string> words_of(std::string_view text) {
-  std::vector<std::string> words;
-  std::size_t at = 0;
-  while (at <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', at), text.size());
-    if (comma > at) words.emplace_back(text.substr(at, comma - at));
-    at = comma + 1;
-  }
-  return words;
-}
-
 std::vector<std::uint32_t> ids_of(std::string_view text, std::string_view option) {
   std::vector<std::uint32_t> ids;
-  for (const std::string& word : words_of(text))
+  for (const std::string& word : comma_list(text))
     ids.push_back(static_cast<std::uint32_t>(parse_long(word, option, 0, 1L << 30)));
   return ids;
 }
@@ -155,7 +144,7 @@ int run_script(std::span<char* const> args) {
        [&](std::string_view) { o.header = true; }},
       {0, "header-only", "", "the file's header alone", [&](std::string_view) { o.header = o.header_only = true; }},
       {'c', "comms", "names", "only the samples of these commands (comma-separated)",
-       [&](std::string_view v) { o.comms = words_of(v); }},
+       [&](std::string_view v) { o.comms = comma_list(v); }},
       {0, "pid", "pids", "only the samples of these processes (comma-separated)",
        [&](std::string_view v) { o.pids = ids_of(v, "--pid"); }},
       {0, "tid", "tids", "only the samples of these threads (comma-separated)",
