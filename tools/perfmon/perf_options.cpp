@@ -363,7 +363,7 @@ constexpr PerfOption kPerfOptions[] = {
     {"top", 'e', "event", ""},
     {"top", 'f', "count-filter", ""},
     {"top", 'F', "freq", ""},
-    {"top", 'g', "", ""},
+    {"top", 'g', "", "perfmon top shows each function's own samples; perfmon record -g, then perfmon report -g (or --children, --svg), shows the call chains"},
     {"top", 'G', "cgroup", ""},
     {"top", 'i', "no-inherit", ""},
     {"top", 'j', "branch-filter", ""},
