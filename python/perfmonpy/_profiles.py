@@ -116,8 +116,13 @@ class PerfData:
                 else:
                     row["symbol"] = self.symbol_name(value)
             rows.append(row)
-        # As perf orders them: the largest first, ties by the keys' text (a file by its whole path).
-        rows.sort(key=lambda row: (-row["period"],) + tuple(row[columns[key]] for key in sort))
+        # As perf orders them: the largest first, ties by the keys' text (a file by the name shown,
+        # then its whole path).
+        def tie_key(row, key):
+            value = row[columns[key]]
+            return (_short_name(value), value) if key == "dso" else value
+
+        rows.sort(key=lambda row: (-row["period"],) + tuple(tie_key(row, key) for key in sort))
         for row in rows:
             if "dso" in row:
                 row["dso"] = _short_name(row["dso"])

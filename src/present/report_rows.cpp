@@ -161,10 +161,22 @@ std::vector<ReportRow> report_rows(const Profile& profile, const EventProfile& e
   std::sort(named.begin(), named.end(), [&](NameId a, NameId b) { return profile.name(a) < profile.name(b); });
   analysis::FlatIndex<std::uint64_t, analysis::WordHash> rank_of;
   for (std::uint32_t rank = 0; rank < named.size(); ++rank) rank_of.try_emplace(named[rank], rank);
+  // Files by the name the table shows, as perf compares them (then by their path).
+  std::vector<NameId> files;
+  files.reserve(rows.size());
+  for (const ReportRow& row : rows) files.push_back(row.key.dso);
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  std::sort(files.begin(), files.end(), [&](NameId a, NameId b) {
+    const std::string_view path_a = profile.name(a), path_b = profile.name(b);
+    return std::make_pair(dso_short_name(path_a), path_a) < std::make_pair(dso_short_name(path_b), path_b);
+  });
+  analysis::FlatIndex<std::uint64_t, analysis::WordHash> file_rank_of;
+  for (std::uint32_t rank = 0; rank < files.size(); ++rank) file_rank_of.try_emplace(files[rank], rank);
   std::vector<std::array<std::uint32_t, 4>> ranks(rows.size());  // of command, dso, symbol, source
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const ProfileEntry& key = rows[r].key;
-    ranks[r] = {*rank_of.find(key.command), *rank_of.find(key.dso), *rank_of.find(key.symbol),
+    ranks[r] = {*rank_of.find(key.command), *file_rank_of.find(key.dso), *rank_of.find(key.symbol),
                 *rank_of.find(key.source)};
   }
   std::vector<std::uint32_t> order(rows.size());
