@@ -195,10 +195,20 @@ TEST_F(CliAnnotate, PrintLineSummarySortsTheSourceLines) {
     }
     return shares;
   };
+  // An optimized build samples the hot and the quarter line's own instructions (80 and 20); an
+  // unoptimized one, the helper's line inside either (100): the innermost line, as perf's srcline.
   const std::vector<std::string> shares = summary(ours.out);
-  ASSERT_EQ(shares.size(), 2u) << ours.out;
-  EXPECT_TRUE(shares[0].starts_with("   80.00 worker.cpp:")) << ours.out;
-  EXPECT_TRUE(shares[1].starts_with("   20.00 worker.cpp:")) << ours.out;
+  ASSERT_FALSE(shares.empty()) << ours.out;
+  double total = 0;
+  for (const std::string& share : shares) total += std::stod(share);
+  EXPECT_NEAR(total, 100.0, 0.05) << ours.out;
+  if (shares.size() == 2) {
+    EXPECT_TRUE(shares[0].starts_with("   80.00 worker.cpp:")) << ours.out;
+    EXPECT_TRUE(shares[1].starts_with("   20.00 worker.cpp:")) << ours.out;
+  } else {
+    EXPECT_EQ(shares, std::vector<std::string>{shares[0]}) << ours.out;
+    EXPECT_TRUE(shares[0].starts_with("  100.00 worker.cpp:")) << ours.out;
+  }
   EXPECT_TRUE(ours.out.starts_with("\nSorted summary for file " + std::string(WORKER) + "\n")) << ours.out;
   if (access("/usr/bin/perf", X_OK) != 0) GTEST_SKIP() << "perf is missing (scripts/install-deps installs it)";
   const Result perf = run({"/usr/bin/perf", "annotate", "-i", file, "-l", "--stdio", "perfmon_annotated"});
