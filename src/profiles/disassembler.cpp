@@ -123,7 +123,7 @@ std::vector<Instruction> disassemble(std::uint16_t machine, std::span<const std:
 
 #else  // no Capstone
 
-std::vector<Instruction> disassemble(std::uint16_t, std::span<const std::uint8_t>, std::uint64_t,
+std::vector<Instruction> disassemble(std::uint16_t, std::span<const std::uint8_t>, std::uint64_t, bool,
                                      std::string& why_not) {
   why_not = "this perfmon was built without Capstone (libcapstone-dev), so it shows no instructions";
   return {};
