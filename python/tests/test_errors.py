@@ -112,12 +112,13 @@ def test_no_permission_names_the_setting_to_change():
 
 def test_a_source_tree_without_the_compiled_module_says_what_builds_it(tmp_path):
     """perfmonpy imported from its sources before the compiled half was built: one sentence naming
-    the target, not Python's "partially initialized module"."""
+    the target, not Python's "partially initialized module". Nothing is written into the sources
+    (no __pycache__: the .deb would ship it, and a root-owned one is left in a user's tree)."""
     sources = pathlib.Path(perfmonpy.__file__).resolve().parent.parent
     if any((sources / "perfmonpy").glob("_perfmonpy*.so")):
         pytest.skip(f"{sources} holds a compiled module: nothing to miss")
     tried = subprocess.run([sys.executable, "-c", "import perfmonpy"], capture_output=True, text=True, cwd=tmp_path,
-                           env={**os.environ, "PYTHONPATH": str(sources)})
+                           env={**os.environ, "PYTHONPATH": str(sources), "PYTHONDONTWRITEBYTECODE": "1"})
     assert tried.returncode != 0
     assert "cmake --build build --target _perfmonpy" in tried.stderr, tried.stderr
     assert "partially initialized" not in tried.stderr
