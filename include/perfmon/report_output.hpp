@@ -30,8 +30,8 @@ struct ReportOptions {
   double chain_limit = 0.5;    // call chains below this share of the event are left out (perf's 0.5)
   bool inlined_frames = true;  // frames of the functions inlined at each one (DWARF), in stacks
   bool sample_counts = false;  // -n: a Samples column after the overhead (the table)
-  // perf's -g ORDER: callee shows each chain from the sampled function out (perf's default),
-  // caller from the outermost function in.
+  // perf's -g ORDER: callee shows each chain from the sampled function out (perfmon's default),
+  // caller from the outermost function in (perf 6.1's default).
   enum class ChainOrder { Callee, Caller } chain_order = ChainOrder::Callee;
   std::size_t max_stack = 0;  // --max-stack: the frames of a chain kept, from the leaf (0: all)
   // --children: each row also gets the samples of the stacks that pass through its function (its

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <mutex>
 
 #include "counts/hybrid_totals.hpp"
 #include "events/syntax/perf_grammar.hpp"
@@ -107,12 +108,12 @@ bool per_location(const Reading& reading, StatBreakdown breakdown) {
   return true;
 }
 
-// A CPU's place in sysfs: its socket, die and core, and its NUMA node (-1 where sysfs says nothing).
+// A CPU's place in sysfs: its socket, die and core, and its NUMA node (0 where sysfs says nothing).
 struct CpuPlace {
   long socket = 0, die = 0, core = 0, node = 0;
 };
 
-CpuPlace place_of(int cpu) {
+CpuPlace read_place(int cpu) {
   const std::string topology = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
   auto number = [](const std::string& path) {
     const std::string text = kernel::read_first_line(path);
@@ -130,12 +131,31 @@ CpuPlace place_of(int cpu) {
   return place;
 }
 
+// Read once a CPU: -I's every interval groups the same CPUs again.
+CpuPlace place_of(int cpu) {
+  static std::mutex guard;
+  static std::map<int, CpuPlace> known;
+  const std::lock_guard<std::mutex> hold(guard);
+  const auto [at, added] = known.try_emplace(cpu);
+  if (added) at->second = read_place(cpu);
+  return at->second;
+}
+
 // The rows' groups of locations: each location its own (or all one, for the sums), or the CPUs
 // of each socket, die, core or node, in the order of their places, labelled as perf labels them.
 struct RowGroups {
   std::vector<std::vector<std::size_t>> locations;
   std::vector<std::string> labels;
-  bool aggregated = false;  // CPUs summed by place
+  const char* kind = nullptr;  // where CPUs are summed by place: "socket", "die", "core" or "node"
+
+  // A row of group g: its label, and where it sums CPUs, what they are and how many.
+  StatRow labelled(StatRow row, std::size_t g) const {
+    if (kind != nullptr) {
+      row.prefix_kind = kind;
+      row.aggregated_cpus = static_cast<int>(locations[g].size());
+    }
+    return row;
+  }
 };
 
 RowGroups row_groups(const Reading& reading, StatBreakdown breakdown, const std::vector<std::string>& labels) {
@@ -153,7 +173,10 @@ RowGroups row_groups(const Reading& reading, StatBreakdown breakdown, const std:
     }
     return groups;
   }
-  groups.aggregated = true;
+  groups.kind = breakdown == StatBreakdown::PerSocket ? "socket"
+                : breakdown == StatBreakdown::PerDie  ? "die"
+                : breakdown == StatBreakdown::PerCore ? "core"
+                                                      : "node";
   std::map<std::vector<long>, std::vector<std::size_t>> by_place;
   for (std::size_t l = 0; l < count; ++l) {
     const CpuPlace place = place_of(reading.locations[l].cpu);
@@ -183,21 +206,6 @@ CounterValue value_over(const ReadingEvent& event, const std::vector<std::size_t
   return sum;
 }
 
-const char* aggregation_kind(StatBreakdown breakdown) {
-  switch (breakdown) {
-    case StatBreakdown::PerSocket:
-      return "socket";
-    case StatBreakdown::PerDie:
-      return "die";
-    case StatBreakdown::PerCore:
-      return "core";
-    case StatBreakdown::PerNode:
-      return "node";
-    default:
-      return "";
-  }
-}
-
 }  // namespace
 
 std::vector<std::string> location_labels(const std::vector<Location>& locations) {
@@ -224,12 +232,9 @@ std::vector<StatRow> stat_rows(const Reading& reading, StatBreakdown breakdown,
   const bool summed = groups.locations.front().empty();
   for (std::size_t g = 0; g < groups.locations.size(); ++g) {
     for (const ReadingEvent& event : reading.events) {
-      rows.push_back(make_row(event, value_over(event, groups.locations[g]), reading.emulated, groups.labels[g],
-                              summed ? event.estimate : std::nullopt));
-      if (groups.aggregated) {
-        rows.back().prefix_kind = aggregation_kind(breakdown);
-        rows.back().aggregated_cpus = static_cast<int>(groups.locations[g].size());
-      }
+      rows.push_back(groups.labelled(make_row(event, value_over(event, groups.locations[g]), reading.emulated,
+                                              groups.labels[g], summed ? event.estimate : std::nullopt),
+                                     g));
     }
   }
   analysis::append_hybrid_totals(rows);
@@ -250,11 +255,8 @@ std::vector<StatRow> stat_interval_rows(const Reading& reading, std::vector<Coun
       const ReadingEvent& event = reading.events[i];
       const CounterValue current = value_over(event, groups.locations[g]);
       CounterValue& before = previous[i * count + g];
-      rows.push_back(make_row(event, current - before, reading.emulated, groups.labels[g], std::nullopt));
-      if (groups.aggregated) {
-        rows.back().prefix_kind = aggregation_kind(breakdown);
-        rows.back().aggregated_cpus = static_cast<int>(groups.locations[g].size());
-      }
+      rows.push_back(
+          groups.labelled(make_row(event, current - before, reading.emulated, groups.labels[g], std::nullopt), g));
       before = current;
     }
   }

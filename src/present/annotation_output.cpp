@@ -132,10 +132,6 @@ nlohmann::ordered_json line_json(const Annotation& annotation, const AnnotatedLi
           {"inlined", calls_json(annotation, line, format)}};
 }
 
-}  // namespace
-
-namespace {
-
 // perf annotate --print-line's "Sorted summary": the share of each source line (its file's name and
 // the line, as perf's srcline), the heaviest first, lines without samples left out.
 std::string line_summary(const Annotation& annotation) {

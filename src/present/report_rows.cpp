@@ -64,13 +64,14 @@ std::vector<ReportRow> report_rows(const Profile& profile, const EventProfile& e
   std::vector<std::uint32_t> row_of_node;
   if (options.children) {
     row_of_node.assign(event.stacks.size(), kNoRow);
+    // Each node's command node, in one pass: a parent comes before its children.
+    std::vector<std::uint32_t> command_of(event.stacks.size(), 0);
     for (std::uint32_t n = 1; n < event.stacks.size(); ++n) {
       const StackNode& node = event.stacks[n];
+      command_of[n] = node.parent == 0 ? n : command_of[node.parent];
       if (node.parent == 0 || node.inlined) continue;  // a command's node; a function inlined in its caller's row
-      std::uint32_t command = n;
-      while (event.stacks[command].parent != 0) command = event.stacks[command].parent;
       ProfileEntry frame;
-      frame.command = event.stacks[command].name;
+      frame.command = event.stacks[command_of[n]].name;
       frame.dso = node.dso;
       frame.symbol = node.name;
       frame.kernel = node.kernel;
