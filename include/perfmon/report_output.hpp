@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,6 +56,16 @@ std::vector<ReportKey> parse_report_keys(const std::string& keys);
 // perf report --stdio's text: per event, its header (samples, event count) and its rows, largest
 // first; the lost samples at the top.
 std::string format_report_table(const Profile& profile, const ReportOptions& options);
+// A call chain under a row, as the table draws it: its frames (the sampled function first, or the
+// outermost first in caller order) and its share of the event in percent.
+struct CallChainShare {
+  std::span<const NameId> frames;
+  double percent = 0;
+};
+// perf report -g's graph of a row's call chains (perf's "graph" print type, each chain whole),
+// indented under the row as the table prints them, in the order given: each chain's share on its
+// first frame where there are several. "" without chains. perfmon top -g draws its chains with it.
+std::string format_call_chains(const Profile& profile, std::span<const CallChainShare> chains);
 // The same figures as one JSON document: {"lost_samples":N,"events":[{"event":..., "rows":[...]}]}.
 std::string format_report_json(const Profile& profile, const ReportOptions& options);
 

@@ -68,31 +68,30 @@ void append_cell(std::string& out, const Profile& profile, const ProfileEntry& k
   }
 }
 
-void print_chains(std::string& out, const Profile& profile, const present::ReportRow& row, std::uint64_t total) {
-  if (row.chains.empty()) return;
+}  // namespace
+
+std::string format_call_chains(const Profile& profile, std::span<const CallChainShare> chains) {
+  if (chains.empty()) return "";
   const std::string indent(12, ' ');
-  out += indent + "|\n";
+  std::string out = indent + "|\n";
   char share[32];
-  for (std::size_t c = 0; c < row.chains.size(); ++c) {
-    const present::ReportChain& chain = row.chains[c];
-    const bool last = c + 1 == row.chains.size();
+  for (std::size_t c = 0; c < chains.size(); ++c) {
+    const bool last = c + 1 == chains.size();
     std::string lead, rest;
-    if (row.chains.size() == 1) {
+    if (chains.size() == 1) {
       lead = indent + "---";
       rest = indent + "   ";
     } else {
-      std::snprintf(share, sizeof share, "%.2f%%", present::percent(chain.period, total));
+      std::snprintf(share, sizeof share, "%.2f%%", chains[c].percent);
       lead = indent + (last ? " --" : "|--") + share + "--";
       rest = indent + (last ? " " : "|") + std::string(lead.size() - indent.size() - 1, ' ');
     }
-    for (std::size_t f = 0; f < chain.frames.size(); ++f)
-      out += (f == 0 ? lead : rest) + printable(profile.name(chain.frames[f])) + "\n";
+    for (std::size_t f = 0; f < chains[c].frames.size(); ++f)
+      out += (f == 0 ? lead : rest) + printable(profile.name(chains[c].frames[f])) + "\n";
     if (!last) out += indent + "|\n";
   }
-  out += "\n";
+  return out + "\n";
 }
-
-}  // namespace
 
 std::vector<ReportKey> parse_report_keys(const std::string& keys) {
   std::vector<ReportKey> parsed;
@@ -221,6 +220,7 @@ std::string format_report_table(const Profile& profile, const ReportOptions& opt
       out.append(2 + (digits.size() < 12 ? 12 - digits.size() : 0), ' ');
       out += digits;
     };
+    std::vector<CallChainShare> chain_shares;
     for (const present::ReportRow& row : rows) {
       const std::size_t line = out.size();
       if (options.children) {
@@ -238,7 +238,12 @@ std::string format_report_table(const Profile& profile, const ReportOptions& opt
         pad_from(out, start, c + 1 == columns.size() ? 0 : columns[c].width);
       }
       out += "\n";
-      print_chains(out, profile, row, event.period);
+      if (!row.chains.empty()) {
+        chain_shares.clear();
+        for (const present::ReportChain& chain : row.chains)
+          chain_shares.push_back({chain.frames, present::percent(chain.period, event.period)});
+        out += format_call_chains(profile, chain_shares);
+      }
     }
     if (!options.quiet) out += "\n\n";
   }

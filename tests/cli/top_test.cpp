@@ -8,9 +8,11 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "process.hpp"
 
@@ -77,6 +79,88 @@ TEST(CliTop, EndsWhenEveryThreadItSamplesHasExited) {
   EXPECT_NE(r.out.find("perfmon-test-worker"), std::string::npos) << r.out;
 }
 
+// perf top -g on the worker's call tree, sampled at every getppid (300 under perfmon_branch_a, 100
+// under perfmon_branch_b), all of it in one refresh (the last, when the worker exits): every share
+// exact. Returns what top printed.
+std::string top_of_call_tree(const std::vector<std::string>& flags) {
+  Process worker({WORKER, "tree-getppid", "100", "--wait-stdin"});
+  const std::string ready = worker.read_stdout_until("\n");
+  EXPECT_EQ(ready.rfind("ready ", 0), 0u) << ready;
+  std::vector<std::string> args = {PERFMON,   "top",
+                                   "--stdio", "-v",
+                                   "-d",      "600",
+                                   "--sort",  "sym",
+                                   "-e",      "syscalls:sys_enter_getppid",
+                                   "-c",      "1",
+                                   "-p",      std::to_string(worker.pid())};
+  args.insert(args.end(), flags.begin(), flags.end());
+  Process top(args);
+  const std::string started = top.read_stderr_until("sampling started");
+  EXPECT_NE(started.find("perfmon top: sampling started"), std::string::npos) << started;
+  worker.write_stdin("go\n");
+  worker.wait();
+  const Result r = top.wait();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.out;
+}
+
+// Each row's figures by its function: (children or overhead, self or "", samples).
+std::map<std::string, std::vector<std::string>> figures_by_symbol(const std::string& table) {
+  std::map<std::string, std::vector<std::string>> figures;
+  const std::regex row(R"(^ *(\d+\.\d\d)%(?:  +(\d+\.\d\d)%)?  +(\d+)  \[\.\] (\S+)$)");
+  for (const std::string& line : lines_of(table)) {
+    std::smatch m;
+    if (std::regex_search(line, m, row)) figures[m[4]] = {m[1], m[2], m[3]};
+  }
+  return figures;
+}
+
+TEST(CliTop, CallChainsGiveEachFunctionItsChildrenAndItsChains) {
+  const std::string out = top_of_call_tree({"-g"});
+  EXPECT_NE(out.find("Children      Self   Samples  Symbol"), std::string::npos) << out;
+  using Figures = std::vector<std::string>;
+  const auto figures = figures_by_symbol(out);
+  EXPECT_EQ(figures.at("syscall"), (Figures{"100.00", "100.00", "400"})) << out;
+  EXPECT_EQ(figures.at("main"), (Figures{"100.00", "0.00", "0"})) << out;
+  EXPECT_EQ(figures.at("perfmon_branch_a"), (Figures{"75.00", "0.00", "0"})) << out;
+  EXPECT_EQ(figures.at("perfmon_branch_b"), (Figures{"25.00", "0.00", "0"})) << out;
+  // Ranked by children, the sampled function first among equals; its chains under it, as perf
+  // report -g draws them.
+  EXPECT_LT(out.find("[.] syscall"), out.find("[.] main")) << out;
+  EXPECT_LT(out.find("[.] main"), out.find("[.] perfmon_branch_a")) << out;
+  EXPECT_NE(out.find("            |--75.00%--syscall\n"
+                     "            |          perfmon_branch_a\n"
+                     "            |          main\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("             --25.00%--syscall\n"
+                     "                       perfmon_branch_b\n"
+                     "                       main\n"),
+            std::string::npos)
+      << out;
+}
+
+TEST(CliTop, NoChildrenRanksByOwnSamplesAndMaxStackCutsTheChains) {
+  using Figures = std::vector<std::string>;
+  std::string out = top_of_call_tree({"-g", "--no-children"});
+  EXPECT_NE(out.find("Overhead   Samples  Symbol"), std::string::npos) << out;
+  auto figures = figures_by_symbol(out);
+  EXPECT_EQ(figures.at("syscall"), (Figures{"100.00", "", "400"})) << out;
+  EXPECT_FALSE(figures.contains("main")) << "a row of no samples of its own:\n" << out;
+  EXPECT_NE(out.find("|--75.00%--syscall"), std::string::npos) << out;
+
+  // Two frames from the sampled function: main is in no chain, and weighs nothing.
+  out = top_of_call_tree({"--call-graph", "fp", "--max-stack", "2"});
+  figures = figures_by_symbol(out);
+  EXPECT_EQ(figures.at("perfmon_branch_a"), (Figures{"75.00", "0.00", "0"})) << out;
+  EXPECT_FALSE(figures.contains("main")) << out;
+  EXPECT_NE(out.find("            |--75.00%--syscall\n"
+                     "            |          perfmon_branch_a\n"
+                     "            |\n"),
+            std::string::npos)
+      << out;
+}
+
 // The live view, in a terminal of tmux's: what a person sees, read back with capture-pane.
 class CliTopLive : public ::testing::Test {
  protected:
@@ -140,6 +224,46 @@ TEST_F(CliTopLive, SortsZoomsPausesAndQuits) {
   now = screen_showing(std::regex("TOP-EXITED 0"));
   EXPECT_NE(now.find("before top"), std::string::npos) << now;
   EXPECT_EQ(now.find("perfmon top:"), std::string::npos) << now;
+}
+
+// -g in the live view: Children and Self columns; E opens every row's call chains, C closes them,
+// e the selected row's.
+TEST_F(CliTopLive, OpensAndClosesCallChains) {
+  Process worker({WORKER, "spin", "60000"});
+  const std::string command =
+      std::string(PERFMON) + " top -g -d 0.5 -p " + std::to_string(worker.pid()) + "; echo TOP-EXITED $?; sleep 60";
+  ASSERT_EQ(tmux({"new-session", "-d", "-s", "top", "-x", "120", "-y", "30", command}).exit_code, 0);
+  std::string now = screen_showing(std::regex(R"(\n +\d+\.\d\d%  +\d+\.\d\d%  +\d+  \S)"));
+  EXPECT_NE(now.find("Children      Self   Samples  Shared Object"), std::string::npos) << now;
+  EXPECT_NE(now.find("e call chains (E all, C none)"), std::string::npos) << now;
+  const std::regex chain_line(R"(\n {12}(\||---| --|\|--))");
+  EXPECT_FALSE(std::regex_search(now, chain_line)) << "chains open before asked:\n" << now;
+  tmux({"send-keys", "-t", "top", "E"});
+  now = screen_showing(chain_line);
+  tmux({"send-keys", "-t", "top", "C"});
+  for (int i = 0; i < 100 && std::regex_search(now, chain_line); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    now = screen();
+  }
+  EXPECT_FALSE(std::regex_search(now, chain_line)) << "chains still open after C:\n" << now;
+  // e on the selected row, the first whose own samples are more than 1 % (chains of 0.5 % and more
+  // are drawn): its chains open.
+  tmux({"send-keys", "-t", "top", "p"});
+  now = screen_showing(std::regex("PAUSED"));
+  std::size_t rows_above = 0;
+  const std::regex row(R"(^ +\d+\.\d\d%  +(\d+\.\d\d)%  +\d+  \S)");
+  for (const std::string& line : lines_of(now)) {
+    std::smatch m;
+    if (!std::regex_search(line, m, row)) continue;
+    if (std::stod(m[1]) > 1.0) break;
+    ++rows_above;
+    tmux({"send-keys", "-t", "top", "Down"});
+  }
+  ASSERT_LT(rows_above, 20u) << now;
+  tmux({"send-keys", "-t", "top", "e"});
+  screen_showing(chain_line);
+  tmux({"send-keys", "-t", "top", "q"});
+  screen_showing(std::regex("TOP-EXITED 0"));
 }
 
 }  // namespace

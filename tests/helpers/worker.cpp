@@ -12,7 +12,8 @@
 //   loop N       runs the assembly loop of exactly 2N + 1 instructions
 //   tree N       main -> perfmon_branch_a -> perfmon_leaf(3N), then main -> perfmon_branch_b ->
 //                perfmon_leaf(N): a call tree whose leaf spends 3/4 of its time under branch a
-//   tree-getppid N   the same tree, its leaf calling getppid: exactly 3N calls under branch a, N under b
+//   tree-getppid N [--wait-stdin]   the same tree, its leaf calling getppid: exactly 3N calls under
+//                branch a, N under b (--wait-stdin: once a line arrives on stdin, after "ready PID")
 //   inline-getppid N main -> perfmon_inline_caller, into which perfmon_inlined_getppid is inlined
 //                and calls getppid N times: DWARF (not the symbol table) knows the inner function
 //   annotate N   perfmon_annotated: N getppid system calls made by its own instruction, inlined
@@ -112,7 +113,8 @@ extern "C" [[gnu::noinline]] void perfmon_branch_b(Leaf leaf, unsigned long n) {
 int usage() {
   std::fprintf(stderr,
                "usage: perfmon-test-worker getppid N [--threads T] [--fork-child M] [--wait-stdin] | "
-               "touch K | call N | loop N | tree N | tree-getppid N | inline-getppid N | inline-twice N | annotate N | "
+               "touch K | call N | loop N | tree N | tree-getppid N [--wait-stdin] | inline-getppid N | inline-twice N "
+               "| annotate N | "
                "exec-after N "
                "PROGRAM [ARG...] "
                "| sleep MS | spin MS | churn MS "
@@ -211,6 +213,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (mode == "tree" || mode == "tree-getppid") {
+    if (argc > 3 && !std::strcmp(argv[3], "--wait-stdin")) {
+      std::printf("ready %d\n", getpid());
+      std::fflush(stdout);
+      std::string line;
+      std::getline(std::cin, line);
+    }
     const Leaf leaf = mode == "tree" ? perfmon_leaf : perfmon_getppid_leaf;
     perfmon_branch_a(leaf, static_cast<unsigned long>(n));
     perfmon_branch_b(leaf, static_cast<unsigned long>(n));

@@ -103,6 +103,34 @@ std::vector<Option> sampling_rate_options(long& period, long& frequency) {
   };
 }
 
+namespace {
+// --call-graph fp | dwarf[,SIZE], as perf takes it.
+void parse_call_graph(std::string_view text, CallGraphChoice& choice) {
+  const std::size_t comma = text.find(',');
+  const std::string_view mode = text.substr(0, comma);
+  choice.callchains = true;
+  choice.user_stack_bytes = 0;
+  if (mode == "fp" && comma == std::string_view::npos) return;
+  if (mode != "dwarf") throw UsageError("--call-graph takes fp or dwarf[,SIZE], not '" + std::string(text) + "'");
+  const long size =
+      comma == std::string_view::npos ? 8192 : parse_long(text.substr(comma + 1), "--call-graph dwarf,SIZE", 8, 65528);
+  if (size % 8 != 0)
+    throw UsageError("--call-graph dwarf's stack size is a multiple of 8 bytes, such as 8192; not " +
+                     std::to_string(size));
+  choice.user_stack_bytes = static_cast<std::uint32_t>(size);
+}
+}  // namespace
+
+std::vector<Option> call_graph_options(CallGraphChoice& choice) {
+  return {
+      {'g', "", "", "record callchains (frame pointers)", [&](std::string_view) { choice.callchains = true; }},
+      {0, "call-graph", "fp|dwarf[,size]",
+       "callchains by frame pointers, or by copying size bytes of user stack (default 8192) to unwind with "
+       "DWARF CFI: about 8 KiB a sample",
+       [&](std::string_view v) { parse_call_graph(v, choice); }},
+  };
+}
+
 std::string default_sampled_event(const EventCatalog& catalog, std::string& why) {
   const std::string refused = probe_event(catalog.resolve("cycles").attr);
   if (refused.empty()) return "cycles";

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,6 +40,14 @@ struct EventArguments {
 // -c N and -F HZ, as perf record and perf top take them: a sample every N events, or about HZ a
 // second.
 std::vector<Option> sampling_rate_options(long& period, long& frequency);
+
+// How samples get their call stacks: -g (frame pointers) or --call-graph fp|dwarf[,SIZE], as perf
+// record and perf top take them.
+struct CallGraphChoice {
+  bool callchains = false;
+  std::uint32_t user_stack_bytes = 0;  // --call-graph dwarf: the user stack copied into each sample
+};
+std::vector<Option> call_graph_options(CallGraphChoice& choice);
 
 // The event to sample when none is named: cycles where the CPU's counters can be used, as perf
 // does, else the kernel's cpu-clock timer, with `why` set to "sampling cpu-clock, not cycles: ...".

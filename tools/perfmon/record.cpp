@@ -68,30 +68,13 @@ struct RecordOptions {
   } switching;
   bool quiet = false;
   bool verbose = false;
-  bool callchains = false;
-  std::uint32_t user_stack_bytes = 0;    // --call-graph dwarf
+  CallGraphChoice call_graph;
   std::size_t ring_pages = 0;            // 0: the sampler's default
   std::uint64_t branch_sample_type = 0;  // -b, -j
   bool data_addresses = false;           // -d
   bool emulate = false;
   std::vector<std::string> command;
 };
-
-// --call-graph fp | dwarf[,SIZE], as perf takes it.
-void parse_call_graph(std::string_view text, RecordOptions& o) {
-  const std::size_t comma = text.find(',');
-  const std::string_view mode = text.substr(0, comma);
-  o.callchains = true;
-  o.user_stack_bytes = 0;
-  if (mode == "fp" && comma == std::string_view::npos) return;
-  if (mode != "dwarf") throw UsageError("--call-graph takes fp or dwarf[,SIZE], not '" + std::string(text) + "'");
-  const long size =
-      comma == std::string_view::npos ? 8192 : parse_long(text.substr(comma + 1), "--call-graph dwarf,SIZE", 8, 65528);
-  if (size % 8 != 0)
-    throw UsageError("--call-graph dwarf's stack size is a multiple of 8 bytes, such as 8192; not " +
-                     std::to_string(size));
-  o.user_stack_bytes = static_cast<std::uint32_t>(size);
-}
 
 // -j/--branch-filter any,u,...: perf's names of PERF_SAMPLE_BRANCH_* bits. Without a privilege
 // level (u, k, hv) the kernel takes the event's own.
@@ -174,16 +157,12 @@ std::vector<Option> record_options(RecordOptions& o) {
   options.push_back(o.events.group_option(0));
   for (Option& option : target_options(o.target, Measure::Sample)) options.push_back(std::move(option));
   for (Option& option : sampling_rate_options(o.period, o.frequency)) options.push_back(std::move(option));
+  for (Option& option : call_graph_options(o.call_graph)) options.push_back(std::move(option));
   std::vector<Option> rest = {
       {'o', "output", "file",
        "the perf.data file to write (default perf.data), replaced only when complete; - : standard output, in perf's "
        "pipe layout (perf record -o -)",
        [&](std::string_view v) { o.output = std::string(v); }},
-      {'g', "", "", "record callchains (frame pointers)", [&](std::string_view) { o.callchains = true; }},
-      {0, "call-graph", "fp|dwarf[,size]",
-       "callchains by frame pointers, or by copying size bytes of user stack (default 8192) to unwind with "
-       "DWARF CFI at report time: about 8 KiB a sample",
-       [&](std::string_view v) { parse_call_graph(v, o); }},
       {'b', "branch-any", "",
        "record the last branches taken with each sample (a PMU with a branch record: LBR, BRS, BRBE)",
        [&](std::string_view) { o.branch_sample_type = PERF_SAMPLE_BRANCH_ANY; }},
@@ -261,7 +240,7 @@ void validate(const RecordOptions& o) {
     throw UsageError("--emulate runs a command on the emulated CPU: give one, without -p, -t, -a or -C");
   if (o.frequency != 0)
     throw UsageError("--emulate samples every N instructions, exactly: give a period with -c, not a frequency");
-  if (o.user_stack_bytes != 0)
+  if (o.call_graph.user_stack_bytes != 0)
     throw UsageError(
         "--emulate takes callchains from the calls the emulated CPU executes: use -g (or --call-graph fp), not dwarf");
   if (o.events.only_ring == 'k')
@@ -459,7 +438,7 @@ int record_emulated(const RecordOptions& o, std::vector<std::string> command_lin
   const int fd = out.fd();
   EmulatorOptions options;
   options.sample_period = static_cast<std::uint64_t>(o.period != 0 ? o.period : kDefaultEmulatedPeriod);
-  options.sample_callchains = o.callchains;
+  options.sample_callchains = o.call_graph.callchains;
   options.samples_directory = directory_of(o.output);
   EmulatedWorkload workload(o.command, options);
   CommandOf<EmulatedWorkload> command(workload);
@@ -537,9 +516,9 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   options.inherit = o.inherit;
   options.thread_counts = o.thread_counts;
   options.task_records = true;
-  if (o.callchains) options.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  if (o.call_graph.callchains) options.sample_type |= PERF_SAMPLE_CALLCHAIN;
   if (o.data_addresses) options.sample_type |= PERF_SAMPLE_ADDR;
-  options.user_stack_bytes = o.user_stack_bytes;
+  options.user_stack_bytes = o.call_graph.user_stack_bytes;
   options.branch_sample_type = o.branch_sample_type;
   if (o.ring_pages != 0) options.ring_pages = o.ring_pages;
   // A tracepoint's fields, as perf records them, for perf script to print.

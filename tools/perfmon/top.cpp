@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // perfmon top: where the machine (or -p's processes) spends its samples now, refreshed every -d
 // seconds, per function with its file (and command), as perf top shows it: on a terminal, a live
-// view to sort, pause, zoom into a file and quit with q; else (--stdio) a table every -d seconds.
+// view to sort, pause, zoom into a file, open a row's call chains (-g) and quit with q; else
+// (--stdio) a table every -d seconds.
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -12,8 +13,11 @@
 #include <charconv>
 #include <chrono>
 #include <cinttypes>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +31,7 @@
 #include "perfmon/perf_data.hpp"
 #include "perfmon/printable.hpp"
 #include "perfmon/profile.hpp"
+#include "perfmon/report_output.hpp"
 #include "perfmon/sampler.hpp"
 #include "profile_reading.hpp"
 #include "targets.hpp"
@@ -38,7 +43,7 @@ namespace {
 
 constexpr const char* kSynopsis =
     "perfmon top [-e EVENT] [-F HZ | -c N] [-p PID | -t TID | -a | -C CPUS] [-d SECS] [--sort comm,dso,sym]\n"
-    "                   [-E ROWS] [--stdio]";
+    "                   [-E ROWS] [-g | --call-graph fp|dwarf] [--no-children] [--stdio]";
 constexpr long kDefaultFrequency = 4000;  // perf top's
 
 struct TopOptions {
@@ -50,6 +55,9 @@ struct TopOptions {
   long entries = 0;  // rows shown; 0: the terminal's height, or 30 with --stdio
   bool stdio = false;
   bool hide_kernel = false, hide_user = false;  // -K, -U: perf top's
+  CallGraphChoice call_graph;
+  TopStacks stacks;  // with call_graph.callchains
+  bool verbose = false;
 };
 
 double parse_delay(std::string_view text) {
@@ -93,8 +101,17 @@ const char* order_name(TopRows::Order order) {
   return "overhead";
 }
 
-// The column heading and the rows as text, columns as wide as what they show.
-std::vector<std::string> table_lines(const TopRows& top, const std::vector<TopRow>& rows, std::size_t limit) {
+// A line of the table: the heading, a row (`row`: its place in the rows shown), or a line of the
+// call chains under the row before.
+struct TableLine {
+  std::string text;
+  std::size_t row = SIZE_MAX;
+};
+
+// The column heading and the first `limit` rows as text, columns as wide as what they show; under
+// each row whose `expanded` says so, its call chains as perf report -g draws them.
+std::vector<TableLine> table_lines(const TopRows& top, const Profile& profile, const std::vector<TopRow>& rows,
+                                   std::size_t limit, const std::function<bool(const TopRow&)>& expanded) {
   std::size_t command_width = 7, dso_width = 13;
   for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
     command_width = std::max(command_width, rows[i].command.size());
@@ -105,21 +122,37 @@ std::vector<std::string> table_lines(const TopRows& top, const std::vector<TopRo
     text.resize(std::max(width, text.size()), ' ');
     return text;
   };
-  std::string heading = "Overhead   Samples  ";
+  const bool children = top.shows_children();
+  std::string heading = children ? "Children      Self   Samples  " : "Overhead   Samples  ";
   if (has(ReportKey::Command)) heading += pad("Command", command_width) + "  ";
   if (has(ReportKey::Dso)) heading += pad("Shared Object", dso_width) + "  ";
   if (has(ReportKey::Symbol)) heading += "Symbol";
-  std::vector<std::string> lines = {heading};
+  std::vector<TableLine> lines = {{heading}};
+  std::vector<CallChainShare> shares;
   for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
     const TopRow& row = rows[i];
-    char figures[48];
-    std::snprintf(figures, sizeof figures, "%7.2f%%  %8" PRIu64 "  ", 100.0 * row.weight / top.total_weight(),
-                  row.samples);
+    const double share = 100.0 * row.weight / top.total_weight();
+    char figures[64];
+    if (children)
+      std::snprintf(figures, sizeof figures, "%7.2f%%  %7.2f%%  %8" PRIu64 "  ",
+                    100.0 * row.children_weight / top.total_weight(), share, row.samples);
+    else
+      std::snprintf(figures, sizeof figures, "%7.2f%%  %8" PRIu64 "  ", share, row.samples);
     std::string line = figures;
     if (has(ReportKey::Command)) line += pad(row.command, command_width) + "  ";
     if (has(ReportKey::Dso)) line += pad(row.dso, dso_width) + "  ";
     if (has(ReportKey::Symbol)) line += std::string(row.kernel ? "[k] " : "[.] ") + row.symbol;
-    lines.push_back(line);
+    lines.push_back({line, i});
+    if (!top.stacks().chains || !expanded(row)) continue;
+    const std::vector<TopChain> chains = top.chains(profile, row);
+    shares.clear();
+    for (const TopChain& chain : chains) shares.push_back({chain.frames, 100.0 * chain.weight / top.total_weight()});
+    const std::string drawn = format_call_chains(profile, shares);
+    for (std::size_t at = 0; at < drawn.size();) {
+      const std::size_t end = drawn.find('\n', at);
+      lines.push_back({drawn.substr(at, end - at)});
+      at = end + 1;
+    }
   }
   return lines;
 }
@@ -163,10 +196,19 @@ struct Screen {
   bool paused = false;
   std::size_t selected = 0;
   std::vector<TopRow> rows;   // as last shown (kept while paused)
-  std::size_t most_rows = 0;  // -E; 0: as many as the terminal has room for
+  std::size_t most_rows = 0;  // -E; 0: every row (as many as the terminal has room for are seen)
+  // -g: the rows whose call chains are open (by TopRow::index), or all of them (E).
+  std::set<std::size_t> expanded;
+  bool all_expanded = false;
+  bool is_expanded(const TopRow& row) const { return all_expanded || expanded.contains(row.index); }
+  // The rows to show now, in the chosen order and file, at most -E of them.
+  void take_rows(const TopRows& top) {
+    rows = top.rows(order, zoomed_dso);
+    if (most_rows != 0 && rows.size() > most_rows) rows.resize(most_rows);
+  }
 };
 
-void draw(const TopRows& top, Screen& screen) {
+void draw(const TopRows& top, const Profile& profile, Screen& screen) {
   const auto [height, width] = LiveTerminal::size();
   auto fit = [width = width](std::string line) {
     if (line.size() > width) line.resize(width);
@@ -184,20 +226,27 @@ void draw(const TopRows& top, Screen& screen) {
   if (!screen.note.empty()) status += "   " + screen.note;
   put(status);
   put("");
-  std::size_t room = height > 6 ? height - 6 : 1;
-  if (screen.most_rows != 0) room = std::min(room, screen.most_rows);
+  const std::size_t room = height > 6 ? height - 6 : 1;  // lines below the heading
   if (!screen.rows.empty()) screen.selected = std::min(screen.selected, screen.rows.size() - 1);
-  const std::size_t first = screen.selected >= room ? screen.selected - room + 1 : 0;
-  std::vector<TopRow> visible(screen.rows.begin() + static_cast<std::ptrdiff_t>(std::min(first, screen.rows.size())),
-                              screen.rows.end());
-  const std::vector<std::string> lines = table_lines(top, visible, room);
-  put(lines.front());
-  for (std::size_t i = 1; i < lines.size(); ++i) put(lines[i], first + i - 1 == screen.selected);
+  // The rows up to the selected one and as many after as could be seen.
+  const std::size_t row_limit = screen.selected + room;
+  const std::vector<TableLine> lines = table_lines(top, profile, screen.rows, row_limit,
+                                                   [&screen](const TopRow& row) { return screen.is_expanded(row); });
+  // The selected row in view, with its call chains where they fit.
+  std::size_t selected_line = 1;
+  while (selected_line + 1 < lines.size() && lines[selected_line].row != screen.selected) ++selected_line;
+  std::size_t selected_end = selected_line;
+  while (selected_end + 1 < lines.size() && lines[selected_end + 1].row == SIZE_MAX) ++selected_end;
+  const std::size_t first = std::min(selected_line, selected_end >= room ? selected_end - room + 1 : 1);
+  put(lines.front().text);
+  for (std::size_t i = first; i < lines.size() && i < first + room; ++i)
+    put(lines[i].text, lines[i].row == screen.selected);
   if (screen.rows.empty()) put(screen.zoomed_dso.empty() ? "(waiting for samples)" : "(no samples in this file now)");
   out += "\x1b[J";
   // The keys, on the last line.
-  out += "\x1b[" + std::to_string(height) + ";1H" +
-         fit("q quit   up/down select   d zoom into the file (again: all)   s sort   p pause") + "\x1b[K";
+  std::string keys = "q quit   up/down select   d zoom into the file   s sort   p pause";
+  if (top.stacks().chains) keys += "   e call chains (E all, C none)";
+  out += "\x1b[" + std::to_string(height) + ";1H" + fit(keys) + "\x1b[K";
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
 }
@@ -230,7 +279,20 @@ bool press(const std::string& keys, Screen& screen, const TopRows& top) {
         screen.order = screen.order == TopRows::Order::Overhead  ? TopRows::Order::Samples
                        : screen.order == TopRows::Order::Samples ? TopRows::Order::Name
                                                                  : TopRows::Order::Overhead;
-        screen.rows = top.rows(screen.order, screen.zoomed_dso);
+        screen.take_rows(top);
+        break;
+      case 'e':
+      case '+':
+      case '\n':
+        if (screen.selected < screen.rows.size() && !screen.expanded.erase(screen.rows[screen.selected].index))
+          screen.expanded.insert(screen.rows[screen.selected].index);
+        break;
+      case 'E':
+        screen.all_expanded = true;
+        break;
+      case 'C':
+        screen.all_expanded = false;
+        screen.expanded.clear();
         break;
       case 'd':
       case 'D':
@@ -239,7 +301,7 @@ bool press(const std::string& keys, Screen& screen, const TopRows& top) {
         else if (screen.selected < screen.rows.size())
           screen.zoomed_dso = screen.rows[screen.selected].dso;
         screen.selected = 0;
-        screen.rows = top.rows(screen.order, screen.zoomed_dso);
+        screen.take_rows(top);
         break;
       default:
         break;
@@ -302,15 +364,17 @@ class TopView final : public RunHooks {
   // q, or output that cannot be written (a full disk: main says why), ends it.
   int interruption() override { return quit_ ? SIGINT : 0; }
   void tick(std::chrono::nanoseconds) override {
+    // Whether the targets live is asked first: once they have gone, this drain takes their last samples.
+    const bool alive = targets_alive(target_);
     ShownSamples shown(profile_, o_.hide_kernel, o_.hide_user);
     sampler_.drain(shown);
-    ended_ = !targets_alive(target_);
+    ended_ = !alive;
     if (Clock::now() >= next_refresh_ || ended_) refresh();
   }
 
  private:
   void redraw() {
-    if (drawn_) draw(top_, screen_);
+    if (drawn_) draw(top_, profile_, screen_);
   }
   void refresh() {
     const auto now = Clock::now();
@@ -326,15 +390,16 @@ class TopView final : public RunHooks {
         added.samples ? 100.0 * static_cast<double>(added.kernel_samples) / static_cast<double>(added.samples) : 0.0,
         sampler_.stats().lost_records, rate_.c_str(), printable(sampler_.event(0).name).c_str(), where_.c_str());
     screen_.header = header;
-    if (!screen_.paused) screen_.rows = top_.rows(screen_.order, screen_.zoomed_dso);
+    if (!screen_.paused) screen_.take_rows(top_);
     if (live_) {
       redraw();
       return;
     }
     std::string block = screen_.header + "\n" + std::string(79, '-') + "\n\n";
-    for (const std::string& line :
-         table_lines(top_, screen_.rows, o_.entries > 0 ? static_cast<std::size_t>(o_.entries) : 30))
-      block += line + "\n";
+    for (const TableLine& line :
+         table_lines(top_, profile_, screen_.rows, o_.entries > 0 ? static_cast<std::size_t>(o_.entries) : 30,
+                     [](const TopRow&) { return true; }))
+      block += line.text + "\n";
     std::fputs((block + "\n").c_str(), stdout);
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) quit_ = true;
   }
@@ -379,13 +444,21 @@ int top(const TopOptions& o) {
   sampling.frequency = o.period == 0 ? static_cast<std::uint64_t>(o.frequency ? o.frequency : kDefaultFrequency) : 0;
   sampling.inherit = !target.cpu_wide();
   sampling.task_records = true;
+  if (o.call_graph.callchains) sampling.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  sampling.user_stack_bytes = o.call_graph.user_stack_bytes;
   Sampler sampler(groups, target, sampling);
   for (const std::string& sampler_note : sampler.notes())
     std::fprintf(stderr, "perfmon top: %s\n", sampler_note.c_str());
 
-  Profile profile({sampler.event(0).name}, ProfileOptions{.stacks = false});
+  Profile profile({sampler.event(0).name}, ProfileOptions{.stacks = o.call_graph.callchains});
+  if (o.call_graph.user_stack_bytes != 0 && !profile.unwind_user_stacks(0, sampler.opened_attr(0).sample_regs_user))
+    std::fprintf(stderr,
+                 "perfmon top: this build cannot unwind copied user stacks (no libdw, or another architecture): "
+                 "the call chains show kernel frames and the sampled function only; use -g\n");
   describe_running(chosen, target, profile);
-  TopRows top(o.sort);
+  TopStacks stacks = o.stacks;
+  stacks.chains = o.call_graph.callchains;
+  TopRows top(o.sort, stacks);
   Screen screen;
   screen.most_rows = static_cast<std::size_t>(o.entries);
   screen.note = note.empty() ? "" : "(" + note.substr(0, note.find(':')) + ": no PMU)";
@@ -411,8 +484,9 @@ int top(const TopOptions& o) {
   if (live) terminal.emplace();
 
   sampler.start();
+  if (o.verbose && !live) std::fprintf(stderr, "perfmon top: sampling started\n");
   TopView view(o, sampler, profile, top, screen, rate, where, target, live, terminal.has_value());
-  if (terminal) draw(top, screen);
+  if (terminal) draw(top, profile, screen);
   RunOptions every_50ms;
   every_50ms.tick = std::chrono::milliseconds(50);
   RunResult run;
@@ -432,6 +506,7 @@ int run_top(std::span<char* const> args) {
       o.events.options("the event to sample, perf syntax (default: cycles, or cpu-clock without a PMU)");
   for (Option& option : target_options(o.target, Measure::Sample)) options.push_back(std::move(option));
   for (Option& option : sampling_rate_options(o.period, o.frequency)) options.push_back(std::move(option));
+  for (Option& option : call_graph_options(o.call_graph)) options.push_back(std::move(option));
   std::vector<Option> rest = {
       {'d', "delay", "secs", "refresh every secs seconds (default 2)",
        [&](std::string_view v) { o.delay_seconds = parse_delay(v); }},
@@ -445,6 +520,18 @@ int run_top(std::span<char* const> args) {
        [&](std::string_view) { o.hide_kernel = true; }},
       {'U', "hide_user_symbols", "", "leave out user space's samples (perf top's -U)",
        [&](std::string_view) { o.hide_user = true; }},
+      {0, "children", "",
+       "with call chains: each row also weighs the stacks through its function (Children), rows ranked by it "
+       "(the default with -g, as perf top's)",
+       [&](std::string_view) { o.stacks.children = true; }},
+      {0, "no-children", "", "with call chains: rows weigh and are ranked by their own samples only",
+       [&](std::string_view) { o.stacks.children = false; }},
+      {0, "max-stack", "n", "the frames of a call chain used, from the sampled function (chains and Children)",
+       [&](std::string_view v) {
+         o.stacks.max_stack = static_cast<std::size_t>(parse_long(v, "--max-stack", 1, 1 << 16));
+       }},
+      {'v', "verbose", "", "say on standard error when sampling has started (--stdio)",
+       [&](std::string_view) { o.verbose = true; }},
   };
   for (Option& option : rest) options.push_back(std::move(option));
   std::vector<std::string> words;
