@@ -21,6 +21,8 @@
 #include "perfmon/marked_regions.hpp"      // MarkedRegions: regions a program marks, counted per thread (likwid, PAPI)
 #include "perfmon/marker_results.hpp"      // MarkerResults: a marker library's results read back
 #include "perfmon/measurement.hpp"         // Measurement, run(): a measurement of any kind run from start to end
+#include "perfmon/metric_expression.hpp"   // MetricExpression: perf's metric language, parsed and evaluated
+#include "perfmon/metric_table.hpp"        // MetricTable, MetricSet: perf's metric tables, chosen and evaluated
 #include "perfmon/metrics.hpp"             // MetricsExporter: counters for Prometheus
 #include "perfmon/metrics_server.hpp"      // MetricsServer: /metrics and /debug/pprof/profile over HTTP
 #include "perfmon/name_id.hpp"             // NameId: a name kept once, referred to by index

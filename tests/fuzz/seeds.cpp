@@ -129,6 +129,14 @@ int main(int argc, char** argv) {
                            "fifo:c,c\nenable\tb ", "fd:-1\nbogus", "fifo:\n"})
     control.add(line);
 
+  // Metric expressions in perf's language: the first byte picks the inputs' values.
+  Corpus metrics(out, "metric_expression");
+  for (const char* text :
+       {"instructions / cycles", "d_ratio(a, b) * 100", "1 + 2 * 3 % 4 - -5", "a if b > 1 | c & d ^ e else min(a, max(b, c))",
+        "#slots * cpu@topdown\\-retiring@ / source_count(x)", "has_event(cpu@cycles@) + strcmp_cpuid_str(0x410fd0c0)",
+        "(((1e-3)))", "NaN", "x ? y", "hv@PM\\,chip\\=?@"})
+    metrics.add(std::string(1, '\x05') + text);
+
   Corpus cpus(out, "cpu_list");
   for (const char* list : {"0", "0-3,5", "0-1,4-7,9", "1,0", "0-8191", "3-1", "0-"}) cpus.add(list);
 

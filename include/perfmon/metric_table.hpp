@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+// perfmon: a table of metrics in perf's pmu-events JSON shape (MetricName, MetricExpr, MetricGroup,
+// ScaleUnit, MetricThreshold, MetricConstraint, BriefDescription), metrics chosen from it by name
+// or group, and a chosen set compiled for evaluation: the events it needs, the metrics it refers
+// to (a metric's expression may name another), each value scaled and its threshold tested.
+//
+//   perfmon::MetricTable table = perfmon::MetricTable::from_json(json_text, "metrics.json");
+//   perfmon::MetricSet set(table, table.select("ipc,TopdownL1"), facts);
+//   // count set.events(); then, with their values (and standard errors) in that order:
+//   std::vector<perfmon::MetricResult> results = set.evaluate(values, errors);
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "perfmon/metric_expression.hpp"
+
+namespace perfmon {
+
+struct MetricDefinition {
+  std::string name;                 // MetricName
+  std::string expression;           // MetricExpr
+  std::vector<std::string> groups;  // MetricGroup, split at ';'
+  // ScaleUnit ("100%", "1GHz", "1per_sec"): the value is multiplied by `scale` and shown in `unit`.
+  double scale = 1;
+  std::string unit;
+  std::string threshold;    // MetricThreshold: an expression over the table's (unscaled) metrics; "" none
+  std::string constraint;   // MetricConstraint: NO_GROUP_EVENTS, NO_GROUP_EVENTS_NMI, NO_GROUP_EVENTS_SMT...
+  std::string description;  // BriefDescription
+};
+
+class MetricTable {
+ public:
+  MetricTable() = default;
+  // perf's metrics JSON: an array of objects, each with at least MetricName and MetricExpr (objects
+  // without are events, skipped). Throws perfmon::Error (InvalidArgument) naming `source` and what
+  // is wrong: not JSON, an entry's field of the wrong type, a ScaleUnit without a number, a name twice.
+  static MetricTable from_json(std::string_view json, std::string_view source);
+  // Throws as from_json where the name is already in the table (names compare without case, as perf's).
+  void add(MetricDefinition metric);
+
+  const std::vector<MetricDefinition>& metrics() const noexcept { return metrics_; }
+  // The index of the metric of this name (case aside), if any.
+  std::optional<std::size_t> find(std::string_view name) const;
+  // The metrics of a comma-separated list of metric and group names, as perf stat -M takes it
+  // ("ipc,TopdownL1"), each once, in the table's order within a group. Throws perfmon::Error
+  // (InvalidArgument) for a name that is neither, with the nearest names.
+  std::vector<std::size_t> select(std::string_view list) const;
+  // Every group name, sorted.
+  std::vector<std::string> groups() const;
+
+ private:
+  std::vector<MetricDefinition> metrics_;
+};
+
+// One metric's value in a set's evaluation.
+struct MetricResult {
+  std::size_t metric = 0;  // its index in the table
+  double value = 0;        // scaled by ScaleUnit; NaN where it cannot be computed
+  double error = 0;        // the standard error, scaled alike
+  // MetricThreshold: true where the value is past it (perf marks it), false where not, none where
+  // the metric has no threshold or it cannot be computed.
+  std::optional<bool> over_threshold;
+};
+
+class MetricSet {
+ public:
+  // Compiles the chosen metrics (table indices) and those their expressions refer to. Throws
+  // perfmon::Error (InvalidArgument): an expression that does not parse (named with its metric),
+  // a metric that refers to itself (the cycle named).
+  MetricSet(const MetricTable& table, std::vector<std::size_t> chosen, const MetricFacts& facts);
+
+  // The events the chosen metrics need, in order of first use: perf's event names (and its tool
+  // events duration_time, user_time, system_time), not metrics.
+  const std::vector<std::string>& events() const noexcept { return events_; }
+  // The chosen metrics' values from the events' values and standard errors (errors empty: exact),
+  // in the order they were chosen.
+  std::vector<MetricResult> evaluate(std::span<const double> values, std::span<const double> errors = {}) const;
+
+ private:
+  struct Compiled {
+    std::size_t metric = 0;
+    MetricExpression expression;
+    std::vector<std::size_t> inputs;  // for each of its names: a slot (events first, then metrics)
+    std::optional<MetricExpression> threshold;
+    std::vector<std::size_t> threshold_inputs;
+  };
+  const MetricTable* table_;
+  std::vector<std::size_t> chosen_;  // positions in compiled_
+  std::vector<Compiled> compiled_;   // a metric after those it refers to
+  std::vector<std::string> events_;
+};
+
+}  // namespace perfmon

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: Apache-2.0
+// perf's metric language: a lexer that takes the longest match as flex does (expr.l), a
+// precedence-climbing parser of expr.y's grammar into nodes that refer to earlier nodes, and an
+// evaluator of expr.y's semantics when it computes a value.
+#include "perfmon/metric_expression.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <regex>
+
+#include "perfmon/error.hpp"
+
+namespace perfmon {
+
+namespace {
+
+using Op = MetricExpression::Node::Op;
+constexpr std::size_t kDeepest = 256;  // nesting: a hostile text must not exhaust the stack
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+// expr.l's sym: [0-9a-zA-Z_.:@?]
+bool is_symbol_char(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' || c == ':' ||
+         c == '@' || c == '?';
+}
+// expr.l's spec: a backslash before one of [-,=]
+bool is_escape(std::string_view text, std::size_t at) {
+  return text[at] == '\\' && at + 1 < text.size() &&
+         (text[at + 1] == '-' || text[at + 1] == ',' || text[at + 1] == '=');
+}
+// expr.l's literal: #[0-9a-zA-Z_.\-]+
+bool is_literal_char(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' || c == '-';
+}
+
+// The length of expr.l's number at the start of `text`: ([0-9]+\.?[0-9]*|[0-9]*\.?[0-9]+)(e-?[0-9]+)?
+std::size_t number_length(std::string_view text) {
+  std::size_t at = 0;
+  while (at < text.size() && is_digit(text[at])) ++at;
+  const std::size_t whole = at;
+  if (at < text.size() && text[at] == '.') {
+    std::size_t fraction = at + 1;
+    while (fraction < text.size() && is_digit(text[fraction])) ++fraction;
+    if (whole == 0 && fraction == at + 1) return 0;  // "." alone
+    at = fraction;
+  } else if (whole == 0) {
+    return 0;
+  }
+  if (at < text.size() && text[at] == 'e') {
+    std::size_t exponent = at + 1;
+    if (exponent < text.size() && text[exponent] == '-') ++exponent;
+    const std::size_t digits = exponent;
+    while (exponent < text.size() && is_digit(text[exponent])) ++exponent;
+    if (exponent > digits) at = exponent;
+  }
+  return at;
+}
+
+std::size_t symbol_length(std::string_view text) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    if (is_symbol_char(text[at]))
+      ++at;
+    else if (is_escape(text, at))
+      at += 2;
+    else
+      break;
+  }
+  return at;
+}
+
+enum class Kind { End, Number, Name, Literal, Keyword, Punctuation };
+
+struct Token {
+  Kind kind = Kind::End;
+  std::string_view text;  // as written
+  std::size_t at = 0;     // its first character's offset
+  double number = 0;
+};
+
+constexpr std::string_view kKeywords[] = {"if",      "else",         "min",       "max",
+                                          "d_ratio", "source_count", "has_event", "strcmp_cpuid_str"};
+
+// A name as perf's parser gets it: escapes undone, '?' the runtime parameter, '@' a '/'.
+std::string normalized(std::string_view written, int runtime_parameter) {
+  std::string name;
+  for (std::size_t at = 0; at < written.size(); ++at) {
+    if (written[at] == '\\')
+      name += written[++at];
+    else if (written[at] == '?')
+      name += std::to_string(runtime_parameter);
+    else
+      name += written[at] == '@' ? '/' : written[at];
+  }
+  return name;
+}
+
+// perf's strcmp_cpuid_str: on arm64 (MIDRs) the same part in this variant and revision or a later
+// one; elsewhere the pattern, an extended regular expression, matching the whole id.
+bool cpuid_matches(const std::string& pattern, const std::string& cpuid) {
+  if (cpuid.empty()) return false;
+  if (cpuid.starts_with("0x") && pattern.starts_with("0x")) {
+    constexpr std::uint64_t kVariant = 0xfULL << 20, kRevision = 0xfULL;
+    const std::uint64_t wanted = std::strtoull(pattern.c_str(), nullptr, 16),
+                        have = std::strtoull(cpuid.c_str(), nullptr, 16);
+    if ((wanted & ~(kVariant | kRevision)) != (have & ~(kVariant | kRevision))) return false;
+    return (have & kVariant) > (wanted & kVariant) ||
+           ((have & kVariant) == (wanted & kVariant) && (have & kRevision) >= (wanted & kRevision));
+  }
+  try {
+    return std::regex_match(cpuid, std::regex(pattern, std::regex::extended));
+  } catch (const std::regex_error&) {
+    return false;
+  }
+}
+
+std::uint32_t index_in(std::vector<std::string>& list, std::string name) {
+  const auto found = std::find(list.begin(), list.end(), name);
+  if (found != list.end()) return static_cast<std::uint32_t>(found - list.begin());
+  list.push_back(std::move(name));
+  return static_cast<std::uint32_t>(list.size() - 1);
+}
+
+}  // namespace
+
+class MetricExpression::Parser {
+ public:
+  Parser(MetricExpression& out, int runtime_parameter) : out_(out), text_(out.text_), runtime_(runtime_parameter) {
+    next();
+  }
+
+  void parse() {
+    out_.root_ = if_expression();
+    if (token_.kind != Kind::End) fail("expected an operator or the end");
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& expected) const {
+    const std::string found = token_.kind == Kind::End ? "the end" : "'" + std::string(token_.text) + "'";
+    throw Error(ErrorKind::InvalidArgument, "The metric expression '" + text_ + "' does not parse: at character " +
+                                                std::to_string(token_.at + 1) + ", " + expected + ", found " + found +
+                                                ".");
+  }
+
+  void next() {
+    std::size_t at = position_;
+    while (at < text_.size() && (text_[at] == ' ' || text_[at] == '\t' || text_[at] == '\n' || text_[at] == '\r')) ++at;
+    token_ = Token{Kind::End, {}, at};
+    if (at == text_.size()) {
+      position_ = at;
+      return;
+    }
+    const std::string_view rest = std::string_view(text_).substr(at);
+    const std::size_t number = number_length(rest), symbol = symbol_length(rest);
+    std::size_t length = 1;
+    if (number > 0 && number >= symbol) {  // flex: the longest match, the earlier rule on a tie
+      length = number;
+      token_.kind = Kind::Number;
+      token_.number = std::strtod(std::string(rest.substr(0, number)).c_str(), nullptr);
+    } else if (symbol > 0) {
+      length = symbol;
+      const std::string_view word = rest.substr(0, symbol);
+      if (word == "NaN") {
+        token_.kind = Kind::Number;
+        token_.number = std::nan("");
+      } else {
+        token_.kind = std::find(std::begin(kKeywords), std::end(kKeywords), word) != std::end(kKeywords) ? Kind::Keyword
+                                                                                                         : Kind::Name;
+      }
+    } else if (rest[0] == '#' && rest.size() > 1 && is_literal_char(rest[1])) {
+      while (length < rest.size() && is_literal_char(rest[length])) ++length;
+      token_.kind = Kind::Literal;
+    } else if (std::string_view("|^&<>-+*/%(),").find(rest[0]) != std::string_view::npos) {
+      token_.kind = Kind::Punctuation;
+    } else {
+      token_ = Token{Kind::Punctuation, rest.substr(0, 1), at};  // named as found
+      fail("expected a number, a name, a #literal, an operator or a parenthesis");
+    }
+    token_.text = rest.substr(0, length);
+    position_ = at + length;
+  }
+
+  bool is(std::string_view text) const {
+    return (token_.kind == Kind::Punctuation || token_.kind == Kind::Keyword) && token_.text == text;
+  }
+  void expect(std::string_view text) {
+    if (!is(text)) fail("expected '" + std::string(text) + "'");
+    next();
+  }
+
+  std::uint32_t add(MetricExpression::Node node) {
+    out_.nodes_.push_back(node);
+    return static_cast<std::uint32_t>(out_.nodes_.size() - 1);
+  }
+
+  // if_expr: expr 'if' expr 'else' if_expr | expr
+  std::uint32_t if_expression() {
+    if (++depth_ > kDeepest)
+      fail("expected an expression nested less deeply (at most " + std::to_string(kDeepest) + ")");
+    const std::uint32_t then = binary(0);
+    std::uint32_t result = then;
+    if (is("if")) {
+      next();
+      const std::uint32_t condition = binary(0);
+      expect("else");
+      const std::uint32_t otherwise = if_expression();
+      result = add({.op = Op::If, .a = then, .b = condition, .c = otherwise});
+    }
+    --depth_;
+    return result;
+  }
+
+  // expr.y's binary operators by precedence, lowest first; each level is left-associative.
+  std::uint32_t binary(int level) {
+    static constexpr std::pair<std::string_view, Op> kLevels[][3] = {
+        {{"|", Op::Or}, {}, {}},
+        {{"^", Op::Xor}, {}, {}},
+        {{"&", Op::And}, {}, {}},
+        {{"<", Op::Less}, {">", Op::Greater}, {}},
+        {{"+", Op::Add}, {"-", Op::Subtract}, {}},
+        {{"*", Op::Multiply}, {"/", Op::Divide}, {"%", Op::Modulo}},
+    };
+    if (level == static_cast<int>(std::size(kLevels))) return unary();
+    std::uint32_t left = binary(level + 1);
+    for (;;) {
+      const auto* op = std::find_if(std::begin(kLevels[level]), std::end(kLevels[level]),
+                                    [&](const auto& entry) { return !entry.first.empty() && is(entry.first); });
+      if (op == std::end(kLevels[level])) return left;
+      next();
+      const std::uint32_t right = binary(level + 1);
+      left = add({.op = op->second, .a = left, .b = right});
+    }
+  }
+
+  std::uint32_t unary() {
+    if (!is("-")) return primary();
+    if (++depth_ > kDeepest)
+      fail("expected an expression nested less deeply (at most " + std::to_string(kDeepest) + ")");
+    next();
+    const std::uint32_t operand = unary();
+    --depth_;
+    return add({.op = Op::Negate, .a = operand});
+  }
+
+  // An event or metric name as a function's argument.
+  std::string argument_name() {
+    if (token_.kind != Kind::Name) fail("expected an event's name");
+    std::string name = normalized(token_.text, runtime_);
+    next();
+    return name;
+  }
+
+  std::uint32_t primary() {
+    switch (token_.kind) {
+      case Kind::Number: {
+        const double number = token_.number;
+        next();
+        return add({.op = Op::Number, .number = number});
+      }
+      case Kind::Name: {
+        const std::uint32_t index = index_in(out_.names_, normalized(token_.text, runtime_));
+        next();
+        return add({.op = Op::Name, .index = index});
+      }
+      case Kind::Literal: {
+        const std::uint32_t index = index_in(out_.literals_, std::string(token_.text));
+        next();
+        return add({.op = Op::Literal, .index = index});
+      }
+      case Kind::End:
+        fail("expected a number, a name or a parenthesis");
+      case Kind::Punctuation:
+        if (!is("(")) fail("expected a number, a name or a parenthesis");
+        {
+          next();
+          const std::uint32_t inner = if_expression();
+          expect(")");
+          return inner;
+        }
+      case Kind::Keyword:
+        break;
+    }
+    const std::string_view function = token_.text;
+    if (function == "if" || function == "else") fail("expected a number, a name or a parenthesis");
+    next();
+    expect("(");
+    std::uint32_t node = 0;
+    if (function == "source_count") {
+      node = add({.op = Op::SourceCount, .index = index_in(out_.names_, argument_name())});
+    } else if (function == "has_event") {
+      node = add({.op = Op::HasEvent, .index = index_in(out_.asked_events_, argument_name())});
+    } else if (function == "strcmp_cpuid_str") {
+      node = add({.op = Op::CpuidMatches, .index = index_in(out_.cpuid_patterns_, argument_name())});
+    } else {
+      const std::uint32_t first = binary(0);
+      expect(",");
+      const std::uint32_t second = binary(0);
+      node = add({.op = function == "min"   ? Op::Min
+                        : function == "max" ? Op::Max
+                                            : Op::DRatio,
+                  .a = first,
+                  .b = second});
+    }
+    expect(")");
+    return node;
+  }
+
+  MetricExpression& out_;
+  const std::string& text_;
+  const int runtime_;
+  std::size_t position_ = 0, depth_ = 0;
+  Token token_;
+};
+
+MetricExpression MetricExpression::parse(std::string_view text, int runtime_parameter) {
+  MetricExpression expression;
+  expression.text_ = std::string(text);
+  Parser(expression, runtime_parameter).parse();
+  const double unknown = std::nan("");
+  expression.literal_values_.assign(expression.literals_.size(), unknown);
+  expression.asked_event_answers_.assign(expression.asked_events_.size(), unknown);
+  expression.cpuid_answers_.assign(expression.cpuid_patterns_.size(), unknown);
+  return expression;
+}
+
+void MetricExpression::resolve(const MetricFacts& facts) {
+  for (std::size_t i = 0; i < literals_.size(); ++i) {
+    const std::optional<double> value = facts.literal ? facts.literal(literals_[i]) : std::nullopt;
+    literal_values_[i] = value ? *value : std::nan("");
+  }
+  for (std::size_t i = 0; i < asked_events_.size(); ++i)
+    asked_event_answers_[i] = facts.has_event && facts.has_event(asked_events_[i]) ? 1 : 0;
+  for (std::size_t i = 0; i < cpuid_patterns_.size(); ++i)
+    cpuid_answers_[i] = cpuid_matches(cpuid_patterns_[i], facts.cpuid) ? 1 : 0;
+}
+
+double MetricExpression::value_of(std::uint32_t index, std::span<const double> values,
+                                  std::span<const double> counts) const noexcept {
+  const Node& node = nodes_[index];
+  const double nan = std::nan("");
+  auto operand = [&](std::uint32_t at) { return value_of(at, values, counts); };
+  switch (node.op) {
+    case Op::Number:
+      return node.number;
+    case Op::Name:
+      return node.index < values.size() ? values[node.index] : nan;
+    case Op::SourceCount:
+      if (node.index >= values.size() || std::isnan(values[node.index])) return nan;
+      return node.index < counts.size() ? counts[node.index] : 1;
+    case Op::Literal:
+      return literal_values_[node.index];
+    case Op::HasEvent:
+      return asked_event_answers_[node.index];
+    case Op::CpuidMatches:
+      return cpuid_answers_[node.index];
+    case Op::Negate:
+      return -operand(node.a);
+    case Op::If:
+      // perf: a condition of 0 takes the else branch; any other value, NaN too, the first.
+      return operand(node.b) == 0 ? operand(node.c) : operand(node.a);
+    default:
+      break;
+  }
+  const double a = operand(node.a), b = operand(node.b);
+  const bool finite_a = std::isfinite(a), finite_b = std::isfinite(b);
+  switch (node.op) {
+    case Op::Add:
+      return a + b;
+    case Op::Subtract:
+      return a - b;
+    case Op::Multiply:
+      return a * b;
+    case Op::Divide:
+      return b == 0 ? nan : a / b;
+    case Op::Modulo: {
+      // On whole numbers, as perf's (long) casts; one whose magnitude a long cannot hold is NaN.
+      constexpr double kLongest = 9.2e18;
+      if (std::isnan(a) || std::isnan(b) || std::fabs(a) >= kLongest || std::fabs(b) >= kLongest) return nan;
+      const long divisor = static_cast<long>(b);
+      return divisor == 0 ? nan : static_cast<double>(static_cast<long>(a) % divisor);
+    }
+    case Op::Less:
+      return std::isnan(a) || std::isnan(b) ? nan : (a < b ? 1 : 0);
+    case Op::Greater:
+      return std::isnan(a) || std::isnan(b) ? nan : (a > b ? 1 : 0);
+    // | & ^ as perf evaluates them: a value that is not finite is not known, so the known side
+    // decides where it can (0 | x is x, 1 | x is 1) and the result is NaN where it cannot.
+    case Op::Or:
+      if (finite_a && finite_b) return a != 0 || b != 0 ? 1 : 0;
+      if (finite_a) return a == 0 ? b : 1;
+      if (finite_b) return b == 0 ? a : 1;
+      return nan;
+    case Op::And:
+      if (finite_a && finite_b) return a != 0 && b != 0 ? 1 : 0;
+      if (finite_a) return a != 0 ? b : 0;
+      if (finite_b) return b != 0 ? a : 0;
+      return nan;
+    case Op::Xor:
+      return finite_a && finite_b ? ((a == 0) != (b == 0) ? 1 : 0) : nan;
+    case Op::Min:
+      return a < b ? a : b;
+    case Op::Max:
+      return a > b ? a : b;
+    case Op::DRatio:
+      return b == 0 ? 0 : a / b;
+    default:
+      return nan;
+  }
+}
+
+double MetricExpression::evaluate(std::span<const double> values,
+                                  std::span<const double> source_counts) const noexcept {
+  return nodes_.empty() ? std::nan("") : value_of(root_, values, source_counts);
+}
+
+MetricValue MetricExpression::evaluate(std::span<const double> values, std::span<const double> errors,
+                                       std::span<double> scratch,
+                                       std::span<const double> source_counts) const noexcept {
+  MetricValue result{evaluate(values, source_counts), 0};
+  if (!std::isfinite(result.value) || scratch.size() < values.size()) return result;
+  // Each input nudged by its error both ways: the central difference is the value's slope in it,
+  // times the error (first order; the inputs independent).
+  std::copy(values.begin(), values.end(), scratch.begin());
+  const std::span<const double> nudged(scratch.data(), values.size());
+  double variance = 0;
+  for (std::size_t i = 0; i < values.size() && i < errors.size(); ++i) {
+    if (!(errors[i] > 0)) continue;
+    scratch[i] = values[i] + errors[i];
+    const double up = evaluate(nudged, source_counts);
+    scratch[i] = values[i] - errors[i];
+    const double down = evaluate(nudged, source_counts);
+    scratch[i] = values[i];
+    const double change = (up - down) / 2;
+    if (std::isfinite(change)) variance += change * change;
+  }
+  result.error = std::sqrt(variance);
+  return result;
+}
+
+}  // namespace perfmon

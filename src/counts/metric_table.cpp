@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "perfmon/metric_table.hpp"
+
+#include <strings.h>
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "perfmon/error.hpp"
+#include "perfmon/nearest_names.hpp"
+
+namespace perfmon {
+
+namespace {
+
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && ::strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+std::vector<std::string> split(std::string_view text, char separator) {
+  std::vector<std::string> parts;
+  while (!text.empty()) {
+    const std::size_t end = text.find(separator);
+    std::string_view part = text.substr(0, end);
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+    if (!part.empty()) parts.emplace_back(part);
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return parts;
+}
+
+Error table_error(std::string_view source, const std::string& what) {
+  return Error(ErrorKind::InvalidArgument, "The metric table " + std::string(source) + " " + what);
+}
+
+}  // namespace
+
+MetricTable MetricTable::from_json(std::string_view json, std::string_view source) {
+  const nlohmann::json document = nlohmann::json::parse(json, nullptr, false);
+  if (document.is_discarded() || !document.is_array())
+    throw table_error(source, "is not perf's metrics JSON (an array of objects): check the file.");
+  MetricTable table;
+  for (std::size_t i = 0; i < document.size(); ++i) {
+    const nlohmann::json& entry = document[i];
+    if (!entry.is_object())
+      throw table_error(source, "has an entry that is not an object (entry " + std::to_string(i + 1) + ").");
+    if (!entry.contains("MetricName") || !entry.contains("MetricExpr")) continue;  // an event's entry
+    auto text = [&](const char* field) -> std::string {
+      if (!entry.contains(field)) return "";
+      const nlohmann::json& value = entry[field];
+      if (!value.is_string())
+        throw table_error(source, "gives " + std::string(field) + " of entry " + std::to_string(i + 1) +
+                                      " as something other than a string.");
+      return value.get<std::string>();
+    };
+    MetricDefinition metric;
+    metric.name = text("MetricName");
+    metric.expression = text("MetricExpr");
+    metric.groups = split(text("MetricGroup"), ';');
+    metric.threshold = text("MetricThreshold");
+    metric.constraint = text("MetricConstraint");
+    metric.description = text("BriefDescription");
+    if (const std::string scale_unit = text("ScaleUnit"); !scale_unit.empty()) {
+      char* end = nullptr;
+      metric.scale = std::strtod(scale_unit.c_str(), &end);
+      if (end == scale_unit.c_str() || !std::isfinite(metric.scale))
+        throw table_error(source, "gives " + metric.name + " the ScaleUnit '" + scale_unit +
+                                      "', which does not start with a number (such as 100%).");
+      metric.unit = end;
+    }
+    try {
+      table.add(std::move(metric));
+    } catch (const Error& error) {
+      throw table_error(source, std::string("has ") + error.what());
+    }
+  }
+  return table;
+}
+
+void MetricTable::add(MetricDefinition metric) {
+  if (metric.name.empty()) throw Error(ErrorKind::InvalidArgument, "a metric without a name.");
+  if (find(metric.name))
+    throw Error(ErrorKind::InvalidArgument, "the metric " + metric.name + " twice: each name once, case aside.");
+  metrics_.push_back(std::move(metric));
+}
+
+std::optional<std::size_t> MetricTable::find(std::string_view name) const {
+  for (std::size_t i = 0; i < metrics_.size(); ++i)
+    if (same_name(metrics_[i].name, name)) return i;
+  return std::nullopt;
+}
+
+std::vector<std::string> MetricTable::groups() const {
+  std::set<std::string> names;
+  for (const MetricDefinition& metric : metrics_) names.insert(metric.groups.begin(), metric.groups.end());
+  return {names.begin(), names.end()};
+}
+
+std::vector<std::size_t> MetricTable::select(std::string_view list) const {
+  std::vector<std::size_t> chosen;
+  auto choose = [&](std::size_t index) {
+    if (std::find(chosen.begin(), chosen.end(), index) == chosen.end()) chosen.push_back(index);
+  };
+  for (const std::string& wanted : split(list, ',')) {
+    if (const std::optional<std::size_t> metric = find(wanted)) {
+      choose(*metric);
+      continue;
+    }
+    bool grouped = false;
+    for (std::size_t i = 0; i < metrics_.size(); ++i)
+      if (std::any_of(metrics_[i].groups.begin(), metrics_[i].groups.end(),
+                      [&](const std::string& group) { return same_name(group, wanted); })) {
+        choose(i);
+        grouped = true;
+      }
+    if (grouped) continue;
+    std::vector<std::string> known = groups();
+    for (const MetricDefinition& metric : metrics_) known.push_back(metric.name);
+    throw Error(ErrorKind::InvalidArgument, "'" + wanted + "' is neither a metric nor a group of metrics here" +
+                                                did_you_mean(nearest_names(wanted, known)) +
+                                                " (perfmon list metrics shows them).");
+  }
+  if (chosen.empty()) throw Error(ErrorKind::InvalidArgument, "no metric named: give a metric or a group of metrics.");
+  return chosen;
+}
+
+MetricSet::MetricSet(const MetricTable& table, std::vector<std::size_t> chosen, const MetricFacts& facts)
+    : table_(&table) {
+  const std::vector<MetricDefinition>& metrics = table.metrics();
+  constexpr std::size_t kNone = ~std::size_t{0};
+  std::vector<std::size_t> position_of(metrics.size(), kNone);
+  std::vector<bool> visiting(metrics.size(), false);
+  std::vector<std::string> path;
+  auto parsed = [&](const MetricDefinition& metric, const std::string& text, const char* what) {
+    try {
+      MetricExpression expression = MetricExpression::parse(text);
+      expression.resolve(facts);
+      return expression;
+    } catch (const Error& error) {
+      // "The metric expression 'T' does not parse: at ...", said of this metric.
+      const std::string_view said = error.what();
+      const std::size_t where = said.find("does not parse: ");
+      throw Error(ErrorKind::InvalidArgument, "The " + std::string(what) + " of the metric " + metric.name + ", '" +
+                                                  text + "', " + std::string(said.substr(where)));
+    }
+  };
+  // A metric after the metrics its expression names: their values are its inputs.
+  std::function<void(std::size_t)> compile = [&](std::size_t m) {
+    if (position_of[m] != kNone) return;
+    path.push_back(metrics[m].name);
+    if (visiting[m]) {
+      std::string cycle;
+      for (const std::string& name : path) cycle += (cycle.empty() ? "" : " -> ") + name;
+      throw Error(ErrorKind::InvalidArgument,
+                  "The metric " + metrics[m].name + " refers to itself (" + cycle + "): the table is wrong.");
+    }
+    visiting[m] = true;
+    MetricExpression expression = parsed(metrics[m], metrics[m].expression, "expression");
+    for (const std::string& name : expression.names())
+      if (const std::optional<std::size_t> referred = table.find(name)) compile(*referred);
+    visiting[m] = false;
+    path.pop_back();
+    position_of[m] = compiled_.size();
+    compiled_.push_back({m, std::move(expression), {}, std::nullopt, {}});
+  };
+  for (std::size_t m : chosen) compile(m);
+  // Thresholds, once every value is known: they may name any metric, their own too.
+  for (std::size_t j = 0; j < compiled_.size(); ++j) {  // grows with the metrics thresholds name
+    const MetricDefinition& metric = metrics[compiled_[j].metric];
+    if (metric.threshold.empty()) continue;
+    MetricExpression threshold = parsed(metric, metric.threshold, "threshold");
+    for (const std::string& name : threshold.names())
+      if (const std::optional<std::size_t> referred = table.find(name)) compile(*referred);
+    compiled_[j].threshold = std::move(threshold);
+  }
+  // Slots: the events first, then each compiled metric's value.
+  auto names_of = [](const Compiled& compiled) {
+    std::vector<std::string> names = compiled.expression.names();
+    if (compiled.threshold)
+      names.insert(names.end(), compiled.threshold->names().begin(), compiled.threshold->names().end());
+    return names;
+  };
+  for (const Compiled& compiled : compiled_)
+    for (const std::string& name : names_of(compiled))
+      if (!table.find(name) && std::find(events_.begin(), events_.end(), name) == events_.end())
+        events_.push_back(name);
+  auto slot_of = [&](const std::string& name) -> std::size_t {
+    if (const std::optional<std::size_t> referred = table.find(name)) return events_.size() + position_of[*referred];
+    return static_cast<std::size_t>(std::find(events_.begin(), events_.end(), name) - events_.begin());
+  };
+  for (Compiled& compiled : compiled_) {
+    for (const std::string& name : compiled.expression.names()) compiled.inputs.push_back(slot_of(name));
+    if (compiled.threshold)
+      for (const std::string& name : compiled.threshold->names()) compiled.threshold_inputs.push_back(slot_of(name));
+  }
+  for (std::size_t m : chosen) chosen_.push_back(position_of[m]);
+}
+
+std::vector<MetricResult> MetricSet::evaluate(std::span<const double> values, std::span<const double> errors) const {
+  const std::size_t events = events_.size();
+  std::vector<double> slots(events + compiled_.size(), std::nan("")), slot_errors(slots.size(), 0);
+  for (std::size_t i = 0; i < events && i < values.size(); ++i) {
+    slots[i] = values[i];
+    slot_errors[i] = i < errors.size() ? errors[i] : 0;
+  }
+  std::vector<double> in, in_errors, scratch;
+  auto gather = [&](const std::vector<std::size_t>& inputs) {
+    in.clear();
+    in_errors.clear();
+    for (std::size_t slot : inputs) {
+      in.push_back(slots[slot]);
+      in_errors.push_back(slot_errors[slot]);
+    }
+    scratch.resize(in.size());
+  };
+  for (std::size_t j = 0; j < compiled_.size(); ++j) {
+    gather(compiled_[j].inputs);
+    const MetricValue value = compiled_[j].expression.evaluate(in, in_errors, scratch);
+    slots[events + j] = value.value;
+    slot_errors[events + j] = value.error;
+  }
+  std::vector<MetricResult> results;
+  for (std::size_t position : chosen_) {
+    const Compiled& compiled = compiled_[position];
+    const MetricDefinition& metric = table_->metrics()[compiled.metric];
+    MetricResult result{compiled.metric, slots[events + position] * metric.scale,
+                        slot_errors[events + position] * std::fabs(metric.scale), std::nullopt};
+    if (compiled.threshold && std::isfinite(slots[events + position])) {
+      gather(compiled.threshold_inputs);
+      const double past = compiled.threshold->evaluate(in);
+      if (!std::isnan(past)) result.over_threshold = past != 0;
+    }
+    results.push_back(result);
+  }
+  return results;
+}
+
+}  // namespace perfmon

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+// A metric table in perf's JSON shape: read, chosen from by name and group, compiled into the
+// events it needs with the metrics it refers to, evaluated (values worked out in the test), scaled,
+// its thresholds tested; top-down level 1 summing to 100 %; each refusal's sentence.
+#include "perfmon/metric_table.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "perfmon/error.hpp"
+
+namespace perfmon {
+namespace {
+
+// Written for this test in perf's pmu-events shape: a top-down level 1 over Skylake-like events
+// (slots = 4 per cycle), IPC, a GHz with its ScaleUnit, and an event entry (skipped).
+constexpr const char* kTable = R"json([
+  {"EventName": "INST_RETIRED.ANY", "EventCode": "0xc0", "BriefDescription": "an event, not a metric"},
+  {"MetricName": "IPC", "MetricExpr": "INST_RETIRED.ANY / CPU_CLK_UNHALTED.THREAD",
+   "MetricGroup": "Ret;Summary", "BriefDescription": "Instructions per cycle"},
+  {"MetricName": "CPI", "MetricExpr": "1 / IPC", "MetricGroup": "Pipeline;Mem",
+   "MetricThreshold": "CPI > 1"},
+  {"MetricName": "GHz", "MetricExpr": "CPU_CLK_UNHALTED.THREAD / 1e9 / duration_time",
+   "ScaleUnit": "1GHz", "MetricGroup": "Summary"},
+  {"MetricName": "tma_frontend_bound", "MetricExpr": "IDQ_UOPS_NOT_DELIVERED.CORE / tma_info_slots",
+   "MetricGroup": "TopdownL1;tma_L1_group", "ScaleUnit": "100%",
+   "MetricThreshold": "tma_frontend_bound > 0.15"},
+  {"MetricName": "tma_bad_speculation",
+   "MetricExpr": "(UOPS_ISSUED.ANY - UOPS_RETIRED.RETIRE_SLOTS + 4 * INT_MISC.RECOVERY_CYCLES) / tma_info_slots",
+   "MetricGroup": "TopdownL1;tma_L1_group", "ScaleUnit": "100%",
+   "MetricThreshold": "tma_bad_speculation > 0.15"},
+  {"MetricName": "tma_retiring", "MetricExpr": "UOPS_RETIRED.RETIRE_SLOTS / tma_info_slots",
+   "MetricGroup": "TopdownL1;tma_L1_group", "ScaleUnit": "100%",
+   "MetricThreshold": "tma_retiring > 0.7 | tma_heavy_operations > 0.1"},
+  {"MetricName": "tma_backend_bound",
+   "MetricExpr": "1 - (tma_frontend_bound + tma_bad_speculation + tma_retiring)",
+   "MetricGroup": "TopdownL1;tma_L1_group", "ScaleUnit": "100%",
+   "MetricThreshold": "tma_backend_bound > 0.2"},
+  {"MetricName": "tma_heavy_operations", "MetricExpr": "UOPS_RETIRED.MS / tma_info_slots",
+   "MetricGroup": "TopdownL2", "ScaleUnit": "100%"},
+  {"MetricName": "tma_info_slots", "MetricExpr": "4 * CPU_CLK_UNHALTED.THREAD", "MetricGroup": "TmaL1"}
+])json";
+
+// The set's results by metric name, from event values by name.
+std::map<std::string, MetricResult> evaluate(const MetricTable& table, const std::string& chosen,
+                                             const std::map<std::string, double>& counts,
+                                             const std::map<std::string, double>& errors = {}) {
+  const MetricSet set(table, table.select(chosen), {});
+  std::vector<double> values, value_errors;
+  for (const std::string& event : set.events()) {
+    values.push_back(counts.contains(event) ? counts.at(event) : std::nan(""));
+    value_errors.push_back(errors.contains(event) ? errors.at(event) : 0);
+  }
+  std::map<std::string, MetricResult> results;
+  for (const MetricResult& result : set.evaluate(values, value_errors))
+    results[table.metrics()[result.metric].name] = result;
+  return results;
+}
+
+const std::map<std::string, double> kCounts = {
+    {"INST_RETIRED.ANY", 3000},           {"CPU_CLK_UNHALTED.THREAD", 2000}, {"duration_time", 1e-6},
+    {"IDQ_UOPS_NOT_DELIVERED.CORE", 800}, {"UOPS_ISSUED.ANY", 3400},         {"UOPS_RETIRED.RETIRE_SLOTS", 3200},
+    {"INT_MISC.RECOVERY_CYCLES", 50},     {"UOPS_RETIRED.MS", 100},
+};
+
+TEST(MetricTable, ReadsPerfsJsonAndSkipsEvents) {
+  const MetricTable table = MetricTable::from_json(kTable, "test.json");
+  ASSERT_EQ(table.metrics().size(), 9u);
+  const MetricDefinition& frontend = table.metrics()[*table.find("TMA_FRONTEND_BOUND")];  // case aside
+  EXPECT_EQ(frontend.name, "tma_frontend_bound");
+  EXPECT_EQ(frontend.scale, 100);
+  EXPECT_EQ(frontend.unit, "%");
+  EXPECT_EQ(frontend.groups, (std::vector<std::string>{"TopdownL1", "tma_L1_group"}));
+  EXPECT_EQ(frontend.threshold, "tma_frontend_bound > 0.15");
+  EXPECT_EQ(table.metrics()[*table.find("GHz")].unit, "GHz");
+  EXPECT_EQ(table.metrics()[*table.find("IPC")].description, "Instructions per cycle");
+  EXPECT_EQ(table.groups(), (std::vector<std::string>{"Mem", "Pipeline", "Ret", "Summary", "TmaL1", "TopdownL1",
+                                                      "TopdownL2", "tma_L1_group"}));
+}
+
+TEST(MetricTable, ChoosesByNameAndGroup) {
+  const MetricTable table = MetricTable::from_json(kTable, "test.json");
+  auto names = [&](const std::string& list) {
+    std::vector<std::string> chosen;
+    for (std::size_t m : table.select(list)) chosen.push_back(table.metrics()[m].name);
+    return chosen;
+  };
+  EXPECT_EQ(names("ipc"), std::vector<std::string>{"IPC"});
+  EXPECT_EQ(names("Summary, ipc"), (std::vector<std::string>{"IPC", "GHz"}));  // each once
+  EXPECT_EQ(names("topdownl1"), (std::vector<std::string>{"tma_frontend_bound", "tma_bad_speculation", "tma_retiring",
+                                                          "tma_backend_bound"}));
+  try {
+    table.select("TopdownL3");
+    FAIL() << "an unknown group was chosen";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "'TopdownL3' is neither a metric nor a group of metrics here; did you mean 'TopdownL1' or 'TopdownL2'? "
+              "(perfmon list metrics shows them).");
+  }
+}
+
+TEST(MetricTable, ValuesFromTheEventsAndTheMetricsTheyReferTo) {
+  const MetricTable table = MetricTable::from_json(kTable, "test.json");
+  const MetricSet set(table, table.select("CPI"), {});
+  // CPI names IPC, a metric: its events are IPC's.
+  EXPECT_EQ(set.events(), (std::vector<std::string>{"INST_RETIRED.ANY", "CPU_CLK_UNHALTED.THREAD"}));
+  const auto results = evaluate(table, "IPC,CPI,GHz", kCounts);
+  EXPECT_DOUBLE_EQ(results.at("IPC").value, 1.5);
+  EXPECT_DOUBLE_EQ(results.at("CPI").value, 2000.0 / 3000.0);
+  EXPECT_EQ(results.at("CPI").over_threshold, std::optional<bool>(false));
+  EXPECT_EQ(results.at("IPC").over_threshold, std::nullopt);     // none given
+  EXPECT_DOUBLE_EQ(results.at("GHz").value, 2000 / 1e9 / 1e-6);  // 2 GHz
+  // An event without a value: no value, no threshold verdict.
+  const auto missing = evaluate(table, "CPI", {{"INST_RETIRED.ANY", 3000}});
+  EXPECT_TRUE(std::isnan(missing.at("CPI").value));
+  EXPECT_EQ(missing.at("CPI").over_threshold, std::nullopt);
+}
+
+// perf's consistency rule for top-down: level 1's four shares add up to 100 %.
+TEST(MetricTable, TopDownLevelOneSumsToAHundredPercent) {
+  const MetricTable table = MetricTable::from_json(kTable, "test.json");
+  const auto results = evaluate(table, "TopdownL1", kCounts);
+  const double slots = 4 * 2000;
+  EXPECT_DOUBLE_EQ(results.at("tma_frontend_bound").value, 100 * 800 / slots);                      // 10 %
+  EXPECT_DOUBLE_EQ(results.at("tma_bad_speculation").value, 100 * (3400 - 3200 + 4 * 50) / slots);  // 5 %
+  EXPECT_DOUBLE_EQ(results.at("tma_retiring").value, 100 * 3200 / slots);                           // 40 %
+  double sum = 0;
+  for (const char* name : {"tma_frontend_bound", "tma_bad_speculation", "tma_retiring", "tma_backend_bound"})
+    sum += results.at(name).value;
+  EXPECT_NEAR(sum, 100, 1e-9);
+  EXPECT_DOUBLE_EQ(results.at("tma_backend_bound").value, 45);
+  // Thresholds on unscaled values; a threshold may name a metric that was not chosen.
+  EXPECT_EQ(results.at("tma_backend_bound").over_threshold, std::optional<bool>(true));    // 0.45 > 0.2
+  EXPECT_EQ(results.at("tma_frontend_bound").over_threshold, std::optional<bool>(false));  // 0.10
+  EXPECT_EQ(results.at("tma_retiring").over_threshold, std::optional<bool>(false));        // 0.40, heavy 100/8000
+  EXPECT_FALSE(results.contains("tma_heavy_operations"));  // computed for the threshold, not shown
+}
+
+TEST(MetricTable, ErrorBarsScaleWithTheValue) {
+  const MetricTable table = MetricTable::from_json(kTable, "test.json");
+  const auto results = evaluate(table, "tma_retiring", kCounts, {{"UOPS_RETIRED.RETIRE_SLOTS", 80}});
+  EXPECT_NEAR(results.at("tma_retiring").error, 100 * 80 / 8000.0, 1e-9);  // 1 point of 100 %
+}
+
+TEST(MetricTable, RefusalsNameWhatIsWrong) {
+  auto refusal = [](const std::string& json, const std::string& chosen = "") {
+    try {
+      const MetricTable table = MetricTable::from_json(json, "t.json");
+      if (!chosen.empty()) MetricSet(table, table.select(chosen), {});
+    } catch (const Error& error) {
+      EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(refusal("{"), "The metric table t.json is not perf's metrics JSON (an array of objects): check the file.");
+  EXPECT_EQ(refusal(R"([{"MetricName": "a", "MetricExpr": 5}])"),
+            "The metric table t.json gives MetricExpr of entry 1 as something other than a string.");
+  EXPECT_EQ(refusal(R"([{"MetricName": "a", "MetricExpr": "1", "ScaleUnit": "%"}])"),
+            "The metric table t.json gives a the ScaleUnit '%', which does not start with a number (such as 100%).");
+  EXPECT_EQ(refusal(R"([{"MetricName": "a", "MetricExpr": "1"}, {"MetricName": "A", "MetricExpr": "2"}])"),
+            "The metric table t.json has the metric A twice: each name once, case aside.");
+  EXPECT_EQ(refusal(R"([{"MetricName": "a", "MetricExpr": "b + 1"}, {"MetricName": "b", "MetricExpr": "c"},
+                        {"MetricName": "c", "MetricExpr": "a * 2"}])",
+                    "a"),
+            "The metric a refers to itself (a -> b -> c -> a): the table is wrong.");
+  EXPECT_EQ(refusal(R"([{"MetricName": "a", "MetricExpr": "min(x"}])", "a"),
+            "The expression of the metric a, 'min(x', does not parse: at character 6, expected ',', found the end.");
+}
+
+}  // namespace
+}  // namespace perfmon
