@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "perfmon/catalog.hpp"
 #include "perfmon/metric_expression.hpp"
 
 namespace perfmon {
@@ -40,6 +41,10 @@ class MetricTable {
   // without are events, skipped). Throws perfmon::Error (InvalidArgument) naming `source` and what
   // is wrong: not JSON, an entry's field of the wrong type, a ScaleUnit without a number, a name twice.
   static MetricTable from_json(std::string_view json, std::string_view source);
+  // The metrics every machine has, over perf's generic events (perf's Default group and more:
+  // CPUs_utilized, IPC, branch_miss_rate, cache and TLB miss rates...): perfmon's own table,
+  // data/metrics/common.json.
+  static MetricTable common();
   // Throws as from_json where the name is already in the table (names compare without case, as perf's).
   void add(MetricDefinition metric);
 
@@ -77,6 +82,11 @@ class MetricSet {
   // The events the chosen metrics need, in order of first use: perf's event names (and its tool
   // events duration_time, user_time, system_time), not metrics.
   const std::vector<std::string>& events() const noexcept { return events_; }
+  // The events (indices into events()) the chosen metric at `position` needs, directly or through
+  // the metrics it refers to, in order of first use.
+  const std::vector<std::size_t>& events_of(std::size_t position) const {
+    return compiled_[chosen_.at(position)].events;
+  }
   // The chosen metrics' values from the events' values and standard errors (errors empty: exact),
   // in the order they were chosen.
   std::vector<MetricResult> evaluate(std::span<const double> values, std::span<const double> errors = {}) const;
@@ -88,11 +98,16 @@ class MetricSet {
     std::vector<std::size_t> inputs;  // for each of its names: a slot (events first, then metrics)
     std::optional<MetricExpression> threshold;
     std::vector<std::size_t> threshold_inputs;
+    std::vector<std::size_t> events;  // events() it needs, through the metrics it names too
   };
   const MetricTable* table_;
   std::vector<std::size_t> chosen_;  // positions in compiled_
   std::vector<Compiled> compiled_;   // a metric after those it refers to
   std::vector<std::string> events_;
 };
+
+// This machine's answers to a metric's questions: #num_cpus, #num_cpus_online, #smt_on (sysfs);
+// has_event: whether `catalog` knows the event and this machine can open it (probe.hpp).
+MetricFacts this_machine_facts(const EventCatalog& catalog);
 
 }  // namespace perfmon

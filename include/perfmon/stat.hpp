@@ -13,6 +13,7 @@
 
 #include "perfmon/counter.hpp"
 #include "perfmon/location.hpp"
+#include "perfmon/metric_table.hpp"
 #include "perfmon/reading.hpp"
 
 namespace perfmon {
@@ -38,9 +39,14 @@ struct StatRow {
   // Percent: the standard error of a value extrapolated from part of the time (multiplexed by the
   // kernel, or in an event set), from the event's rate in each slice it ran (estimate.hpp).
   std::optional<double> error_percent;
-  // Set by compute_metrics().
+  // Set by compute_metrics(), or by add_metrics() (perf stat -M).
   std::optional<double> metric;
   std::string metric_unit;
+  std::optional<double> metric_error;         // add_metrics(): the standard error, where inputs were estimated
+  std::optional<bool> metric_over_threshold;  // add_metrics(): past the metric's MetricThreshold
+  // A line that carries a metric alone (perf's: a metric beside no count of its own): the metrics
+  // after the first of those whose first event is the row before.
+  bool metric_only = false;
   // Counted on an emulated CPU (emulated.hpp), not by the host's PMU: every output shape says so.
   bool emulated = false;
 };
@@ -83,6 +89,17 @@ std::vector<std::string> stat_footnotes(const Reading& reading);
 
 // perf's derived figures: CPUs utilized, GHz, insn per cycle, miss ratios, rates per second.
 void compute_metrics(std::vector<StatRow>& rows, double elapsed_ns);
+
+// perf stat -M: the metrics of `set` (over `table`) from the rows of each part of the measurement
+// (rows alike in prefix and region): each metric put on the row of its first event, in place of
+// that row's own metric, the next ones of that row on lines of their own after it (metric_only).
+// An event's value is its count extrapolated as the row shows it, its error the row's estimate's;
+// perf's tool events are the run's: duration_time `elapsed_ns` (in seconds, as in perf's
+// expressions), user_time and system_time the command's CPU times. Returns, once each, a sentence
+// for each metric that has no value, naming the event it lacks and why.
+std::vector<std::string> add_metrics(std::vector<StatRow>& rows, const MetricTable& table, const MetricSet& set,
+                                     double elapsed_ns, std::optional<double> user_s = std::nullopt,
+                                     std::optional<double> sys_s = std::nullopt);
 
 // Mean and relative standard deviation of the mean (percent), as perf stat -r reports them.
 struct RunStats {

@@ -2,15 +2,20 @@
 #include "perfmon/metric_table.hpp"
 
 #include <strings.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "counts/common_metrics.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/nearest_names.hpp"
+#include "perfmon/probe.hpp"
 
 namespace perfmon {
 
@@ -80,6 +85,10 @@ MetricTable MetricTable::from_json(std::string_view json, std::string_view sourc
     }
   }
   return table;
+}
+
+MetricTable MetricTable::common() {
+  return from_json(counts::kCommonMetricsJson, "data/metrics/common.json");
 }
 
 void MetricTable::add(MetricDefinition metric) {
@@ -166,7 +175,7 @@ MetricSet::MetricSet(const MetricTable& table, std::vector<std::size_t> chosen, 
     visiting[m] = false;
     path.pop_back();
     position_of[m] = compiled_.size();
-    compiled_.push_back({m, std::move(expression), {}, std::nullopt, {}});
+    compiled_.push_back({m, std::move(expression), {}, std::nullopt, {}, {}});
   };
   for (std::size_t m : chosen) compile(m);
   // Thresholds, once every value is known: they may name any metric, their own too.
@@ -194,7 +203,16 @@ MetricSet::MetricSet(const MetricTable& table, std::vector<std::size_t> chosen, 
     return static_cast<std::size_t>(std::find(events_.begin(), events_.end(), name) - events_.begin());
   };
   for (Compiled& compiled : compiled_) {
-    for (const std::string& name : compiled.expression.names()) compiled.inputs.push_back(slot_of(name));
+    for (const std::string& name : compiled.expression.names()) {
+      compiled.inputs.push_back(slot_of(name));
+      const std::size_t slot = compiled.inputs.back();
+      // An event, or the events of a metric compiled before this one.
+      const std::vector<std::size_t> needed =
+          slot < events_.size() ? std::vector<std::size_t>{slot} : compiled_[slot - events_.size()].events;
+      for (std::size_t event : needed)
+        if (std::find(compiled.events.begin(), compiled.events.end(), event) == compiled.events.end())
+          compiled.events.push_back(event);
+    }
     if (compiled.threshold)
       for (const std::string& name : compiled.threshold->names()) compiled.threshold_inputs.push_back(slot_of(name));
   }
@@ -238,6 +256,29 @@ std::vector<MetricResult> MetricSet::evaluate(std::span<const double> values, st
     results.push_back(result);
   }
   return results;
+}
+
+MetricFacts this_machine_facts(const EventCatalog& catalog) {
+  MetricFacts facts;
+  facts.literal = [](std::string_view literal) -> std::optional<double> {
+    if (literal == "#num_cpus") return static_cast<double>(::sysconf(_SC_NPROCESSORS_CONF));
+    if (literal == "#num_cpus_online") return static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN));
+    if (literal == "#smt_on") {
+      std::ifstream active("/sys/devices/system/cpu/smt/active");
+      int on = 0;
+      if (active >> on) return on != 0 ? 1 : 0;
+      return 0;  // no SMT control: no sibling threads
+    }
+    return std::nullopt;
+  };
+  facts.has_event = [&catalog](std::string_view event) {
+    try {
+      return probe_event(catalog.resolve(event).attr).empty();
+    } catch (const Error&) {
+      return false;
+    }
+  };
+  return facts;
 }
 
 }  // namespace perfmon

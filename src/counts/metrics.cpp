@@ -73,6 +73,7 @@ void compute_metrics(std::vector<StatRow>& rows, double elapsed_ns) {
     return nullptr;
   };
   for (StatRow& row : rows) {
+    if (row.metric_only) continue;  // add_metrics()'s line
     row.metric.reset();
     row.metric_unit.clear();
     if (row.state != StatRow::State::Counted) continue;

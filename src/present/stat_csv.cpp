@@ -26,6 +26,11 @@ std::string csv_rows(const std::vector<StatRow>& rows, const std::string& sep, c
     if (!row.prefix.empty()) line += row.prefix + sep;
     if (row.aggregated_cpus != 0) line += std::to_string(row.aggregated_cpus) + sep;  // perf's CPUs summed
     if (!row.region.empty()) line += region_field(row.region, sep) + sep;
+    if (row.metric_only) {  // perf's metric line: the count's fields empty
+      out += line + sep + sep + sep + sep + sep + format_text("%.3f", row.metric.value_or(0.0)) + sep +
+             row.metric_unit + "\n";
+      continue;
+    }
     line += value_text(row, false) + sep + row.unit + sep + row.event + sep;
     line += std::to_string(event_runtime(row)) + sep;
     line += format_text("%.2f", running_percent(row));

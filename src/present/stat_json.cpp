@@ -36,6 +36,17 @@ std::string json_rows(const std::vector<StatRow>& rows, const double* interval_s
         line["thread"] = row.prefix;
     }
     if (!row.region.empty()) line["region"] = row.region;
+    auto metric_fields = [&row](nlohmann::ordered_json& fields) {
+      fields["metric-value"] = rounded(row.metric.value_or(0.0), 6);
+      fields["metric-unit"] = row.metric_unit;
+      if (row.metric_error) fields["metric-error"] = rounded(*row.metric_error, 6);
+      if (row.metric_over_threshold) fields["metric-threshold"] = *row.metric_over_threshold ? "bad" : "good";
+    };
+    if (row.metric_only) {  // perf's metric line: the metric's fields alone
+      metric_fields(line);
+      out += line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+      continue;
+    }
     line["counter-value"] =
         row.state == StatRow::State::Counted ? format_text("%f", row.scaled) : value_text(row, false);
     line["unit"] = row.unit;
@@ -44,8 +55,7 @@ std::string json_rows(const std::vector<StatRow>& rows, const double* interval_s
     line["pcnt-running"] = rounded(running_percent(row), 2);
     if (std::optional<double> spread = variance_percent(row)) line["variance"] = rounded(*spread, 2);
     if (row.error_percent) line["error"] = rounded(*row.error_percent, 2);
-    line["metric-value"] = rounded(row.metric.value_or(0.0), 6);
-    line["metric-unit"] = row.metric_unit;
+    metric_fields(line);
     if (row.emulated) line["emulated"] = true;
     out += line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   }

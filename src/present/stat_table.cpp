@@ -13,8 +13,15 @@ std::string table_line(const StatRow& row, const std::string& lead) {
   if (!row.prefix.empty()) line += format_text("%-12s ", row.prefix.c_str());
   if (row.aggregated_cpus != 0) line += format_text("%4d ", row.aggregated_cpus);  // perf's CPUs summed
   if (!row.region.empty()) line += format_text("%-12s ", printable(row.region).c_str());
-  line += format_text("%18s %-4s %-32s", value_text(row, true).c_str(), row.unit.c_str(), row.event.c_str());
+  if (row.metric_only)  // a metric beside no count of its own: under the counts' columns, blanks
+    line += format_text("%18s %-4s %-32s", "", "", "");
+  else
+    line += format_text("%18s %-4s %-32s", value_text(row, true).c_str(), row.unit.c_str(), row.event.c_str());
   if (row.metric) line += format_text(" # %8.3f %-23s", *row.metric, row.metric_unit.c_str());
+  if (row.metric_only) {
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    return line + "\n";
+  }
   if (std::optional<double> spread = variance_percent(row)) line += format_text("  ( +- %5.2f%% )", *spread);
   if (row.state == StatRow::State::Counted && row.value.running < row.value.enabled)
     line += format_text("  (%.2f%%)", running_percent(row));

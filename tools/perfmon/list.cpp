@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // perfmon list: every event this machine can resolve, by source, each marked usable here or not;
-// with --pmu, a CPU model's table.
+// with --pmu, a CPU model's table; `list metrics` and `list metricgroups`, the metrics -M takes.
 #include <fnmatch.h>
 
 #include <cstdio>
@@ -15,6 +15,7 @@
 #include "options.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/metric_table.hpp"
 #include "perfmon/probe.hpp"
 
 namespace perfmon::cli {
@@ -73,6 +74,73 @@ int list_model(const EventCatalog& catalog, const std::string& pattern, bool jso
   return 0;
 }
 
+// perfmon list metrics | metricgroups: the metrics perfmon stat -M takes, each with its groups and
+// expression, marked where one of its events cannot be counted here (and why); or the groups.
+int list_metrics(const EventCatalog& catalog, bool groups_only, bool json) {
+  const MetricTable table = MetricTable::common();
+  std::string out;
+  if (groups_only) {
+    for (const std::string& group : table.groups()) {
+      std::string members;
+      for (const MetricDefinition& metric : table.metrics())
+        if (std::find(metric.groups.begin(), metric.groups.end(), group) != metric.groups.end())
+          members += (members.empty() ? "" : ", ") + metric.name;
+      out += json ? nlohmann::ordered_json{{"MetricGroup", group}, {"MetricName", members}}.dump() + "\n"
+                  : row(group, members);
+    }
+    std::fputs(((json ? "" : "Metric groups:\n") + out).c_str(), stdout);
+    return 0;
+  }
+  std::map<std::string, std::string> reason_of;  // event -> why it cannot be counted here ("" it can)
+  std::map<std::string, std::vector<std::string>> unusable_by_reason;  // reason -> metrics
+  for (std::size_t m = 0; m < table.metrics().size(); ++m) {
+    const MetricDefinition& metric = table.metrics()[m];
+    const MetricSet set(table, {m}, {});
+    std::string unusable, lacking;  // why, and the event it is about
+    for (const std::string& event : set.events()) {
+      if (event == "duration_time" || event == "user_time" || event == "system_time") continue;
+      if (!reason_of.contains(event)) {
+        try {
+          reason_of[event] = probe_event(catalog.resolve(event).attr);
+        } catch (const Error& error) {
+          reason_of[event] = error.what();
+        }
+      }
+      if (!reason_of[event].empty() && unusable.empty()) {
+        unusable = reason_of[event];
+        lacking = event;
+      }
+    }
+    std::string groups;
+    for (const std::string& group : metric.groups) groups += (groups.empty() ? "" : ";") + group;
+    if (json) {
+      nlohmann::ordered_json line{
+          {"MetricGroup", groups},
+          {"MetricName", metric.name},
+          {"MetricExpr", metric.expression},
+          {"ScaleUnit", (metric.scale == 1 ? "1" : std::to_string(static_cast<long>(metric.scale))) + metric.unit},
+          {"BriefDescription", metric.description}};
+      if (!metric.threshold.empty()) line["MetricThreshold"] = metric.threshold;
+      line["usable"] = unusable.empty();
+      line["reason"] = unusable.empty() ? "" : lacking + ": " + unusable;
+      out += line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+      continue;
+    }
+    out += row(metric.name, (unusable.empty() ? "" : "[not usable here: " + lacking + "] ") + metric.description +
+                                " [" + groups + "]");
+    out += row("", "= " + metric.expression);
+    if (!unusable.empty()) unusable_by_reason[unusable].push_back(metric.name);
+  }
+  if (!unusable_by_reason.empty()) {
+    out += "\nNot usable here:\n";
+    for (const auto& [reason, names] : unusable_by_reason)
+      out += "  " + std::to_string(names.size()) + " metric" + (names.size() == 1 ? "" : "s") + " (" + names.front() +
+             (names.size() > 1 ? ", ..." : "") + "): " + reason + "\n";
+  }
+  std::fputs(((json ? "" : "Metrics (perfmon stat -M NAME or GROUP):\n") + out).c_str(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 int run_list(std::span<char* const> args) {
@@ -88,12 +156,13 @@ int run_list(std::span<char* const> args) {
        [&](std::string_view) { raw_dump = true; }},
   };
   std::vector<std::string> rest;
-  if (auto status = parse_command_line(args, "list",
-                                       "perfmon list [--json|--raw-dump] [--pmu MODEL] "
-                                       "[hw|sw|cache|pmu|vendor|pmc.core|tracepoint|raw|breakpoint|GLOB]",
-                                       options, rest, [](const std::vector<std::string>& words) {
-                                         if (words.size() > 1) throw UsageError("list takes at most one pattern");
-                                       }))
+  if (auto status =
+          parse_command_line(args, "list",
+                             "perfmon list [--json|--raw-dump] [--pmu MODEL] "
+                             "[hw|sw|cache|pmu|vendor|pmc.core|tracepoint|raw|breakpoint|metrics|metricgroups|GLOB]",
+                             options, rest, [](const std::vector<std::string>& words) {
+                               if (words.size() > 1) throw UsageError("list takes at most one pattern");
+                             }))
     return *status;
   const std::string pattern = rest.empty() ? "" : rest.front();
   try {
@@ -101,6 +170,8 @@ int run_list(std::span<char* const> args) {
     paths.cpu_model = model;
     EventCatalog catalog(paths);
     if (!model.empty()) return list_model(catalog, pattern, json);
+    if (pattern == "metrics" || pattern == "metricgroups")
+      return list_metrics(catalog, pattern == "metricgroups", json);
     if (raw_dump) {
       std::string names;
       for (const CatalogEntry& entry : catalog.entries())

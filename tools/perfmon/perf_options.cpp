@@ -29,7 +29,7 @@ constexpr PerfOption kPerfOptions[] = {
     {"stat", 'I', "interval-print", ""},
     {"stat", 'i', "no-inherit", ""},
     {"stat", 'j', "json-output", ""},
-    {"stat", 'M', "metrics", "name the events of the metric with -e"},
+    {"stat", 'M', "metrics", ""},
     {"stat", 'n', "null", ""},
     {"stat", 'o', "output", ""},
     {"stat", 'p', "pid", ""},

@@ -25,6 +25,7 @@
 #include "perfmon/error.hpp"
 #include "perfmon/event_sets.hpp"
 #include "perfmon/measurement.hpp"
+#include "perfmon/metric_table.hpp"
 #include "perfmon/pass_plan.hpp"
 #include "perfmon/probe.hpp"
 #include "perfmon/session.hpp"
@@ -149,6 +150,7 @@ class StatCommand {
         set_definitions_ = event_sets_of(catalog, o_.sets, parse_switch(o_.switching));
       for (long level = 0; level < o_.detail && !o_.null_run && o_.sets.empty(); ++level)
         for (EventGroup& group : catalog.parse(kDetailedEvents[level])) groups_.push_back(std::move(group));
+      if (!o_.metrics.empty()) add_metric_events(catalog);
       o_.events.group_all(groups_);
       o_.events.restrict_rings(groups_);
       for (EventSetDefinition& set : set_definitions_) o_.events.restrict_rings(set.groups);
@@ -216,6 +218,13 @@ class StatCommand {
       for (const Run& run : runs) figures.push_back(run.figures);
       StatReport report = summarise_runs(figures, describe_target(o_), runs.back().footnotes);
       report.run_table = o_.run_table;
+      if (metric_set_) {
+        const std::vector<std::string> notes =
+            add_metrics(report.rows, *metric_table_, *metric_set_, report.elapsed_ns, report.user_s, report.sys_s);
+        report.footnotes.insert(report.footnotes.end(), metric_notes_.begin(), metric_notes_.end());
+        report.footnotes.insert(report.footnotes.end(), notes.begin(), notes.end());
+        metric_notes_.clear();
+      }
       out.write(format_stat_report(report, format_, separator_));
     }
     std::vector<std::string> marker_notes;
@@ -223,6 +232,8 @@ class StatCommand {
       if (!o_.quiet) out.write(format_stat_report(region, format_, separator_));
     for (const std::string& note : marker_notes) std::fprintf(stderr, "perfmon stat: %s\n", note.c_str());
     commit(out);
+    // -I without the summary: each metric that had no value, said once at the end.
+    for (const std::string& note : metric_notes_) std::fprintf(stderr, "perfmon stat: %s\n", note.c_str());
     // Table output carries its footnotes; CSV and JSON stay machine-readable, so the notes go to
     // standard error only when the data went to a file.
     if (format_ != StatFormat::Table && out.is_file())
@@ -235,6 +246,10 @@ class StatCommand {
   void print_interval(OutputFile& out, std::vector<StatRow> rows, double interval_ns, double start,
                       bool& header_printed) {
     compute_metrics(rows, interval_ns);
+    if (metric_set_)
+      for (std::string& note : add_metrics(rows, *metric_table_, *metric_set_, interval_ns))
+        if (std::find(metric_notes_.begin(), metric_notes_.end(), note) == metric_notes_.end())
+          metric_notes_.push_back(std::move(note));
     out.write(format_stat_interval(rows, (now_ns() - start) / 1e9, format_, separator_, !header_printed));
     header_printed = true;
   }
@@ -386,7 +401,31 @@ class StatCommand {
   }
 
   StatOptions& o_;
+  // -M: the metrics' events added to what is counted (without -e, the metrics' events alone, as
+  // perf counts them); perf's tool events come from the run, not from a counter.
+  void add_metric_events(const EventCatalog& catalog) {
+    metric_table_ = MetricTable::common();
+    metric_set_.emplace(*metric_table_, metric_table_->select(o_.metrics), this_machine_facts(catalog));
+    if (o_.events.lists.empty() && o_.detail == 0) groups_.clear();
+    for (const std::string& event : metric_set_->events()) {
+      if (event == "duration_time" || event == "user_time" || event == "system_time") continue;
+      const bool counted = std::any_of(groups_.begin(), groups_.end(), [&](const EventGroup& group) {
+        return std::any_of(group.events.begin(), group.events.end(),
+                           [&](const Event& named) { return named.name == event; });
+      });
+      if (counted) continue;
+      try {
+        for (EventGroup& group : catalog.parse(event)) groups_.push_back(std::move(group));
+      } catch (const Error& error) {
+        metric_notes_.push_back("A metric's event is not known here: " + std::string(error.what()));
+      }
+    }
+  }
+
   std::vector<EventGroup> groups_;
+  std::optional<MetricTable> metric_table_;
+  std::optional<MetricSet> metric_set_;
+  std::vector<std::string> metric_notes_;  // metrics without a value, said once
   std::vector<EventSetDefinition> set_definitions_;
   PassPlan plan_;
   StatFormat format_ = StatFormat::Table;

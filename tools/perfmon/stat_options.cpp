@@ -69,6 +69,10 @@ std::vector<Option> stat_options(StatOptions& o) {
        [&](std::string_view) {
          if (++o.detail > 3) throw UsageError("-d goes up to -ddd (three levels of detail)");
        }},
+      {'M', "metrics", "list",
+       "metrics or groups of metrics to compute, as perf stat -M takes them (IPC,Default: perfmon list metrics); "
+       "without -e, their events alone are counted",
+       [&](std::string_view v) { o.metrics = std::string(v); }},
       {'S', "sync", "", "call sync(2) before counting: dirty pages written out, not counted against the command",
        [&](std::string_view) { o.sync_first = true; }},
       {0, "summary", "", "with -I: the whole run's counts after the intervals",
@@ -185,6 +189,8 @@ void validate(const StatOptions& o) {
   if (!o.sets.empty() && (!o.events.lists.empty() || o.detail > 0))
     throw UsageError("--sets names all the events: give them there, not with -e or -d");
   if (o.null_run && o.detail > 0) throw UsageError("-n counts nothing: leave out -d");
+  if (!o.metrics.empty() && (o.null_run || !o.sets.empty() || o.markers))
+    throw UsageError("-M computes metrics of one measurement's counts: give it without -n, --sets or --markers");
   if (o.summary && o.interval_ms == 0)
     throw UsageError("--summary adds the whole run's counts to -I's intervals: give -I");
   if (o.run_table && o.repeat < 2) throw UsageError("--table lists the runs of -r N: give -r with N of 2 or more");

@@ -146,6 +146,68 @@ TEST(MetricTable, ErrorBarsScaleWithTheValue) {
   EXPECT_NEAR(results.at("tma_retiring").error, 100 * 80 / 8000.0, 1e-9);  // 1 point of 100 %
 }
 
+// Every metric of perfmon's common table, on fixture counts, against its formula worked out here:
+// a metric added to the table without its value here fails.
+TEST(MetricTable, EveryCommonMetricIsItsFormula) {
+  const MetricTable table = MetricTable::common();
+  const std::map<std::string, double> counts = {
+      {"task-clock", 2e6},  // nanoseconds
+      {"duration_time", 4e-3},
+      {"context-switches", 10},
+      {"cpu-migrations", 2},
+      {"page-faults", 100},
+      {"instructions", 3e6},
+      {"cycles", 2e6},
+      {"branches", 5e5},
+      {"branch-misses", 1e4},
+      {"stalled-cycles-frontend", 4e5},
+      {"stalled-cycles-backend", 6e5},
+      {"cache-references", 1000},
+      {"cache-misses", 250},
+      {"L1-dcache-loads", 8e5},
+      {"L1-dcache-load-misses", 8e3},
+      {"L1-icache-loads", 4e5},
+      {"L1-icache-load-misses", 2e3},
+      {"LLC-loads", 500},
+      {"LLC-load-misses", 50},
+      {"dTLB-loads", 8e5},
+      {"dTLB-load-misses", 80},
+      {"iTLB-loads", 2e5},
+      {"iTLB-load-misses", 10},
+  };
+  const std::map<std::string, std::pair<double, std::string>> expected = {
+      {"CPUs_utilized", {0.5, "CPUs"}},  // 2 ms of CPU in 4 ms
+      {"cs_per_second", {5000, "/sec"}},
+      {"migrations_per_second", {1000, "/sec"}},
+      {"page_faults_per_second", {50000, "/sec"}},
+      {"IPC", {1.5, "insn per cycle"}},
+      {"CPI", {2.0 / 3.0, "cycles per insn"}},
+      {"cycles_frequency", {1.0, "GHz"}},  // 2e6 cycles in 2e6 ns
+      {"branch_frequency", {2.5e8, "/sec"}},
+      {"branch_miss_rate", {2.0, "%"}},
+      {"frontend_cycles_idle", {20.0, "%"}},
+      {"backend_cycles_idle", {30.0, "%"}},
+      {"cache_miss_rate", {25.0, "%"}},
+      {"l1d_miss_rate", {1.0, "%"}},
+      {"l1i_miss_rate", {0.5, "%"}},
+      {"llc_miss_rate", {10.0, "%"}},
+      {"dtlb_miss_rate", {0.01, "%"}},
+      {"itlb_miss_rate", {0.005, "%"}},
+  };
+  ASSERT_EQ(table.metrics().size(), expected.size());
+  for (const MetricDefinition& metric : table.metrics()) {
+    ASSERT_TRUE(expected.contains(metric.name)) << metric.name << " has no expected value in this test";
+    const auto results = evaluate(table, metric.name, counts);
+    EXPECT_NEAR(results.at(metric.name).value, expected.at(metric.name).first,
+                1e-12 * std::fabs(expected.at(metric.name).first))
+        << metric.name;
+    EXPECT_EQ(metric.unit, expected.at(metric.name).second) << metric.name;
+    EXPECT_FALSE(metric.description.empty()) << metric.name;
+  }
+  // perf's Default group's metrics are there.
+  EXPECT_EQ(table.select("Default").size(), 10u);
+}
+
 TEST(MetricTable, RefusalsNameWhatIsWrong) {
   auto refusal = [](const std::string& json, const std::string& chosen = "") {
     try {
