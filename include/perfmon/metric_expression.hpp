@@ -12,7 +12,7 @@
 //   names        events as perf names them (INST_RETIRED.ANY, cpu_core@cycles@ — '@' for the '/'
 //                of a PMU term, a backslash before ',', '-' or '=' inside one — ), other
 //                metrics' names, duration_time, user_time, system_time
-//   literals     #slots, #smt_on, #num_cpus, #num_cpus_online, #num_cores, #num_dies,
+//   literals     (without case) #slots, #smt_on, #num_cpus, #num_cpus_online, #num_cores, #num_dies,
 //                #num_packages, #core_wide, #system_tsc_freq: facts of the machine
 //   operators    + - * / % (by precedence, lowest first: `if else`; |; ^; &; < >; + -; * / %;
 //                unary -), ( ), with | & ^ on truth values (0 false, anything else true)
@@ -51,6 +51,12 @@ struct MetricValue {
   double error = 0;
 };
 
+// perf's test of a CPU id against a table's pattern (strcmp_cpuid_str, and the rows of its
+// mapfile.csv): on arm64 (MIDRs, "0x...") the same part in the pattern's variant and revision or a
+// later one; elsewhere the pattern, an extended regular expression, matching the whole id (without
+// its stepping where the pattern has none: "GenuineIntel-6-(7D|7E)" matches "GenuineIntel-6-7E-5").
+bool cpu_id_matches(const std::string& pattern, const std::string& cpuid);
+
 class MetricExpression {
  public:
   // Throws perfmon::Error (InvalidArgument) naming the character where the text stops making sense
@@ -70,6 +76,11 @@ class MetricExpression {
   // Answers the literals, has_event and strcmp_cpuid_str from `facts`, once: evaluate() then reads
   // the answers. Before, each of them is NaN.
   void resolve(const MetricFacts& facts);
+
+  // For each of names(), whether the value may read it: a branch of `A if C else B` that the facts
+  // alone rule out (C reads no name: #smt_on, has_event(...)) needs nothing counted, as in perf.
+  // Meaningful after resolve().
+  std::vector<bool> needed() const;
 
   // The value, given each name's value in the order of names() (NaN where one has none), and how
   // many counters were summed into each (source_count; empty: 1 each). No allocation, no throw.

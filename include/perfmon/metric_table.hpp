@@ -45,6 +45,14 @@ class MetricTable {
   // CPUs_utilized, IPC, branch_miss_rate, cache and TLB miss rates...): perfmon's own table,
   // data/metrics/common.json.
   static MetricTable common();
+  // The metrics of this CPU in a directory laid out as perf's pmu-events/arch/<arch>: a mapfile.csv
+  // whose rows ("GenuineIntel-6-55-[4-7],v1.29,skylakex,core") name the directory of each CPU's
+  // JSON files, by perf's CPU id (this_cpu_id()); every *.json there is read for its metrics. Throws
+  // perfmon::Error (InvalidArgument) saying what is missing: the mapfile, a row for `cpuid`, the files.
+  static MetricTable for_cpu(const std::string& directory, const std::string& cpuid);
+  // The metrics of `other` added, each replacing one of this table's of the same name (a CPU's own
+  // table over the common one).
+  void merge(MetricTable other);
   // Throws as from_json where the name is already in the table (names compare without case, as perf's).
   void add(MetricDefinition metric);
 
@@ -106,8 +114,14 @@ class MetricSet {
   std::vector<std::string> events_;
 };
 
+// This CPU's id as perf writes it for its mapfile and strcmp_cpuid_str: "GenuineIntel-6-55-4"
+// (vendor, family, model and stepping, the last two in hexadecimal) on x86, the MIDR
+// "0x00000000410fd0c1" on arm64; "" where neither can be read.
+std::string this_cpu_id();
+
 // This machine's answers to a metric's questions: #num_cpus, #num_cpus_online, #smt_on (sysfs);
-// has_event: whether `catalog` knows the event and this machine can open it (probe.hpp).
+// has_event: whether `catalog` knows the event and this machine can open it (probe.hpp); cpuid:
+// this_cpu_id().
 MetricFacts this_machine_facts(const EventCatalog& catalog);
 
 }  // namespace perfmon

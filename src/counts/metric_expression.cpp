@@ -5,6 +5,7 @@
 #include "perfmon/metric_expression.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <regex>
@@ -98,9 +99,16 @@ std::string normalized(std::string_view written, int runtime_parameter) {
   return name;
 }
 
-// perf's strcmp_cpuid_str: on arm64 (MIDRs) the same part in this variant and revision or a later
-// one; elsewhere the pattern, an extended regular expression, matching the whole id.
-bool cpuid_matches(const std::string& pattern, const std::string& cpuid) {
+std::uint32_t index_in(std::vector<std::string>& list, std::string name) {
+  const auto found = std::find(list.begin(), list.end(), name);
+  if (found != list.end()) return static_cast<std::uint32_t>(found - list.begin());
+  list.push_back(std::move(name));
+  return static_cast<std::uint32_t>(list.size() - 1);
+}
+
+}  // namespace
+
+bool cpu_id_matches(const std::string& pattern, const std::string& cpuid) {
   if (cpuid.empty()) return false;
   if (cpuid.starts_with("0x") && pattern.starts_with("0x")) {
     constexpr std::uint64_t kVariant = 0xfULL << 20, kRevision = 0xfULL;
@@ -110,21 +118,16 @@ bool cpuid_matches(const std::string& pattern, const std::string& cpuid) {
     return (have & kVariant) > (wanted & kVariant) ||
            ((have & kVariant) == (wanted & kVariant) && (have & kRevision) >= (wanted & kRevision));
   }
+  // A pattern of other than three '-' (perf's test for one with the stepping, ranges in brackets
+  // counted too) is matched against the id without its stepping.
+  const bool full = std::count(pattern.begin(), pattern.end(), '-') == 3;
+  const std::string id = full || cpuid.rfind('-') == std::string::npos ? cpuid : cpuid.substr(0, cpuid.rfind('-'));
   try {
-    return std::regex_match(cpuid, std::regex(pattern, std::regex::extended));
+    return std::regex_match(id, std::regex(pattern, std::regex::extended));
   } catch (const std::regex_error&) {
     return false;
   }
 }
-
-std::uint32_t index_in(std::vector<std::string>& list, std::string name) {
-  const auto found = std::find(list.begin(), list.end(), name);
-  if (found != list.end()) return static_cast<std::uint32_t>(found - list.begin());
-  list.push_back(std::move(name));
-  return static_cast<std::uint32_t>(list.size() - 1);
-}
-
-}  // namespace
 
 class MetricExpression::Parser {
  public:
@@ -266,7 +269,10 @@ class MetricExpression::Parser {
         return add({.op = Op::Name, .index = index});
       }
       case Kind::Literal: {
-        const std::uint32_t index = index_in(out_.literals_, std::string(token_.text));
+        // perf compares literals without case (#SMT_on is #smt_on).
+        std::string literal(token_.text);
+        for (char& c : literal) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const std::uint32_t index = index_in(out_.literals_, std::move(literal));
         next();
         return add({.op = Op::Literal, .index = index});
       }
@@ -334,7 +340,51 @@ void MetricExpression::resolve(const MetricFacts& facts) {
   for (std::size_t i = 0; i < asked_events_.size(); ++i)
     asked_event_answers_[i] = facts.has_event && facts.has_event(asked_events_[i]) ? 1 : 0;
   for (std::size_t i = 0; i < cpuid_patterns_.size(); ++i)
-    cpuid_answers_[i] = cpuid_matches(cpuid_patterns_[i], facts.cpuid) ? 1 : 0;
+    cpuid_answers_[i] = cpu_id_matches(cpuid_patterns_[i], facts.cpuid) ? 1 : 0;
+}
+
+std::vector<bool> MetricExpression::needed() const {
+  std::vector<bool> needed(names_.size(), false);
+  if (nodes_.empty()) return needed;
+  auto operands = [](const Node& node) -> std::vector<std::uint32_t> {
+    switch (node.op) {
+      case Op::Number:
+      case Op::Name:
+      case Op::SourceCount:
+      case Op::Literal:
+      case Op::HasEvent:
+      case Op::CpuidMatches:
+        return {};
+      case Op::Negate:
+        return {node.a};
+      case Op::If:
+        return {node.a, node.b, node.c};
+      default:
+        return {node.a, node.b};
+    }
+  };
+  auto reads_name = [](const Node& node) { return node.op == Op::Name || node.op == Op::SourceCount; };
+  // Whether a subtree reads no name: its value is known from the facts alone. Operands come
+  // before the node that uses them.
+  std::vector<bool> constant(nodes_.size(), true);
+  for (std::size_t n = 0; n < nodes_.size(); ++n) {
+    constant[n] = !reads_name(nodes_[n]);
+    for (std::uint32_t operand : operands(nodes_[n])) constant[n] = constant[n] && constant[operand];
+  }
+  std::vector<std::uint32_t> pending = {root_};
+  while (!pending.empty()) {
+    const Node& node = nodes_[pending.back()];
+    pending.pop_back();
+    if (reads_name(node)) {
+      needed[node.index] = true;
+    } else if (node.op == Op::If && constant[node.b]) {
+      // A condition of the facts alone decides the branch, as perf decides which events to count.
+      pending.push_back(value_of(node.b, {}, {}) == 0 ? node.c : node.a);
+    } else {
+      for (std::uint32_t operand : operands(node)) pending.push_back(operand);
+    }
+  }
+  return needed;
 }
 
 double MetricExpression::value_of(std::uint32_t index, std::span<const double> values,

@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -85,6 +88,48 @@ MetricTable MetricTable::from_json(std::string_view json, std::string_view sourc
     }
   }
   return table;
+}
+
+MetricTable MetricTable::for_cpu(const std::string& directory, const std::string& cpuid) {
+  const std::filesystem::path root(directory), mapfile = root / "mapfile.csv";
+  std::ifstream rows(mapfile);
+  if (!rows)
+    throw Error(ErrorKind::InvalidArgument, "There is no " + mapfile.string() +
+                                                ": give the directory of perf's pmu-events for this architecture "
+                                                "(such as tools/perf/pmu-events/arch/x86 of a Linux source tree).");
+  for (std::string line; std::getline(rows, line);) {
+    const std::vector<std::string> fields = split(line, ',');
+    if (fields.size() < 4 || fields[0].starts_with("#") || fields[0] == "Family-model" || fields[3] != "core") continue;
+    if (!cpu_id_matches(fields[0], cpuid)) continue;
+    const std::filesystem::path model = root / fields[2];
+    std::vector<std::filesystem::path> files;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(model, error))
+      if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
+    if (error)
+      throw Error(ErrorKind::InvalidArgument, "The metrics of this CPU (" + cpuid + ") should be in " + model.string() +
+                                                  ", which cannot be read: " + error.message() + ".");
+    std::sort(files.begin(), files.end());
+    MetricTable table;
+    for (const std::filesystem::path& file : files) {
+      std::ifstream in(file);
+      std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      table.merge(from_json(json, file.string()));
+    }
+    return table;
+  }
+  throw Error(ErrorKind::InvalidArgument, mapfile.string() + " has no row for this CPU (" +
+                                              (cpuid.empty() ? std::string("its id could not be read") : cpuid) +
+                                              "): perf's tables do not cover it.");
+}
+
+void MetricTable::merge(MetricTable other) {
+  for (MetricDefinition& metric : other.metrics_) {
+    if (const std::optional<std::size_t> known = find(metric.name))
+      metrics_[*known] = std::move(metric);
+    else
+      metrics_.push_back(std::move(metric));
+  }
 }
 
 MetricTable MetricTable::common() {
@@ -170,8 +215,10 @@ MetricSet::MetricSet(const MetricTable& table, std::vector<std::size_t> chosen, 
     }
     visiting[m] = true;
     MetricExpression expression = parsed(metrics[m], metrics[m].expression, "expression");
-    for (const std::string& name : expression.names())
-      if (const std::optional<std::size_t> referred = table.find(name)) compile(*referred);
+    const std::vector<bool> needed = expression.needed();
+    for (std::size_t i = 0; i < expression.names().size(); ++i)
+      if (const std::optional<std::size_t> referred = table.find(expression.names()[i]); referred && needed[i])
+        compile(*referred);
     visiting[m] = false;
     path.pop_back();
     position_of[m] = compiled_.size();
@@ -183,45 +230,61 @@ MetricSet::MetricSet(const MetricTable& table, std::vector<std::size_t> chosen, 
     const MetricDefinition& metric = metrics[compiled_[j].metric];
     if (metric.threshold.empty()) continue;
     MetricExpression threshold = parsed(metric, metric.threshold, "threshold");
-    for (const std::string& name : threshold.names())
-      if (const std::optional<std::size_t> referred = table.find(name)) compile(*referred);
+    const std::vector<bool> needed = threshold.needed();
+    for (std::size_t i = 0; i < threshold.names().size(); ++i)
+      if (const std::optional<std::size_t> referred = table.find(threshold.names()[i]); referred && needed[i])
+        compile(*referred);
     compiled_[j].threshold = std::move(threshold);
   }
-  // Slots: the events first, then each compiled metric's value.
-  auto names_of = [](const Compiled& compiled) {
-    std::vector<std::string> names = compiled.expression.names();
-    if (compiled.threshold)
-      names.insert(names.end(), compiled.threshold->names().begin(), compiled.threshold->names().end());
-    return names;
-  };
-  for (const Compiled& compiled : compiled_)
-    for (const std::string& name : names_of(compiled))
-      if (!table.find(name) && std::find(events_.begin(), events_.end(), name) == events_.end())
+  // Slots: the events first, then each compiled metric's value, then one that is never set (NaN)
+  // for the names a branch ruled out by the facts would read.
+  auto add_events = [&](const MetricExpression& expression) {
+    const std::vector<bool> needed = expression.needed();
+    for (std::size_t i = 0; i < expression.names().size(); ++i) {
+      const std::string& name = expression.names()[i];
+      if (needed[i] && !table.find(name) && std::find(events_.begin(), events_.end(), name) == events_.end())
         events_.push_back(name);
-  auto slot_of = [&](const std::string& name) -> std::size_t {
-    if (const std::optional<std::size_t> referred = table.find(name)) return events_.size() + position_of[*referred];
-    return static_cast<std::size_t>(std::find(events_.begin(), events_.end(), name) - events_.begin());
+    }
+  };
+  for (const Compiled& compiled : compiled_) {
+    add_events(compiled.expression);
+    if (compiled.threshold) add_events(*compiled.threshold);
+  }
+  const std::size_t unknown = events_.size() + compiled_.size();
+  auto slots_of = [&](const MetricExpression& expression) {
+    const std::vector<bool> needed = expression.needed();
+    std::vector<std::size_t> slots;
+    for (std::size_t i = 0; i < expression.names().size(); ++i) {
+      const std::string& name = expression.names()[i];
+      const std::optional<std::size_t> referred = table.find(name);
+      if (!needed[i] || (referred && position_of[*referred] == kNone))
+        slots.push_back(unknown);
+      else if (referred)
+        slots.push_back(events_.size() + position_of[*referred]);
+      else
+        slots.push_back(static_cast<std::size_t>(std::find(events_.begin(), events_.end(), name) - events_.begin()));
+    }
+    return slots;
   };
   for (Compiled& compiled : compiled_) {
-    for (const std::string& name : compiled.expression.names()) {
-      compiled.inputs.push_back(slot_of(name));
-      const std::size_t slot = compiled.inputs.back();
+    compiled.inputs = slots_of(compiled.expression);
+    for (std::size_t slot : compiled.inputs) {
       // An event, or the events of a metric compiled before this one.
+      if (slot == unknown) continue;
       const std::vector<std::size_t> needed =
           slot < events_.size() ? std::vector<std::size_t>{slot} : compiled_[slot - events_.size()].events;
       for (std::size_t event : needed)
         if (std::find(compiled.events.begin(), compiled.events.end(), event) == compiled.events.end())
           compiled.events.push_back(event);
     }
-    if (compiled.threshold)
-      for (const std::string& name : compiled.threshold->names()) compiled.threshold_inputs.push_back(slot_of(name));
+    if (compiled.threshold) compiled.threshold_inputs = slots_of(*compiled.threshold);
   }
   for (std::size_t m : chosen) chosen_.push_back(position_of[m]);
 }
 
 std::vector<MetricResult> MetricSet::evaluate(std::span<const double> values, std::span<const double> errors) const {
   const std::size_t events = events_.size();
-  std::vector<double> slots(events + compiled_.size(), std::nan("")), slot_errors(slots.size(), 0);
+  std::vector<double> slots(events + compiled_.size() + 1, std::nan("")), slot_errors(slots.size(), 0);
   for (std::size_t i = 0; i < events && i < values.size(); ++i) {
     slots[i] = values[i];
     slot_errors[i] = i < errors.size() ? errors[i] : 0;
@@ -258,8 +321,34 @@ std::vector<MetricResult> MetricSet::evaluate(std::span<const double> values, st
   return results;
 }
 
+std::string this_cpu_id() {
+  // arm64: the MIDR, as sysfs gives it.
+  std::ifstream midr("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1");
+  if (std::string id; midr >> id) return id;
+  // x86: perf's "%s-%u-%X-%X" of vendor, family, model and stepping.
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string vendor;
+  long family = -1, model = -1, stepping = -1;
+  for (std::string line; std::getline(cpuinfo, line) && line.find_first_not_of(" \t") != std::string::npos;) {
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
+    const std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+    if (key == "vendor_id") vendor = value;
+    if (key == "cpu family") family = std::strtol(value.c_str(), nullptr, 10);
+    if (key == "model") model = std::strtol(value.c_str(), nullptr, 10);
+    if (key == "stepping") stepping = std::strtol(value.c_str(), nullptr, 10);
+  }
+  if (vendor.empty() || family < 0 || model < 0 || stepping < 0) return "";
+  char id[96];
+  std::snprintf(id, sizeof id, "%s-%ld-%lX-%lX", vendor.c_str(), family, model, stepping);
+  return id;
+}
+
 MetricFacts this_machine_facts(const EventCatalog& catalog) {
   MetricFacts facts;
+  facts.cpuid = this_cpu_id();
   facts.literal = [](std::string_view literal) -> std::optional<double> {
     if (literal == "#num_cpus") return static_cast<double>(::sysconf(_SC_NPROCESSORS_CONF));
     if (literal == "#num_cpus_online") return static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN));

@@ -5,7 +5,11 @@
 // perfmon list metrics and metricgroups.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
@@ -148,6 +152,53 @@ TEST(CliMetrics, TheEmulatedBranchMissRateIsItsCounts) {
   EXPECT_LT(learnt, 1.0);
   EXPECT_GT(random, 15.0);
   EXPECT_LT(random, 35.0);
+}
+
+// A directory in perf's pmu-events layout whose one row matches any CPU, its metrics over the
+// worker's getppid calls: exact values, a metric referring to another, a threshold, and -e's
+// events kept.
+class CliMetricsDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::create_directories(root_ / "anycpu");
+    std::ofstream(root_ / "mapfile.csv") << "Family-model,Version,Filename,EventType\n.*,v1,anycpu,core\n";
+    std::ofstream(root_ / "anycpu" / "metrics.json") << R"json([
+      {"MetricName": "calls_twice", "MetricExpr": "2 * syscalls:sys_enter_getppid", "MetricGroup": "Calls"},
+      {"MetricName": "calls_share", "MetricExpr": "syscalls:sys_enter_getppid / (calls_twice + 2 * syscalls:sys_enter_getpid)",
+       "ScaleUnit": "100%", "MetricGroup": "Calls", "MetricThreshold": "calls_share > 0.4"}
+    ])json";
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  const std::filesystem::path root_ =
+      std::filesystem::temp_directory_path() / ("perfmon-metrics-dir-" + std::to_string(getpid()));
+};
+
+TEST_F(CliMetricsDir, ATablesMetricsAreExactOnExactCounts) {
+  const Result r = run({PERFMON, "stat", "-j", "--metrics-dir", root_.string(), "-M", "Calls", "-e", "page-faults",
+                        "--", WORKER, "getppid", "1000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<nlohmann::json> rows = json_lines(r.err);
+  std::vector<std::string> events;
+  for (const nlohmann::json& row : rows) events.push_back(row.value("event", ""));
+  EXPECT_EQ(events,
+            (std::vector<std::string>{"page-faults", "syscalls:sys_enter_getppid", "", "syscalls:sys_enter_getpid"}))
+      << r.err;
+  const nlohmann::json* calls = row_of(rows, "syscalls:sys_enter_getppid");
+  ASSERT_TRUE(calls) << r.err;
+  EXPECT_EQ(calls->at("counter-value"), "1000.000000");
+  EXPECT_EQ(calls->at("metric-value"), 2000);
+  EXPECT_EQ(calls->at("metric-unit"), "calls_twice");
+  // calls_share's first event is getppid's too: a line of its own after it, 1000 / 2000.
+  EXPECT_EQ(rows[2].at("metric-value"), 50);
+  EXPECT_EQ(rows[2].at("metric-unit"), "%  calls_share");
+  EXPECT_EQ(rows[2].at("metric-threshold"), "bad");
+  const Result listed = run({PERFMON, "list", "--metrics-dir", root_.string(), "metrics"});
+  EXPECT_NE(listed.out.find("\n  calls_twice "), std::string::npos) << listed.out;
+  const Result wrong = run({PERFMON, "stat", "--metrics-dir", (root_ / "anycpu").string(), "-M", "Calls", "true"});
+  EXPECT_NE(wrong.exit_code, 0);
+  EXPECT_NE(wrong.err.find("There is no " + (root_ / "anycpu" / "mapfile.csv").string() + ": give the directory"),
+            std::string::npos)
+      << wrong.err;
 }
 
 TEST(CliMetrics, ListShowsTheMetricsAndTheirGroups) {

@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "errors.hpp"
+#include "event_arguments.hpp"
 #include "options.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
@@ -76,8 +77,7 @@ int list_model(const EventCatalog& catalog, const std::string& pattern, bool jso
 
 // perfmon list metrics | metricgroups: the metrics perfmon stat -M takes, each with its groups and
 // expression, marked where one of its events cannot be counted here (and why); or the groups.
-int list_metrics(const EventCatalog& catalog, bool groups_only, bool json) {
-  const MetricTable table = MetricTable::common();
+int list_metrics(const EventCatalog& catalog, const MetricTable& table, bool groups_only, bool json) {
   std::string out;
   if (groups_only) {
     for (const std::string& group : table.groups()) {
@@ -126,8 +126,10 @@ int list_metrics(const EventCatalog& catalog, bool groups_only, bool json) {
       out += line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
       continue;
     }
-    out += row(metric.name, (unusable.empty() ? "" : "[not usable here: " + lacking + "] ") + metric.description +
-                                " [" + groups + "]");
+    std::string text = unusable.empty() ? "" : "[not usable here: " + lacking + "]";
+    if (!metric.description.empty()) text += (text.empty() ? "" : " ") + metric.description;
+    if (!groups.empty()) text += (text.empty() ? "[" : " [") + groups + "]";
+    out += row(metric.name, text);
     out += row("", "= " + metric.expression);
     if (!unusable.empty()) unusable_by_reason[unusable].push_back(metric.name);
   }
@@ -146,8 +148,12 @@ int list_metrics(const EventCatalog& catalog, bool groups_only, bool json) {
 int run_list(std::span<char* const> args) {
   bool json = false;
   bool raw_dump = false;
-  std::string model;
+  std::string model, metrics_dir;
   std::vector<Option> options = {
+      {0, "metrics-dir", "dir",
+       "with metrics or metricgroups: also this CPU's metrics from perf's pmu-events laid out as in Linux's "
+       "tools/perf/pmu-events/arch/ARCH",
+       [&](std::string_view v) { metrics_dir = std::string(v); }},
       {0, "pmu", "model",
        "list a CPU model's events (libpfm4's names: skl, icl, spr, ...; coreduo for pmc.core), on any machine",
        [&](std::string_view v) { model = std::string(v); }},
@@ -171,7 +177,7 @@ int run_list(std::span<char* const> args) {
     EventCatalog catalog(paths);
     if (!model.empty()) return list_model(catalog, pattern, json);
     if (pattern == "metrics" || pattern == "metricgroups")
-      return list_metrics(catalog, pattern == "metricgroups", json);
+      return list_metrics(catalog, known_metrics(metrics_dir), pattern == "metricgroups", json);
     if (raw_dump) {
       std::string names;
       for (const CatalogEntry& entry : catalog.entries())

@@ -404,7 +404,7 @@ class StatCommand {
   // -M: the metrics' events added to what is counted (without -e, the metrics' events alone, as
   // perf counts them); perf's tool events come from the run, not from a counter.
   void add_metric_events(const EventCatalog& catalog) {
-    metric_table_ = MetricTable::common();
+    metric_table_ = known_metrics(o_.metrics_dir);
     metric_set_.emplace(*metric_table_, metric_table_->select(o_.metrics), this_machine_facts(catalog));
     if (o_.events.lists.empty() && o_.detail == 0) groups_.clear();
     for (const std::string& event : metric_set_->events()) {

@@ -73,6 +73,10 @@ std::vector<Option> stat_options(StatOptions& o) {
        "metrics or groups of metrics to compute, as perf stat -M takes them (IPC,Default: perfmon list metrics); "
        "without -e, their events alone are counted",
        [&](std::string_view v) { o.metrics = std::string(v); }},
+      {0, "metrics-dir", "dir",
+       "also the metrics of this CPU from perf's pmu-events laid out as in Linux's tools/perf/pmu-events/arch/ARCH "
+       "(a mapfile.csv and a directory of JSON files per CPU)",
+       [&](std::string_view v) { o.metrics_dir = std::string(v); }},
       {'S', "sync", "", "call sync(2) before counting: dirty pages written out, not counted against the command",
        [&](std::string_view) { o.sync_first = true; }},
       {0, "summary", "", "with -I: the whole run's counts after the intervals",
@@ -189,6 +193,8 @@ void validate(const StatOptions& o) {
   if (!o.sets.empty() && (!o.events.lists.empty() || o.detail > 0))
     throw UsageError("--sets names all the events: give them there, not with -e or -d");
   if (o.null_run && o.detail > 0) throw UsageError("-n counts nothing: leave out -d");
+  if (!o.metrics_dir.empty() && o.metrics.empty())
+    throw UsageError("--metrics-dir adds the metrics -M chooses from: give -M too");
   if (!o.metrics.empty() && (o.null_run || !o.sets.empty() || o.markers))
     throw UsageError("-M computes metrics of one measurement's counts: give it without -n, --sets or --markers");
   if (o.summary && o.interval_ms == 0)

@@ -31,6 +31,7 @@ struct StatOptions {
   bool null_run = false;    // -n: nothing counted, the command timed
   long detail = 0;          // -d, -dd, -ddd: perf's detailed events added, up to level 3
   std::string metrics;      // -M: metrics and groups of metrics, comma-separated
+  std::string metrics_dir;  // --metrics-dir: perf's pmu-events for this architecture
   bool summary = false;     // --summary: with -I, the whole run's counts at the end too
   bool sync_first = false;  // -S: sync(2) before counting, as perf stat --sync
   bool run_table = false;   // --table: with -r, each run's wall time

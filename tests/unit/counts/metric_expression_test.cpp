@@ -133,7 +133,9 @@ TEST(MetricExpression, LiteralsAndFactsComeFromTheMachine) {
   EXPECT_EQ(value("has_event(cpu@topdown\\-be\\-bound@)", {}, facts), 0);
   EXPECT_EQ(value("strcmp_cpuid_str(GenuineIntel\\-6\\-55\\-4)", {}, facts), 1);
   EXPECT_EQ(value("strcmp_cpuid_str(GenuineIntel\\-6\\-55\\-.)", {}, facts), 1);  // a pattern of the whole id
-  EXPECT_EQ(value("strcmp_cpuid_str(GenuineIntel\\-6\\-55)", {}, facts), 0);
+  EXPECT_EQ(value("strcmp_cpuid_str(GenuineIntel\\-6\\-55)", {}, facts), 1);      // no stepping: any
+  EXPECT_EQ(value("strcmp_cpuid_str(GenuineIntel\\-6\\-5)", {}, facts), 0);       // the whole model
+  EXPECT_EQ(value("strcmp_cpuid_str(GenuineIntel\\-6\\-55\\-5)", {}, facts), 0);
   // arm64: the same part, in this variant and revision or a later one.
   facts.cpuid = "0x00000000413fd0c1";  // Neoverse N1 r3p1
   EXPECT_EQ(value("strcmp_cpuid_str(0x410fd0c0)", {}, facts), 1);
@@ -147,6 +149,25 @@ TEST(MetricExpression, LiteralsAndFactsComeFromTheMachine) {
   EXPECT_EQ(expression.names(), std::vector<std::string>{"x"});  // has_event counts nothing
   // Unresolved, a literal or a fact has no value.
   EXPECT_TRUE(std::isnan(MetricExpression::parse("#slots").evaluate({})));
+}
+
+// A branch the facts alone rule out reads nothing: its events need not be counted (perf's
+// expr__find_ids); a condition over counts needs both branches.
+TEST(MetricExpression, OnlyTheBranchTheFactsChooseIsNeeded) {
+  MetricFacts facts;
+  facts.literal = [](std::string_view name) -> std::optional<double> {
+    return name == "#smt_on" ? std::optional<double>(1) : std::nullopt;
+  };
+  MetricExpression smt = MetricExpression::parse("(THREAD_ANY / 2 if #SMT_on else THREAD) + other");
+  EXPECT_EQ(smt.literals(), std::vector<std::string>{"#smt_on"});  // without case, as perf's
+  smt.resolve(facts);
+  EXPECT_EQ(smt.names(), (std::vector<std::string>{"THREAD_ANY", "THREAD", "other"}));
+  EXPECT_EQ(smt.needed(), (std::vector<bool>{true, false, true}));
+  const std::vector<double> values = {10, std::nan(""), 1};
+  EXPECT_EQ(smt.evaluate(values), 6);
+  MetricExpression counted = MetricExpression::parse("a if b > 1 else c");
+  counted.resolve(facts);
+  EXPECT_EQ(counted.needed(), (std::vector<bool>{true, true, true}));
 }
 
 TEST(MetricExpression, SourceCountIsHowManyCountersWereSummed) {

@@ -6,8 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -206,6 +211,59 @@ TEST(MetricTable, EveryCommonMetricIsItsFormula) {
   }
   // perf's Default group's metrics are there.
   EXPECT_EQ(table.select("Default").size(), 10u);
+}
+
+// perf's layout: mapfile.csv rows naming each CPU's directory, by pattern.
+TEST(MetricTable, ACpusTableIsFoundThroughTheMapfile) {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("perfmon-pmu-events-" + std::to_string(getpid()));
+  std::filesystem::create_directories(root / "skylakex");
+  std::filesystem::create_directories(root / "icelake");
+  std::ofstream(root / "mapfile.csv") << "Family-model,Version,Filename,EventType\n"
+                                         "GenuineIntel-6-55-[01234],v1.29,skylakex,core\n"
+                                         "GenuineIntel-6-55-[01234],v1.0,skylakex-uncore,uncore\n"
+                                         "GenuineIntel-6-(7D|7E|A7),v1.17,icelake,core\n"
+                                         "AuthenticAMD-25-([1][0-9A-F]|[A][0-9A-F]),v1.0,icelake,core\n";
+  std::ofstream(root / "skylakex" / "skx-metrics.json") << kTable;
+  std::ofstream(root / "skylakex" / "cache.json") << R"([{"EventName": "L1D.REPLACEMENT"}])";
+  std::ofstream(root / "icelake" / "icl-metrics.json") << R"([{"MetricName": "IPC", "MetricExpr": "7"}])";
+  const MetricTable skylake = MetricTable::for_cpu(root, "GenuineIntel-6-55-4");
+  EXPECT_EQ(skylake.metrics().size(), 9u);  // the metrics of its files; the events skipped
+  MetricTable merged = MetricTable::common();
+  merged.merge(MetricTable::for_cpu(root, "GenuineIntel-6-7E-5"));
+  EXPECT_EQ(merged.metrics()[*merged.find("IPC")].expression, "7");  // the CPU's over the common one
+  EXPECT_EQ(merged.metrics().size(), MetricTable::common().metrics().size());
+  // Dashes in a range are dashes too: perf matches that pattern without the stepping.
+  EXPECT_EQ(MetricTable::for_cpu(root, "AuthenticAMD-25-11-1").metrics().size(), 1u);
+  auto refusal = [&](const std::filesystem::path& directory, const std::string& cpuid) {
+    try {
+      MetricTable::for_cpu(directory, cpuid);
+    } catch (const Error& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(refusal(root, "GenuineIntel-6-55-7"),
+            (root / "mapfile.csv").string() +
+                " has no row for this CPU (GenuineIntel-6-55-7): perf's tables do not "
+                "cover it.");
+  EXPECT_EQ(refusal(root / "nowhere", "x"),
+            "There is no " + (root / "nowhere" / "mapfile.csv").string() +
+                ": give the directory of perf's pmu-events for this architecture (such as "
+                "tools/perf/pmu-events/arch/x86 of a Linux source tree).");
+  std::filesystem::remove_all(root);
+}
+
+TEST(MetricTable, ThisCpusIdIsPerfs) {
+  const std::string id = this_cpu_id();
+  ASSERT_FALSE(id.empty());
+#if defined(__x86_64__)
+  // vendor-family-model-stepping, model and stepping in hexadecimal
+  EXPECT_TRUE(std::regex_match(id, std::regex("(GenuineIntel|AuthenticAMD|HygonGenuine)-[0-9]+-[0-9A-F]+-[0-9A-F]+")))
+      << id;
+#elif defined(__aarch64__)
+  EXPECT_TRUE(std::regex_match(id, std::regex("0x[0-9a-f]{16}"))) << id;
+#endif
 }
 
 TEST(MetricTable, RefusalsNameWhatIsWrong) {
