@@ -3,11 +3,15 @@
 #include "measuring.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <map>
+#include <optional>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 
 #include "perfmon/emulated.hpp"
+#include "perfmon/metric_table.hpp"
 #include "perfmon/pass_plan.hpp"
 #include "perfmon/probe.hpp"
 #include "perfmon/system_info.hpp"
@@ -63,6 +67,7 @@ class Session {
       return;
     }
     measurement_->reset();
+    started_ = std::chrono::steady_clock::now();
     measurement_->start();
     depth_ = 1;
   }
@@ -73,6 +78,7 @@ class Session {
     }
     depth_ = 0;
     measurement_->stop();
+    duration_ns_ = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - started_).count();
     read();
     return false;  // an exception in the block goes on
   }
@@ -83,8 +89,14 @@ class Session {
   int run_command() {
     if (measurement_->command() == nullptr)
       throw perfmon::Error(perfmon::ErrorKind::InvalidArgument, "this session counts no command.");
-    return run_to_end(*measurement_, [this] { ++readings_; });
+    const auto started = std::chrono::steady_clock::now();
+    return run_to_end(*measurement_, [this, started] {
+      duration_ns_ = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - started).count();
+      ++readings_;
+    });
   }
+  // The wall time of the last block or command (metrics' duration_time), in nanoseconds.
+  double duration_ns() const { return duration_ns_; }
 
   // The last read as numbers (reading_arrays).
   py::tuple values() const { return reading_arrays(measurement_->reading()); }
@@ -104,7 +116,62 @@ class Session {
   std::unique_ptr<perfmon::Measurement> measurement_;
   std::uint64_t readings_ = 0;
   int depth_ = 0;  // blocks entered and not left
+  std::chrono::steady_clock::time_point started_;
+  double duration_ns_ = 0;
 };
+
+// Metrics of perfmon's tables (metric_table.hpp) over a reading's counts: counters(metrics=...),
+// stat(metrics=...). The events the chosen metrics need; their values from the counts by name.
+class Metrics {
+ public:
+  Metrics(const std::string& metrics, const std::string& metrics_dir) : table_(perfmon::MetricTable::common()) {
+    if (!metrics_dir.empty()) table_.merge(perfmon::MetricTable::for_cpu(metrics_dir, perfmon::this_cpu_id()));
+    set_.emplace(table_, table_.select(metrics), perfmon::this_machine_facts(catalog()));
+  }
+  // The events to count: perf's tool events (duration_time, user_time, system_time) come from the run.
+  std::vector<std::string> events() const {
+    std::vector<std::string> counted;
+    for (const std::string& event : set_->events())
+      if (event != "duration_time" && event != "user_time" && event != "system_time") counted.push_back(event);
+    return counted;
+  }
+  // (names, values, errors, units, thresholds: 1 past, 0 not, -1 none) of the chosen metrics, in
+  // their order, from each event's value and standard error (NaN where it has none) and the wall
+  // time in seconds.
+  py::tuple evaluate(const std::map<std::string, double>& values, const std::map<std::string, double>& errors,
+                     double duration_s) const {
+    std::vector<double> in, in_errors;
+    for (const std::string& event : set_->events()) {
+      const auto value = values.find(event), error = errors.find(event);
+      in.push_back(event == "duration_time" ? duration_s : value != values.end() ? value->second : std::nan(""));
+      in_errors.push_back(error != errors.end() && std::isfinite(error->second) ? error->second : 0);
+    }
+    std::vector<std::string> names, units;
+    std::vector<double> metric_values, metric_errors;
+    std::vector<int> thresholds;
+    for (const perfmon::MetricResult& result : set_->evaluate(in, in_errors)) {
+      const perfmon::MetricDefinition& metric = table_.metrics()[result.metric];
+      names.push_back(metric.name);
+      units.push_back(metric.unit);
+      metric_values.push_back(result.value);
+      metric_errors.push_back(result.error);
+      thresholds.push_back(result.over_threshold ? (*result.over_threshold ? 1 : 0) : -1);
+    }
+    return py::make_tuple(names, metric_values, metric_errors, units, thresholds);
+  }
+
+ private:
+  perfmon::MetricTable table_;
+  std::optional<perfmon::MetricSet> set_;
+};
+
+// The events of a list as the catalogue names them (perf's syntax).
+std::vector<std::string> event_names(const std::string& events) {
+  std::vector<std::string> names;
+  for (const perfmon::EventGroup& group : catalog().parse(events))
+    for (const perfmon::Event& event : group.events) names.push_back(event.name);
+  return names;
+}
 
 // A command once per pass of events that fit on the counters at once (perfmon/pass_plan.hpp), so
 // that no event is multiplexed: one reading whose events say their pass ("pass1", ...), the passes'
@@ -183,8 +250,14 @@ void bind_counting(py::module_& module) {
       .def_property_readonly("notes", &Session::notes)
       .def_property_readonly("summary", &Session::summary)
       .def_property_readonly("turns", &Session::turns)
+      .def_property_readonly("duration_ns", &Session::duration_ns)
       .def("value_arrays", &Session::values);
 
+  py::class_<Metrics>(module, "Metrics")
+      .def(py::init<const std::string&, const std::string&>(), py::arg("metrics"), py::arg("metrics_dir"))
+      .def_property_readonly("events", &Metrics::events)
+      .def("evaluate", &Metrics::evaluate, py::arg("values"), py::arg("errors"), py::arg("duration_s"));
+  module.def("event_names", &event_names, py::arg("events"));
   module.def("probe", &probe, py::arg("events"));
   module.def("emulator", &emulator);
   module.def("stat_passes", &stat_passes, py::arg("events"), py::arg("command"), py::arg("inherit"));

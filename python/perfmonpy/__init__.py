@@ -18,7 +18,7 @@ if _importlib_util.find_spec("perfmonpy._perfmonpy") is None:
                       "'cmake --build build --target _perfmonpy' and import perfmonpy from build/python "
                       "(PYTHONPATH=build/python).", name="perfmonpy._perfmonpy")
 
-from ._counting import CommandCounts, Counts, Runs, counters, emulator, event_sets, measure, probe, stat, why_not
+from ._counting import CommandCounts, Counts, Metrics, Runs, counters, emulator, event_sets, measure, probe, stat, why_not
 from ._profiles import PerfData, read_perf_data
 from ._recording import RecordedCommand, record, record_command
 from .errors import (CommandError, EventError, InvalidArgumentError, LimitError, NoPermissionError,
@@ -26,7 +26,7 @@ from .errors import (CommandError, EventError, InvalidArgumentError, LimitError,
                      UnsupportedError)
 
 __all__ = ["counters", "event_sets", "measure", "stat", "probe", "why_not", "emulator", "record", "record_command", "read_perf_data",
-           "RecordedCommand", "Counts", "CommandCounts", "Runs",
+           "RecordedCommand", "Counts", "CommandCounts", "Metrics", "Runs",
            "PerfData", "PerfmonError", "EventError", "UnknownEventError", "UnsupportedError", "OtherCpuModelError",
            "NoPermissionError", "NoSuchTargetError", "LimitError", "CommandError", "PerfmonOSError",
            "InvalidArgumentError"]

@@ -84,18 +84,96 @@ def _target(pid, tid, cpus, cgroup, command, emulate):
     return target
 
 
+# One row a metric (counters(metrics=...), stat(metrics=...)).
+#   metric          its name, as the table spells it ("IPC")
+#   value           scaled by its ScaleUnit (percent for "100%"); NaN where it cannot be computed
+#   stderr          its standard error, propagated from the counts' (0 for exact counts)
+#   unit            its ScaleUnit's unit ("%", "GHz", "/sec")
+#   over_threshold  1 past its MetricThreshold (perf marks it), 0 not, -1 no threshold or no value
+_METRIC_COLUMNS = [("value", np.float64), ("stderr", np.float64), ("over_threshold", np.int8)]
+
+
+class Metrics:
+    """The metrics of a reading: metrics["IPC"] (a float, names without case; NaN where it cannot
+    be computed, and .reasons says why), .values (a numpy structured array, one row a metric)."""
+
+    def __init__(self, names, values, errors, units, thresholds, reasons):
+        width = max([len(name) for name in names] + [1])
+        unit_width = max([len(unit) for unit in units] + [1])
+        self.values = np.zeros(len(names), dtype=[("metric", f"U{width}")] + _METRIC_COLUMNS + [("unit", f"U{unit_width}")])
+        self.values["metric"], self.values["value"], self.values["stderr"] = names, values, errors
+        self.values["unit"], self.values["over_threshold"] = units, thresholds
+        self.reasons = reasons
+
+    @property
+    def names(self):
+        return list(self.values["metric"])
+
+    def __getitem__(self, metric):
+        for row in self.values:
+            if row["metric"].lower() == str(metric).lower():
+                return float(row["value"])
+        raise KeyError(f"'{metric}' is not one of the metrics computed: {', '.join(self.names)}.")
+
+    def __contains__(self, metric):
+        return str(metric).lower() in (name.lower() for name in self.names)
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def as_dict(self):
+        return {row["metric"]: float(row["value"]) for row in self.values}
+
+    def __repr__(self):
+        return "<perfmonpy metrics: " + ", ".join(f"{name}={value:.6g}" for name, value in self.as_dict().items()) + ">"
+
+
+def _metrics_of(counts, metrics, duration_ns):
+    """The chosen metrics from a reading's counts: each event's count (the estimate where it was
+    multiplexed, NaN where it was not counted) and standard error, the wall time as duration_time."""
+    values, errors, missing = {}, {}, {}
+    for row in counts.values:
+        name = str(row["event"])
+        for spelled in (name, name[:-2] if name.endswith(":u") else None):
+            if spelled is None:
+                continue
+            if row["supported"] and row["running"] > 0:
+                values[spelled], errors[spelled] = float(row["scaled"]), float(row["stderr"])
+            else:
+                missing[spelled] = counts.reasons.get(name, "it was not counted")
+    names, metric_values, metric_errors, units, thresholds = metrics.evaluate(values, errors, duration_ns / 1e9)
+    reasons = {}
+    for name, value in zip(names, metric_values):
+        if np.isnan(value):
+            lacking = [event for event in metrics.events if event not in values]
+            reasons[name] = (f"{lacking[0]} was not counted: {missing.get(lacking[0], '')}".rstrip(": ") if lacking
+                             else "its expression has no value for these counts (a division by zero)")
+    return Metrics(names, metric_values, metric_errors, units, thresholds, reasons)
+
+
+def _with_metric_events(events, metrics):
+    """The event list with the events the metrics need and it does not name."""
+    if metrics is None:
+        return events
+    named = _native.event_names(events) if events else []
+    extra = [event for event in metrics.events if event not in named]
+    return ",".join([events] * bool(events) + extra)
+
+
 class Counts:
     """What a measurement counted: counts["page-faults"] (an int where the event counted all the
     time, else the float estimate), .values (a numpy structured array, one row an event), and what
-    perfmon did and saw (.notes, .summary, .reasons for events it could not count)."""
+    perfmon did and saw (.notes, .summary, .reasons for events it could not count); with metrics=,
+    .metrics (Metrics)."""
 
-    def __init__(self, session):
+    def __init__(self, session, metrics=None):
         names, parts, counts, estimates, supported, reasons = session.value_arrays()
         self.values = _table(names, parts, counts, estimates, supported, session.emulated)
         self.reasons = {name: reason for name, reason in zip(names, reasons) if reason}
         self.emulated = session.emulated
         self.notes = session.notes
         self.summary = session.summary
+        self.metrics = _metrics_of(self, metrics, session.duration_ns) if metrics is not None else None
 
     @property
     def names(self):
@@ -160,12 +238,19 @@ class _Readings(_Wrapper):
     summary = _held("summary")
     emulated = _held("emulated")
 
+    _metrics = None  # the native Metrics of metrics=, where asked
+
     @property
     def counts(self):
         """The last reading, as Counts."""
         if self._made[0] != self._native.readings:
-            self._made = (self._native.readings, Counts(self._native))
+            self._made = (self._native.readings, Counts(self._native, self._metrics))
         return self._made[1]
+
+    @property
+    def metrics(self):
+        """The last reading's metrics (Metrics), where metrics= chose some."""
+        return self.counts.metrics
 
     def __getitem__(self, event):
         """The last count of an event (its name as written, or its index): an int where it counted
@@ -199,16 +284,22 @@ class counters(_Readings):
     its count raises KeyError saying so (as the C++ CounterSession and perfmon stat keep it);
     skip_unsupported=False raises UnsupportedError naming why instead. strict=True
     refuses a measurement the kernel would multiplex; error_bars=True keeps what stderr needs
-    (read while it runs, with .read()).
+    (read while it runs, with .read()). metrics="IPC,CPUs_utilized" (names or groups, as perfmon
+    stat -M takes them; metrics_dir= perf's pmu-events for this CPU's own) also counts the events
+    they need and computes them at each reading: c.metrics["IPC"], c.metrics.values.
 
     Entering resets and starts the counters, leaving stops and reads them, both in the compiled
     module: a block costs the C++ API's region and little more (docs/benchmarks.md).
     """
 
-    def __init__(self, events, *, pid=None, tid=None, cpus=None, cgroup=None, inherit=True, strict=False,
-                 skip_unsupported=True, error_bars=False):
-        self._wrap(_native.Session(events, _target(pid, tid, cpus, cgroup, None, False), inherit, strict,
-                                   skip_unsupported, error_bars))
+    def __init__(self, events=None, *, pid=None, tid=None, cpus=None, cgroup=None, inherit=True, strict=False,
+                 skip_unsupported=True, error_bars=False, metrics=None, metrics_dir=None):
+        if events is None and metrics is None:
+            raise ValueError("give the events to count, or metrics= to count theirs.")
+        self._metrics = _native.Metrics(metrics, metrics_dir or "") if metrics is not None else None
+        self._wrap(_native.Session(_with_metric_events(events, self._metrics),
+                                   _target(pid, tid, cpus, cgroup, None, False), inherit, strict, skip_unsupported,
+                                   error_bars))
 
     def read(self):
         """Reads the counters now, running or not: the counts so far."""
@@ -306,13 +397,13 @@ def measure(function, events, *, repeat=1, args=(), kwargs=None, **options):
 class CommandCounts(Counts):
     """Counts of a command: also its exit code (128 + signal where a signal ended it)."""
 
-    def __init__(self, session, exit_code):
-        super().__init__(session)
+    def __init__(self, session, exit_code, metrics=None):
+        super().__init__(session, metrics)
         self.exit_code = exit_code
 
 
 def stat(command, events=None, *, emulate=False, inherit=True, strict=False, skip_unsupported=True, repeat=None,
-         passes=False, sets=None, switch_ms=10):
+         passes=False, sets=None, switch_ms=10, metrics=None, metrics_dir=None):
     """Runs a command (a list of words, as for subprocess) to its end, counting it from its exec:
     CommandCounts. emulate=True runs it on perfmon's emulated CPU (QEMU with perfmon's plugin),
     whose instructions and branches are counted exactly where the machine has no PMU; its counts
@@ -322,11 +413,18 @@ def stat(command, events=None, *, emulate=False, inherit=True, strict=False, ski
     .exit_codes each pass's (None for a pass not run: none of its own events can be counted here,
     and their rows say why), .plan the plan as perfmon stat --plan prints it; events that need no
     counter are counted in every pass. sets=[...] counts event sets instead of events, each set on
-    the PMU in turn for switch_ms of the command's CPU time (as event_sets does over a block)."""
+    the PMU in turn for switch_ms of the command's CPU time (as event_sets does over a block).
+    metrics="IPC,Default" (as perfmon stat -M) also counts their events and computes them from the
+    run's counts and wall time: .metrics (Metrics), for one run of events."""
     if isinstance(command, str):
         raise ValueError("give the command as a list of words, as for subprocess: ['ls', '-l'].")
     if repeat is not None and repeat < 1:
         raise ValueError("repeat is at least 1.")
+    if metrics is not None and (sets is not None or passes or repeat is not None):
+        raise ValueError("metrics= are computed from one run of events: without sets=, passes= or repeat=.")
+    chosen = _native.Metrics(metrics, metrics_dir or "") if metrics is not None else None
+    if chosen is not None:
+        events = _with_metric_events(events, chosen)
     if (events is None) == (sets is None):
         raise ValueError("give the events, or sets=[...] of them: one of the two.")
     if sets is not None:
@@ -347,7 +445,7 @@ def stat(command, events=None, *, emulate=False, inherit=True, strict=False, ski
     def once():
         session = _native.Session(events, _target(None, None, None, None, command, emulate), inherit, strict,
                                   skip_unsupported, False)
-        return CommandCounts(session, session.run_command())
+        return CommandCounts(session, session.run_command(), chosen)
 
     if repeat is None:
         return once()
