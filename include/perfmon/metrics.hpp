@@ -31,6 +31,12 @@ struct MetricsOptions {
   // Each counted apart, on the same CPUs (a path below the cgroup mount); "PARENT/*" counts each
   // child of PARENT, those that appear later too, and drops one when it goes (looked at each scrape).
   std::vector<std::string> cgroups;
+  // Metrics (metric_table.hpp) over each scrape interval, from their own events counted on the same
+  // CPUs: one gauge family each, perfmon_metric_<name> (IPC: perfmon_metric_ipc), and
+  // perfmon_metric_unavailable_info{metric, reason} for one this machine cannot compute. Names or
+  // groups as perf stat -M takes them; "" none. metrics_dir: perf's pmu-events for this CPU's own.
+  std::string metrics;
+  std::string metrics_dir;
 };
 
 enum class ExpositionFormat {

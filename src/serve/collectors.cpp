@@ -3,7 +3,7 @@
 // collect_<name>.cpp), which returns null where the options do not ask for it.
 #include "serve/collector.hpp"
 
-#define PERFMON_COLLECTORS(COLLECTOR) COLLECTOR(collect_event_counters)
+#define PERFMON_COLLECTORS(COLLECTOR) COLLECTOR(collect_event_counters) COLLECTOR(collect_derived_metrics)
 
 namespace perfmon::serve {
 

@@ -46,12 +46,19 @@ bool is_counter(const Family& family) {
   return std::string_view(family.type) == "counter";
 }
 
+// What a sample's name adds to its family's: "_total" for a counter, "_info" for an info, nothing
+// for a gauge.
+const char* sample_suffix(const Family& family) {
+  const std::string_view type = family.type;
+  return type == "counter" ? "_total" : type == "info" ? "_info" : "";
+}
+
 }  // namespace
 
 void Exposition::begin(const Family& family) {
   const bool open_metrics = format_ == ExpositionFormat::OpenMetrics;
-  // Text 0.0.4 knows no info type and names a counter's family by its samples' name.
-  const std::string name = std::string(family.name) + (open_metrics ? "" : is_counter(family) ? "_total" : "_info");
+  // Text 0.0.4 knows no info type and names a family by its samples' name.
+  const std::string name = std::string(family.name) + (open_metrics ? "" : sample_suffix(family));
   out_ += "# HELP " + name + " " + family.help + "\n";
   out_ += "# TYPE " + name + " " + (open_metrics || is_counter(family) ? family.type : "gauge") + "\n";
   if (open_metrics && *family.unit != '\0') out_ += "# UNIT " + name + " " + family.unit + "\n";
@@ -59,7 +66,7 @@ void Exposition::begin(const Family& family) {
 
 void Exposition::sample(const Family& family) {
   out_ += family.name;
-  out_ += is_counter(family) ? "_total{" : "_info{";
+  out_ += sample_suffix(family);
   first_label_ = true;
 }
 
@@ -76,20 +83,20 @@ void Exposition::label(std::string_view key, std::uint64_t value) {
 }
 
 void Exposition::open_label(std::string_view key) {
-  if (!first_label_) out_ += ',';
+  out_ += first_label_ ? '{' : ',';
   first_label_ = false;
   out_ += key;
   out_ += "=\"";
 }
 
 void Exposition::value(double value) {
-  out_ += "} ";
+  out_ += first_label_ ? " " : "} ";
   append_number(out_, value);
   out_ += '\n';
 }
 
 void Exposition::value(std::uint64_t value) {
-  out_ += "} ";
+  out_ += first_label_ ? " " : "} ";
   append_number(out_, value);
   out_ += '\n';
 }

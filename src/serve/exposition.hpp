@@ -15,7 +15,7 @@ namespace perfmon::serve {
 // A family of samples.
 struct Family {
   const char* name;  // the samples' name without "_total" (OpenMetrics' family name)
-  const char* type;  // "counter", "info"
+  const char* type;  // "counter", "info", "gauge"
   const char* unit;  // OpenMetrics' UNIT, or ""
   const char* help;
 };
@@ -26,8 +26,8 @@ class Exposition {
 
   // HELP, TYPE (and UNIT in OpenMetrics) once; its samples follow, all of them before another's.
   void begin(const Family& family);
-  // One sample line: name{key="value",...} value. A counter's samples are named family.name +
-  // "_total", an info's family.name + "_info".
+  // One sample line: name{key="value",...} value (no braces without labels). A counter's samples
+  // are named family.name + "_total", an info's family.name + "_info", a gauge's family.name.
   void sample(const Family& family);
   void label(std::string_view key, std::string_view value);
   void label(std::string_view key, std::uint64_t value);

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -65,10 +66,13 @@ class Serve : public ::testing::Test {
     if (!dir_.empty()) fs::remove_all(dir_);
   }
   // perfmon serve on a free port of the loopback, counting getppid on every CPU and in the cgroup.
-  void start(const std::string& cgroups = "") {
-    serve_ = std::make_unique<Process>(std::vector<std::string>{PERFMON, "serve", "--listen", "127.0.0.1:0", "-e",
-                                                                "syscalls:sys_enter_getppid,task-clock", "-G",
-                                                                cgroups.empty() ? cgroup_ : cgroups});
+  void start(const std::string& cgroups = "", const std::vector<std::string>& more = {}) {
+    std::vector<std::string> args = {PERFMON,    "serve",
+                                     "--listen", "127.0.0.1:0",
+                                     "-e",       "syscalls:sys_enter_getppid,task-clock",
+                                     "-G",       cgroups.empty() ? cgroup_ : cgroups};
+    args.insert(args.end(), more.begin(), more.end());
+    serve_ = std::make_unique<Process>(args);
     const std::string said = serve_->read_stderr_until("/metrics");
     std::smatch port;
     ASSERT_TRUE(std::regex_search(said, port, std::regex("http://127\\.0\\.0\\.1:([0-9]+)/metrics"))) << said;
@@ -128,6 +132,54 @@ TEST_F(Serve, CountsACgroupExactlyInBothFormats) {
   EXPECT_EQ(parsed.exit_code, 0) << parsed.err;
   EXPECT_NE(parsed.out.find("'perfmon_event_count'"), std::string::npos) << parsed.out;
   EXPECT_NE(parsed.out.find("'perfmon_event_running_seconds'"), std::string::npos) << parsed.out;
+}
+
+// perfmon serve -M: each metric a gauge over the interval since the scrape before, here a table's
+// metrics over a tracepoint this test fires itself (getpgid, which little else calls), checked by
+// promtool and the OpenMetrics parser; a metric over an event this machine lacks said unavailable.
+TEST_F(Serve, MetricsAreGaugesOverEachScrapeInterval) {
+  fs::create_directories(dir_ / "events" / "anycpu");
+  std::ofstream(dir_ / "events" / "mapfile.csv") << "Family-model,Version,Filename,EventType\n.*,v1,anycpu,core\n";
+  std::ofstream(dir_ / "events" / "anycpu" / "metrics.json") << R"json([
+    {"MetricName": "getpgid_calls", "MetricExpr": "syscalls:sys_enter_getpgid", "MetricGroup": "Test",
+     "BriefDescription": "getpgid calls in the interval"},
+    {"MetricName": "getpgid_per_second", "MetricExpr": "syscalls:sys_enter_getpgid / duration_time",
+     "MetricGroup": "Test"},
+    {"MetricName": "lacking", "MetricExpr": "NO_SUCH_EVENT.ANY / 2", "MetricGroup": "Test"}
+  ])json";
+  start("", {"-M", "Test", "--metrics-dir", (dir_ / "events").string()});
+  ASSERT_EQ(get(port_, "/metrics").status, 200);  // the interval starts here
+  for (int i = 0; i < 3000; ++i) syscall(SYS_getpgid, 0);
+  const HttpAnswer text = get(port_, "/metrics");
+  ASSERT_EQ(text.status, 200);
+  std::smatch calls, rate;
+  ASSERT_TRUE(std::regex_search(text.body, calls, std::regex("\nperfmon_metric_getpgid_calls ([0-9.e+]+)\n")))
+      << text.body;
+  EXPECT_GE(std::stod(calls[1]), 3000) << text.body;
+  EXPECT_LE(std::stod(calls[1]), 3010) << "others called getpgid meanwhile?\n" << text.body;
+  EXPECT_NE(text.body.find("# TYPE perfmon_metric_getpgid_calls gauge"), std::string::npos) << text.body;
+  ASSERT_TRUE(std::regex_search(text.body, rate, std::regex("\nperfmon_metric_getpgid_per_second ([0-9.e+]+)\n")))
+      << text.body;
+  EXPECT_GT(std::stod(rate[1]), 0);
+  EXPECT_NE(text.body.find("perfmon_metric_unavailable_info{metric=\"lacking\",reason=\"NO_SUCH_EVENT.ANY: "),
+            std::string::npos)
+      << text.body;
+  // The next interval saw no calls.
+  const HttpAnswer quiet = get(port_, "/metrics");
+  ASSERT_TRUE(std::regex_search(quiet.body, calls, std::regex("\nperfmon_metric_getpgid_calls ([0-9.e+]+)\n")));
+  EXPECT_LT(std::stod(calls[1]), 10) << quiet.body;
+  std::ofstream(dir_ / "metrics.prom") << text.body;
+  Result checked = run({"/bin/sh", "-c", "/usr/bin/promtool check metrics < " + (dir_ / "metrics.prom").string()});
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
+  const HttpAnswer open_metrics = get(port_, "/metrics", "application/openmetrics-text; version=1.0.0");
+  std::ofstream(dir_ / "metrics.om") << open_metrics.body;
+  Result parsed = run({"/usr/bin/python3", "-c",
+                       "import sys\n"
+                       "from prometheus_client.openmetrics.parser import text_string_to_metric_families as parse\n"
+                       "print(sorted((f.name, f.type) for f in parse(open(sys.argv[1]).read())))\n",
+                       (dir_ / "metrics.om").string()});
+  EXPECT_EQ(parsed.exit_code, 0) << parsed.err;
+  EXPECT_NE(parsed.out.find("('perfmon_metric_getpgid_calls', 'gauge')"), std::string::npos) << parsed.out;
 }
 
 // Debian's Prometheus scrapes it every second; a PromQL query through its HTTP API returns the

@@ -55,6 +55,7 @@ struct ServeCommand {
   std::optional<std::string> profile_events;
   std::optional<long> profile_frequency;
   std::string config;
+  std::optional<std::string> metrics, metrics_dir;  // -M, --metrics-dir
   // Where each setting the file gave came from ("FILE:LINE"), for its errors; empty: the command line.
   std::string listen_from, events_from, cpus_from, profile_events_from;
 };
@@ -165,12 +166,16 @@ void read_config(ServeCommand& o, bool events_given, bool cgroups_given) {
       if (!cgroups_given) add_list(o.cgroups, value);  // as -G: "a,b" is two
     } else if (key == "profile-events") {
       if (!o.profile_events) o.profile_events = value, o.profile_events_from = where;
+    } else if (key == "metrics") {
+      if (!o.metrics) o.metrics = value;
+    } else if (key == "metrics-dir") {
+      if (!o.metrics_dir) o.metrics_dir = value;
     } else if (key == "profile-frequency") {
       if (!o.profile_frequency) o.profile_frequency = parse_long(value, where + ": profile-frequency", 1, 100000);
     } else {
       throw UsageError(where + ": unknown setting '" + printable(key) +
-                       "'; the settings are listen, allow-remote, events, cpus, cgroups, profile-events and "
-                       "profile-frequency");
+                       "'; the settings are listen, allow-remote, events, cpus, cgroups, metrics, metrics-dir, "
+                       "profile-events and profile-frequency");
     }
   }
 }
@@ -204,6 +209,14 @@ int run_serve(std::span<char* const> args) {
   options.push_back(
       {0, "profile-frequency", "hz", "samples a second of each profiled event on each CPU (default 99)",
        [&](std::string_view v) { o.profile_frequency = parse_long(v, "--profile-frequency", 1, 100000); }});
+  options.push_back({'M', "metrics", "list",
+                     "metrics or groups of metrics (perfmon list metrics) as gauges, each over the interval since "
+                     "the scrape before: perfmon_metric_<name>",
+                     [&](std::string_view v) { o.metrics = std::string(v); }});
+  options.push_back({0, "metrics-dir", "dir",
+                     "also this CPU's metrics from perf's pmu-events laid out as in Linux's "
+                     "tools/perf/pmu-events/arch/ARCH",
+                     [&](std::string_view v) { o.metrics_dir = std::string(v); }});
   options.push_back({0, "config", "file",
                      "read settings from a file: 'listen = ...', 'events = ...', 'cpus = ...', "
                      "'cgroups = ...', 'allow-remote = true', one a line",
@@ -211,7 +224,8 @@ int run_serve(std::span<char* const> args) {
   std::vector<std::string> rest;
   const std::string synopsis =
       "perfmon serve [--listen ADDRESS:PORT] [--allow-remote] [-e EVENTS]... [-C CPUS] [-G CGROUPS]\n"
-      "                     [--profile-events EVENTS] [--profile-frequency HZ] [--config FILE]";
+      "                     [-M METRICS] [--metrics-dir DIR] [--profile-events EVENTS] [--profile-frequency HZ]\n"
+      "                     [--config FILE]";
   if (auto status =
           parse_command_line(args, "serve", synopsis, options, rest, [](const std::vector<std::string>& words) {
             if (!words.empty()) throw UsageError("serve takes no command: it counts the whole machine until stopped");
@@ -248,13 +262,16 @@ int run_serve(std::span<char* const> args) {
       profile.frequency = static_cast<std::uint64_t>(o.profile_frequency.value_or(kDefaultProfileFrequency));
       profile.cpus = metrics.cpus;
       metrics.cgroups = o.cgroups;
+      metrics.metrics = o.metrics.value_or("");
+      metrics.metrics_dir = o.metrics_dir.value_or("");
       made.emplace(std::move(metrics));
     } catch (const Error& error) {
       return report_event_error("serve", error);
     }
     MetricsExporter& exporter = *made;
     for (const std::string& said : exporter.unsupported())
-      std::fprintf(stderr, "perfmon serve: left out (said in perfmon_event_unsupported_info): %s\n",
+      std::fprintf(stderr, "perfmon serve: left out (said in %s): %s\n",
+                   said.starts_with("metric ") ? "perfmon_metric_unavailable_info" : "perfmon_event_unsupported_info",
                    printable(said).c_str());
     for (const std::string& said : exporter.not_counted())
       std::fprintf(stderr, "perfmon serve: left out (said in perfmon_cgroup_not_counted_info): %s\n",
