@@ -16,6 +16,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "perfmon/catalog.hpp"
 #include "perfmon/metrics_server.hpp"
@@ -62,7 +63,9 @@ std::string exchange(const std::uint8_t* request, std::size_t size, int* ended =
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   perfmon::EventCatalog catalog;
-  exporter.emplace(perfmon::MetricsOptions{catalog.parse("task-clock,context-switches"), {}, {}});
+  perfmon::MetricsOptions options;
+  options.groups = catalog.parse("task-clock,context-switches");
+  exporter.emplace(std::move(options));
   sockaddr_storage loopback{};
   auto* v4 = reinterpret_cast<sockaddr_in*>(&loopback);
   v4->sin_family = AF_INET;
