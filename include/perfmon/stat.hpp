@@ -60,6 +60,7 @@ struct StatReport {
   double elapsed_stddev_ns = 0;
   std::vector<double> run_elapsed_ns;   // each run's wall time, in order
   bool run_table = false;               // the table lists them before the mean (perf stat -r N --table)
+  bool metric_only = false;             // perf stat --metric-only: the rows' metrics alone, a column each
   std::optional<double> user_s, sys_s;  // a command's CPU time
   std::vector<std::string> footnotes;   // unsupported events and their reason, notes
 };

@@ -43,7 +43,10 @@ std::string table_report(const StatReport& report) {
   if (report.runs > 1) out += " (" + std::to_string(report.runs) + " runs)";
   out += ":\n\n";
   // A null run (perf stat -n) has no rows, and no blank line after them.
-  if (!report.rows.empty()) out += table_rows(report.rows, "") + "\n";
+  if (report.metric_only)
+    out += metric_only_table(report.rows, "", true) + "\n";
+  else if (!report.rows.empty())
+    out += table_rows(report.rows, "") + "\n";
   if (report.runs > 1) {
     if (report.run_table) {  // perf's print_table: each run and its distance from the mean, a # per 5%
       const double mean = report.elapsed_ns / 1e9;

@@ -201,6 +201,21 @@ TEST_F(CliMetricsDir, ATablesMetricsAreExactOnExactCounts) {
       << wrong.err;
 }
 
+// --metric-only: the metrics alone, a column each; the table's values exact over a tracepoint, and
+// perf's shadow figures left out where -M chose the metrics.
+TEST_F(CliMetricsDir, MetricOnlyPrintsTheMetricsAlone) {
+  const Result csv = run({PERFMON, "stat", "--metric-only", "-x,", "--metrics-dir", root_.string(), "-M", "Calls",
+                          "--", WORKER, "getppid", "1000"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(lines_of(csv.err).at(0), "calls_twice,%  calls_share") << csv.err;
+  EXPECT_EQ(lines_of(csv.err).at(1), "2000.000,50.000") << csv.err;
+  const Result table = run({PERFMON, "stat", "--metric-only", "--metrics-dir", root_.string(), "-M", "calls_twice",
+                            "-e", "task-clock", "--", WORKER, "getppid", "1000"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.err.find("\n  calls_twice\n     2000.000\n"), std::string::npos) << table.err;
+  EXPECT_EQ(table.err.find("CPUs utilized"), std::string::npos) << table.err;
+}
+
 TEST(CliMetrics, ListShowsTheMetricsAndTheirGroups) {
   const Result metrics = run({PERFMON, "list", "metrics"});
   ASSERT_EQ(metrics.exit_code, 0) << metrics.err;

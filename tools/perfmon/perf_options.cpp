@@ -53,7 +53,7 @@ constexpr PerfOption kPerfOptions[] = {
     {"stat", 0, "log-fd", "counts go to standard error, or to a file with -o"},
     {"stat", 0, "metric-no-group", ""},
     {"stat", 0, "metric-no-merge", ""},
-    {"stat", 0, "metric-only", "name the events of the metric with -e"},
+    {"stat", 0, "metric-only", ""},
     {"stat", 0, "no-csv-summary", ""},
     {"stat", 0, "no-merge", ""},
     {"stat", 0, "per-core", ""},

@@ -218,11 +218,10 @@ class StatCommand {
       for (const Run& run : runs) figures.push_back(run.figures);
       StatReport report = summarise_runs(figures, describe_target(o_), runs.back().footnotes);
       report.run_table = o_.run_table;
+      report.metric_only = o_.metric_only;
       if (metric_set_) {
-        const std::vector<std::string> notes =
-            add_metrics(report.rows, *metric_table_, *metric_set_, report.elapsed_ns, report.user_s, report.sys_s);
+        add_chosen_metrics(report.rows, report.elapsed_ns, report.user_s, report.sys_s);
         report.footnotes.insert(report.footnotes.end(), metric_notes_.begin(), metric_notes_.end());
-        report.footnotes.insert(report.footnotes.end(), notes.begin(), notes.end());
         metric_notes_.clear();
       }
       out.write(format_stat_report(report, format_, separator_));
@@ -246,11 +245,9 @@ class StatCommand {
   void print_interval(OutputFile& out, std::vector<StatRow> rows, double interval_ns, double start,
                       bool& header_printed) {
     compute_metrics(rows, interval_ns);
-    if (metric_set_)
-      for (std::string& note : add_metrics(rows, *metric_table_, *metric_set_, interval_ns))
-        if (std::find(metric_notes_.begin(), metric_notes_.end(), note) == metric_notes_.end())
-          metric_notes_.push_back(std::move(note));
-    out.write(format_stat_interval(rows, (now_ns() - start) / 1e9, format_, separator_, !header_printed));
+    if (metric_set_) add_chosen_metrics(rows, interval_ns, std::nullopt, std::nullopt);
+    out.write(
+        format_stat_interval(rows, (now_ns() - start) / 1e9, format_, separator_, !header_printed, o_.metric_only));
     header_printed = true;
   }
 
@@ -420,6 +417,17 @@ class StatCommand {
         metric_notes_.push_back("A metric's event is not known here: " + std::string(error.what()));
       }
     }
+  }
+
+  // -M's metrics on the rows (with --metric-only, they alone: perf's shadow figures left out),
+  // each that has no value said once.
+  void add_chosen_metrics(std::vector<StatRow>& rows, double elapsed_ns, std::optional<double> user_s,
+                          std::optional<double> sys_s) {
+    if (o_.metric_only)
+      for (StatRow& row : rows) row.metric.reset();
+    for (std::string& note : add_metrics(rows, *metric_table_, *metric_set_, elapsed_ns, user_s, sys_s))
+      if (std::find(metric_notes_.begin(), metric_notes_.end(), note) == metric_notes_.end())
+        metric_notes_.push_back(std::move(note));
   }
 
   std::vector<EventGroup> groups_;

@@ -73,6 +73,8 @@ std::vector<Option> stat_options(StatOptions& o) {
        "metrics or groups of metrics to compute, as perf stat -M takes them (IPC,Default: perfmon list metrics); "
        "without -e, their events alone are counted",
        [&](std::string_view v) { o.metrics = std::string(v); }},
+      {0, "metric-only", "", "print the metrics alone (-M's, or perf's shadow figures), a column each, as perf does",
+       [&](std::string_view) { o.metric_only = true; }},
       {0, "metrics-dir", "dir",
        "also the metrics of this CPU from perf's pmu-events laid out as in Linux's tools/perf/pmu-events/arch/ARCH "
        "(a mapfile.csv and a directory of JSON files per CPU)",

@@ -129,5 +129,37 @@ TEST(StatMetrics, TheShapesPrintAMetricLineAlone) {
       << json;
 }
 
+// perf stat --metric-only: a column a metric, a line a part, in each shape.
+TEST(StatMetrics, MetricOnlyPrintsAColumnAMetricAndALineAPart) {
+  const MetricTable table = MetricTable::from_json(kTable, "test");
+  const MetricSet set(table, table.select("per_fault,faults_per_second"), {});
+  std::vector<StatRow> rows = {counted("syscalls", 300, "CPU0"), counted("faults", 100, "CPU0"),
+                               task_clock_ms(2, "CPU0"),         counted("syscalls", 50, "CPU1"),
+                               counted("faults", 25, "CPU1"),    task_clock_ms(5, "CPU1")};
+  add_metrics(rows, table, set, 1e7);
+  StatReport report;
+  report.rows = rows;
+  report.target = "'x'";
+  report.metric_only = true;
+  EXPECT_EQ(format_stat_report(report, StatFormat::Csv, ";"),
+            ";per_fault;/sec  faults_per_second\n"
+            "CPU0;3.000;50000.000\n"
+            "CPU1;2.000;5000.000\n");
+  EXPECT_EQ(format_stat_report(report, StatFormat::Json),
+            "{\"cpu\":\"0\",\"per_fault\":\"3.000\",\"/sec  faults_per_second\":\"50000.000\"}\n"
+            "{\"cpu\":\"1\",\"per_fault\":\"2.000\",\"/sec  faults_per_second\":\"5000.000\"}\n");
+  const std::string text = format_stat_report(report, StatFormat::Table);
+  // The part's label, then each column right-aligned under its heading (at least 10 wide).
+  EXPECT_NE(text.find("\n       per_fault  /sec  faults_per_second\n"
+                      "CPU0       3.000                50000.000\n"
+                      "CPU1       2.000                 5000.000\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(format_stat_interval(rows, 1.5, StatFormat::Csv, ",", true, true),
+            "time,,per_fault,/sec  faults_per_second\n"
+            "     1.500000000,CPU0,3.000,50000.000\n"
+            "     1.500000000,CPU1,2.000,5000.000\n");
+}
+
 }  // namespace
 }  // namespace perfmon
