@@ -165,7 +165,12 @@ class CliMetricsDir : public ::testing::Test {
     std::ofstream(root_ / "anycpu" / "metrics.json") << R"json([
       {"MetricName": "calls_twice", "MetricExpr": "2 * syscalls:sys_enter_getppid", "MetricGroup": "Calls"},
       {"MetricName": "calls_share", "MetricExpr": "syscalls:sys_enter_getppid / (calls_twice + 2 * syscalls:sys_enter_getpid)",
-       "ScaleUnit": "100%", "MetricGroup": "Calls", "MetricThreshold": "calls_share > 0.4"}
+       "ScaleUnit": "100%", "MetricGroup": "Calls", "MetricThreshold": "calls_share > 0.4"},
+      {"MetricName": "tp_getppid", "MetricExpr": "syscalls:sys_enter_getppid / tp_calls", "ScaleUnit": "100%",
+       "MetricGroup": "TopdownL1"},
+      {"MetricName": "tp_getpid", "MetricExpr": "1 - tp_getppid", "ScaleUnit": "100%", "MetricGroup": "TopdownL1"},
+      {"MetricName": "tp_calls", "MetricExpr": "syscalls:sys_enter_getppid + syscalls:sys_enter_getpid",
+       "MetricGroup": "TopdownL2"}
     ])json";
   }
   void TearDown() override { std::filesystem::remove_all(root_); }
@@ -204,8 +209,8 @@ TEST_F(CliMetricsDir, ATablesMetricsAreExactOnExactCounts) {
 // --metric-only: the metrics alone, a column each; the table's values exact over a tracepoint, and
 // perf's shadow figures left out where -M chose the metrics.
 TEST_F(CliMetricsDir, MetricOnlyPrintsTheMetricsAlone) {
-  const Result csv = run({PERFMON, "stat", "--metric-only", "-x,", "--metrics-dir", root_.string(), "-M", "Calls",
-                          "--", WORKER, "getppid", "1000"});
+  const Result csv = run({PERFMON, "stat", "--metric-only", "-x,", "--metrics-dir", root_.string(), "-M", "Calls", "--",
+                          WORKER, "getppid", "1000"});
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(lines_of(csv.err).at(0), "calls_twice,%  calls_share") << csv.err;
   EXPECT_EQ(lines_of(csv.err).at(1), "2000.000,50.000") << csv.err;
@@ -214,6 +219,26 @@ TEST_F(CliMetricsDir, MetricOnlyPrintsTheMetricsAlone) {
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.err.find("\n  calls_twice\n     2000.000\n"), std::string::npos) << table.err;
   EXPECT_EQ(table.err.find("CPUs utilized"), std::string::npos) << table.err;
+}
+
+// --topdown: the table's TopdownL1 group (Intel's name; AMD's is PipelineL1), its shares adding up
+// to 100 %; --td-level the next; without such a group, one sentence.
+TEST_F(CliMetricsDir, TopdownIsTheTablesLevelOneGroup) {
+  const Result r = run({PERFMON, "stat", "--metric-only", "-x,", "--metrics-dir", root_.string(), "--topdown", "--",
+                        WORKER, "getppid", "1000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lines_of(r.err).at(0), "%  tp_getppid,%  tp_getpid") << r.err;
+  EXPECT_EQ(lines_of(r.err).at(1), "100.000,0.000") << r.err;
+  const Result level_two = run({PERFMON, "stat", "--metric-only", "-x,", "--metrics-dir", root_.string(), "--td-level",
+                                "2", "--", WORKER, "getppid", "1000"});
+  ASSERT_EQ(level_two.exit_code, 0) << level_two.err;
+  EXPECT_EQ(lines_of(level_two.err).at(1), "1000.000") << level_two.err;
+  const Result none = run({PERFMON, "stat", "--metrics-dir", root_.string(), "--td-level", "3", "true"});
+  EXPECT_EQ(none.exit_code, 129);
+  EXPECT_NE(none.err.find("--topdown needs this CPU's top-down metrics of level 3, which " + root_.string() +
+                          " does not have for this CPU (no group TopdownL3 or PipelineL3)."),
+            std::string::npos)
+      << none.err;
 }
 
 TEST(CliMetrics, ListShowsTheMetricsAndTheirGroups) {

@@ -71,7 +71,7 @@ constexpr PerfOption kPerfOptions[] = {
     {"stat", 0, "table", ""},
     {"stat", 0, "td-level", ""},
     {"stat", 0, "timeout", ""},
-    {"stat", 0, "topdown", "name the events with -e"},
+    {"stat", 0, "topdown", ""},
     {"record", 'a', "all-cpus", ""},
     {"record", 'b', "branch-any", ""},
     {"record", 'B', "no-buildid", "the build ids are written at the end whatever is asked"},

@@ -150,7 +150,7 @@ class StatCommand {
         set_definitions_ = event_sets_of(catalog, o_.sets, parse_switch(o_.switching));
       for (long level = 0; level < o_.detail && !o_.null_run && o_.sets.empty(); ++level)
         for (EventGroup& group : catalog.parse(kDetailedEvents[level])) groups_.push_back(std::move(group));
-      if (!o_.metrics.empty()) add_metric_events(catalog);
+      if (!o_.metrics.empty() || o_.topdown_level != 0) add_metric_events(catalog);
       o_.events.group_all(groups_);
       o_.events.restrict_rings(groups_);
       for (EventSetDefinition& set : set_definitions_) o_.events.restrict_rings(set.groups);
@@ -402,7 +402,26 @@ class StatCommand {
   // perf counts them); perf's tool events come from the run, not from a counter.
   void add_metric_events(const EventCatalog& catalog) {
     metric_table_ = known_metrics(o_.metrics_dir);
-    metric_set_.emplace(*metric_table_, metric_table_->select(o_.metrics), this_machine_facts(catalog));
+    std::string chosen = o_.metrics;
+    if (o_.topdown_level != 0) {
+      // perf's names for a CPU's top-down levels: Intel's TopdownL<N>, AMD's PipelineL<N>.
+      const std::string level = std::to_string(o_.topdown_level);
+      const std::vector<std::string> groups = metric_table_->groups();
+      const auto group = std::find_if(groups.begin(), groups.end(), [&](const std::string& name) {
+        return name == "TopdownL" + level || name == "PipelineL" + level;
+      });
+      if (group == groups.end())
+        throw Error(ErrorKind::InvalidArgument,
+                    "--topdown needs this CPU's top-down metrics of level " + level +
+                        (o_.metrics_dir.empty()
+                             ? ", which perfmon's common table does not have: give --metrics-dir with perf's "
+                               "pmu-events for this architecture (Intel's groups TopdownL1..., AMD's PipelineL1...)"
+                             : ", which " + o_.metrics_dir + " does not have for this CPU (no group TopdownL" + level +
+                                   " or PipelineL" + level + ")") +
+                        ".");
+      chosen += (chosen.empty() ? "" : ",") + *group;
+    }
+    metric_set_.emplace(*metric_table_, metric_table_->select(chosen), this_machine_facts(catalog));
     if (o_.events.lists.empty() && o_.detail == 0) groups_.clear();
     for (const std::string& event : metric_set_->events()) {
       if (event == "duration_time" || event == "user_time" || event == "system_time") continue;

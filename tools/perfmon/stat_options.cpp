@@ -73,6 +73,12 @@ std::vector<Option> stat_options(StatOptions& o) {
        "metrics or groups of metrics to compute, as perf stat -M takes them (IPC,Default: perfmon list metrics); "
        "without -e, their events alone are counted",
        [&](std::string_view v) { o.metrics = std::string(v); }},
+      {0, "topdown", "",
+       "the top-down metrics of level 1 (this CPU's: TopdownL1 on Intel, PipelineL1 on AMD), from --metrics-dir's "
+       "tables",
+       [&](std::string_view) { o.topdown_level = std::max(o.topdown_level, 1L); }},
+      {0, "td-level", "n", "with --topdown: the level of its metrics, 1 to 6 (default 1)",
+       [&](std::string_view v) { o.topdown_level = parse_long(v, "--td-level", 1, 6); }},
       {0, "metric-only", "", "print the metrics alone (-M's, or perf's shadow figures), a column each, as perf does",
        [&](std::string_view) { o.metric_only = true; }},
       {0, "metrics-dir", "dir",
@@ -195,10 +201,11 @@ void validate(const StatOptions& o) {
   if (!o.sets.empty() && (!o.events.lists.empty() || o.detail > 0))
     throw UsageError("--sets names all the events: give them there, not with -e or -d");
   if (o.null_run && o.detail > 0) throw UsageError("-n counts nothing: leave out -d");
-  if (!o.metrics_dir.empty() && o.metrics.empty())
-    throw UsageError("--metrics-dir adds the metrics -M chooses from: give -M too");
-  if (!o.metrics.empty() && (o.null_run || !o.sets.empty() || o.markers))
-    throw UsageError("-M computes metrics of one measurement's counts: give it without -n, --sets or --markers");
+  if (!o.metrics_dir.empty() && o.metrics.empty() && o.topdown_level == 0)
+    throw UsageError("--metrics-dir adds the metrics -M and --topdown choose from: give one of them too");
+  if ((!o.metrics.empty() || o.topdown_level != 0) && (o.null_run || !o.sets.empty() || o.markers))
+    throw UsageError(
+        "-M and --topdown compute metrics of one measurement's counts: give them without -n, --sets or --markers");
   if (o.summary && o.interval_ms == 0)
     throw UsageError("--summary adds the whole run's counts to -I's intervals: give -I");
   if (o.run_table && o.repeat < 2) throw UsageError("--table lists the runs of -r N: give -r with N of 2 or more");

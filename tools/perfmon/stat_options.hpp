@@ -33,6 +33,7 @@ struct StatOptions {
   std::string metrics;       // -M: metrics and groups of metrics, comma-separated
   std::string metrics_dir;   // --metrics-dir: perf's pmu-events for this architecture
   bool metric_only = false;  // --metric-only: the metrics alone, a column each
+  long topdown_level = 0;    // --topdown (1), --td-level N: the top-down metrics of that level
   bool summary = false;      // --summary: with -I, the whole run's counts at the end too
   bool sync_first = false;   // -S: sync(2) before counting, as perf stat --sync
   bool run_table = false;    // --table: with -r, each run's wall time
