@@ -76,6 +76,42 @@ TEST(CliMarkers, EachPthreadCountsItsOwnRegionsExactly) {
   EXPECT_GE(std::stoll(r.err.substr(line, total - line)), 3664) << r.err;
 }
 
+// -M in marked regions, as likwid-perfctr prints its groups' metrics per region: each thread's
+// metric from its own counts in the region (exact over a tracepoint), and the sum's; none for
+// likwid's least, most and mean, which mix threads.
+TEST(CliMarkers, MetricsOfEachThreadInEachRegion) {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("perfmon-markers-metrics-" + std::to_string(getpid()));
+  std::filesystem::create_directories(root / "anycpu");
+  std::ofstream(root / "mapfile.csv") << "Family-model,Version,Filename,EventType\n.*,v1,anycpu,core\n";
+  std::ofstream(root / "anycpu" / "metrics.json")
+      << R"([{"MetricName": "calls_twice", "MetricExpr": "2 * syscalls:sys_enter_getppid"}])";
+  Result r = run(
+      {PERFMON, "stat", "-x,", "--markers", "--metrics-dir", root.string(), "-M", "calls_twice", "--", LIKWID_THREADS});
+  std::filesystem::remove_all(root);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int threads = 0;
+  std::map<std::string, std::string> work;  // likwid's statistics -> the metric's fields in region "work"
+  for (const std::string& line : lines_of(r.err)) {
+    std::vector<std::string> fields;
+    std::istringstream in(line);
+    for (std::string field; std::getline(in, field, ',');) fields.push_back(field);
+    fields.resize(std::max<std::size_t>(fields.size(), 9));  // CSV's empty last fields
+    if (fields[1] != "work" || fields[4] != kGetppid) continue;
+    if (fields[0].starts_with("thread")) {
+      ++threads;  // each thread's metric, from its own count in the region
+      EXPECT_EQ(fields[7], std::to_string(2 * std::stoll(fields[2])) + ".000") << line;
+      EXPECT_EQ(fields[8], "calls_twice") << line;
+    } else {
+      work[fields[0]] = fields[7] + " " + fields[8];
+    }
+  }
+  EXPECT_EQ(threads, 8) << r.err;
+  EXPECT_EQ(work["all"], "7200.000 calls_twice") << r.err;
+  EXPECT_EQ(work["min"], " ") << r.err;
+  EXPECT_EQ(work["mean"], " ") << r.err;
+}
+
 TEST(CliMarkers, WithoutActivationEveryCallIsANoOp) {
   Result r = run({LIKWID_THREADS});
   ASSERT_EQ(r.exit_code, 0) << r.err;

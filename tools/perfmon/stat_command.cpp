@@ -198,8 +198,11 @@ class StatCommand {
       runs.push_back(run_passes(out));
       if (runs.back().exit) status = runs.back().exit->exit_code();
     }
-    StatMarkers markers(o_.markers,
-                        o_.events.lists.empty() ? std::vector<std::string>{kDefaultMarkerEvents} : o_.events.lists);
+    // The marker library counts -e's lists and the events -M's metrics added, in groups_' order.
+    std::vector<std::string> marker_events = o_.events.lists;
+    marker_events.insert(marker_events.end(), metric_events_.begin(), metric_events_.end());
+    if (marker_events.empty()) marker_events = {kDefaultMarkerEvents};
+    StatMarkers markers(o_.markers, marker_events);
     std::optional<Run> floor;
     if (o_.calibrate) floor = run_once(out, groups_, {"true"});
     for (long i = 0; i < o_.repeat && !o_.passes; ++i) {
@@ -227,8 +230,26 @@ class StatCommand {
       out.write(format_stat_report(report, format_, separator_));
     }
     std::vector<std::string> marker_notes;
-    for (const StatReport& region : markers.reports(groups_, marker_notes))
+    for (StatReport& region : markers.reports(groups_, marker_notes)) {
+      if (metric_set_) {
+        add_chosen_metrics(region.rows, 0, std::nullopt, std::nullopt);
+        // likwid's least, most and mean of each event mix threads: no metric of theirs is shown.
+        auto mixed = [](const StatRow& row) {
+          return row.prefix == "min" || row.prefix == "max" || row.prefix == "mean";
+        };
+        std::erase_if(region.rows, [&](const StatRow& row) { return row.metric_only && mixed(row); });
+        for (StatRow& row : region.rows)
+          if (mixed(row)) {
+            row.metric.reset();
+            row.metric_unit.clear();
+            row.metric_error.reset();
+            row.metric_over_threshold.reset();
+          }
+        region.footnotes.insert(region.footnotes.end(), metric_notes_.begin(), metric_notes_.end());
+        metric_notes_.clear();
+      }
       if (!o_.quiet) out.write(format_stat_report(region, format_, separator_));
+    }
     for (const std::string& note : marker_notes) std::fprintf(stderr, "perfmon stat: %s\n", note.c_str());
     commit(out);
     // -I without the summary: each metric that had no value, said once at the end.
@@ -432,6 +453,7 @@ class StatCommand {
       if (counted) continue;
       try {
         for (EventGroup& group : catalog.parse(event)) groups_.push_back(std::move(group));
+        metric_events_.push_back(event);
       } catch (const Error& error) {
         metric_notes_.push_back("A metric's event is not known here: " + std::string(error.what()));
       }
@@ -452,7 +474,8 @@ class StatCommand {
   std::vector<EventGroup> groups_;
   std::optional<MetricTable> metric_table_;
   std::optional<MetricSet> metric_set_;
-  std::vector<std::string> metric_notes_;  // metrics without a value, said once
+  std::vector<std::string> metric_notes_;   // metrics without a value, said once
+  std::vector<std::string> metric_events_;  // the events -M added to groups_, in order
   std::vector<EventSetDefinition> set_definitions_;
   PassPlan plan_;
   StatFormat format_ = StatFormat::Table;

@@ -203,9 +203,8 @@ void validate(const StatOptions& o) {
   if (o.null_run && o.detail > 0) throw UsageError("-n counts nothing: leave out -d");
   if (!o.metrics_dir.empty() && o.metrics.empty() && o.topdown_level == 0)
     throw UsageError("--metrics-dir adds the metrics -M and --topdown choose from: give one of them too");
-  if ((!o.metrics.empty() || o.topdown_level != 0) && (o.null_run || !o.sets.empty() || o.markers))
-    throw UsageError(
-        "-M and --topdown compute metrics of one measurement's counts: give them without -n, --sets or --markers");
+  if ((!o.metrics.empty() || o.topdown_level != 0) && (o.null_run || !o.sets.empty()))
+    throw UsageError("-M and --topdown compute metrics of one measurement's counts: give them without -n or --sets");
   if (o.summary && o.interval_ms == 0)
     throw UsageError("--summary adds the whole run's counts to -I's intervals: give -I");
   if (o.run_table && o.repeat < 2) throw UsageError("--table lists the runs of -r N: give -r with N of 2 or more");
