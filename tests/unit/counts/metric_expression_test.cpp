@@ -170,6 +170,18 @@ TEST(MetricExpression, OnlyTheBranchTheFactsChooseIsNeeded) {
   EXPECT_EQ(counted.needed(), (std::vector<bool>{true, true, true}));
 }
 
+// perf's mapfile rows against CPU ids as this_cpu_id() writes them (the Xeon one seen on the device
+// VM): a row without the stepping matches any stepping, one with it only those it names.
+TEST(MetricExpression, CpuIdsMatchAsPerfMatchesThem) {
+  EXPECT_TRUE(cpu_id_matches("GenuineIntel-6-(8F|CF)", "GenuineIntel-6-CF-2"));
+  EXPECT_FALSE(cpu_id_matches("GenuineIntel-6-(8F|CF)", "GenuineIntel-6-8E-2"));
+  EXPECT_TRUE(cpu_id_matches("GenuineIntel-6-55-[01234]", "GenuineIntel-6-55-4"));
+  EXPECT_FALSE(cpu_id_matches("GenuineIntel-6-55-[01234]", "GenuineIntel-6-55-7"));
+  EXPECT_TRUE(cpu_id_matches("AuthenticAMD-25-([1][0-9A-F]|[A][0-9A-F])", "AuthenticAMD-25-11-1"));
+  EXPECT_FALSE(cpu_id_matches("AuthenticAMD-25-([1][0-9A-F]|[A][0-9A-F])", "AuthenticAMD-25-21-0"));
+  EXPECT_FALSE(cpu_id_matches("GenuineIntel-6-CF", ""));
+}
+
 TEST(MetricExpression, SourceCountIsHowManyCountersWereSummed) {
   const MetricExpression expression = MetricExpression::parse("a / source_count(a)");
   const std::vector<double> values = {12};
