@@ -170,7 +170,7 @@ class CliMetricsDir : public ::testing::Test {
        "MetricGroup": "TopdownL1"},
       {"MetricName": "tp_getpid", "MetricExpr": "1 - tp_getppid", "ScaleUnit": "100%", "MetricGroup": "TopdownL1"},
       {"MetricName": "tp_calls", "MetricExpr": "syscalls:sys_enter_getppid + syscalls:sys_enter_getpid",
-       "MetricGroup": "TopdownL2"}
+       "MetricGroup": "TopdownL2", "ScaleUnit": "6.103515625e-5MiB"}
     ])json";
   }
   void TearDown() override { std::filesystem::remove_all(root_); }
@@ -232,7 +232,14 @@ TEST_F(CliMetricsDir, TopdownIsTheTablesLevelOneGroup) {
   const Result level_two = run({PERFMON, "stat", "--metric-only", "-x,", "--metrics-dir", root_.string(), "--td-level",
                                 "2", "--", WORKER, "getppid", "1000"});
   ASSERT_EQ(level_two.exit_code, 0) << level_two.err;
-  EXPECT_EQ(lines_of(level_two.err).at(1), "1000.000") << level_two.err;
+  EXPECT_EQ(lines_of(level_two.err).at(0), "MiB  tp_calls") << level_two.err;
+  EXPECT_EQ(lines_of(level_two.err).at(1), "0.061") << level_two.err;  // 1000 * 6.103515625e-5
+  // The table's ScaleUnit as its JSON wrote it, in list -j's perf-shaped lines.
+  const Result listed = run({PERFMON, "list", "-j", "--metrics-dir", root_.string(), "metrics"});
+  EXPECT_NE(listed.out.find("\"MetricName\":\"tp_calls\",\"MetricExpr\":\"syscalls:sys_enter_getppid + "
+                            "syscalls:sys_enter_getpid\",\"ScaleUnit\":\"6.103515625e-05MiB\""),
+            std::string::npos)
+      << listed.out;
   const Result none = run({PERFMON, "stat", "--metrics-dir", root_.string(), "--td-level", "3", "true"});
   EXPECT_EQ(none.exit_code, 129);
   EXPECT_NE(none.err.find("--topdown needs this CPU's top-down metrics of level 3, which " + root_.string() +

@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -75,6 +76,22 @@ int list_model(const EventCatalog& catalog, const std::string& pattern, bool jso
   return 0;
 }
 
+// A metric's ScaleUnit as perf's JSON writes it: the scale (shortest form) and the unit.
+std::string scale_unit(const MetricDefinition& metric) {
+  char scale[32];
+  std::snprintf(scale, sizeof scale, "%.17g", metric.scale);
+  // The shortest form that reads back the same: 100, 6.103515625e-05.
+  for (int digits = 1; digits <= 17; ++digits) {
+    char shorter[32];
+    std::snprintf(shorter, sizeof shorter, "%.*g", digits, metric.scale);
+    if (std::strtod(shorter, nullptr) == metric.scale) {
+      std::snprintf(scale, sizeof scale, "%s", shorter);
+      break;
+    }
+  }
+  return scale + metric.unit;
+}
+
 // perfmon list metrics | metricgroups: the metrics perfmon stat -M takes, each with its groups and
 // expression, marked where one of its events cannot be counted here (and why); or the groups.
 int list_metrics(const EventCatalog& catalog, const MetricTable& table, bool groups_only, bool json) {
@@ -114,12 +131,11 @@ int list_metrics(const EventCatalog& catalog, const MetricTable& table, bool gro
     std::string groups;
     for (const std::string& group : metric.groups) groups += (groups.empty() ? "" : ";") + group;
     if (json) {
-      nlohmann::ordered_json line{
-          {"MetricGroup", groups},
-          {"MetricName", metric.name},
-          {"MetricExpr", metric.expression},
-          {"ScaleUnit", (metric.scale == 1 ? "1" : std::to_string(static_cast<long>(metric.scale))) + metric.unit},
-          {"BriefDescription", metric.description}};
+      nlohmann::ordered_json line{{"MetricGroup", groups},
+                                  {"MetricName", metric.name},
+                                  {"MetricExpr", metric.expression},
+                                  {"ScaleUnit", scale_unit(metric)},
+                                  {"BriefDescription", metric.description}};
       if (!metric.threshold.empty()) line["MetricThreshold"] = metric.threshold;
       line["usable"] = unusable.empty();
       line["reason"] = unusable.empty() ? "" : lacking + ": " + unusable;
