@@ -4,11 +4,11 @@
 
 #include <chrono>
 #include <cmath>
-#include <map>
-#include <optional>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <optional>
 
 #include "perfmon/emulated.hpp"
 #include "perfmon/metric_table.hpp"
@@ -124,15 +124,15 @@ class Session {
 // stat(metrics=...). The events the chosen metrics need; their values from the counts by name.
 class Metrics {
  public:
-  Metrics(const std::string& metrics, const std::string& metrics_dir) : table_(perfmon::MetricTable::common()) {
-    if (!metrics_dir.empty()) table_.merge(perfmon::MetricTable::for_cpu(metrics_dir, perfmon::this_cpu_id()));
+  Metrics(const std::string& metrics, const std::string& metrics_dir)
+      : table_(perfmon::MetricTable::for_this_machine(metrics_dir)) {
     set_.emplace(table_, table_.select(metrics), perfmon::this_machine_facts(catalog()));
   }
   // The events to count: perf's tool events (duration_time, user_time, system_time) come from the run.
   std::vector<std::string> events() const {
     std::vector<std::string> counted;
     for (const std::string& event : set_->events())
-      if (event != "duration_time" && event != "user_time" && event != "system_time") counted.push_back(event);
+      if (!perfmon::is_tool_event(event)) counted.push_back(event);
     return counted;
   }
   // (names, values, errors, units, thresholds: 1 past, 0 not, -1 none) of the chosen metrics, in

@@ -45,6 +45,9 @@ class MetricTable {
   // CPUs_utilized, IPC, branch_miss_rate, cache and TLB miss rates...): perfmon's own table,
   // data/metrics/common.json.
   static MetricTable common();
+  // The metrics a tool offers here: common(), and where `pmu_events_dir` is given (not ""), this
+  // CPU's own from it (for_cpu with this_cpu_id()) over them. Throws as for_cpu.
+  static MetricTable for_this_machine(const std::string& pmu_events_dir);
   // The metrics of this CPU in a directory laid out as perf's pmu-events/arch/<arch>: a mapfile.csv
   // whose rows ("GenuineIntel-6-55-[4-7],v1.29,skylakex,core") name the directory of each CPU's
   // JSON files, by perf's CPU id (this_cpu_id()); every *.json there is read for its metrics. Throws
@@ -82,7 +85,8 @@ struct MetricResult {
 
 class MetricSet {
  public:
-  // Compiles the chosen metrics (table indices) and those their expressions refer to. Throws
+  // Compiles the chosen metrics (table indices) and those their expressions refer to; the set
+  // refers to `table`, which must outlive it. Throws
   // perfmon::Error (InvalidArgument): an expression that does not parse (named with its metric),
   // a metric that refers to itself (the cycle named).
   MetricSet(const MetricTable& table, std::vector<std::size_t> chosen, const MetricFacts& facts);
@@ -114,6 +118,10 @@ class MetricSet {
   std::vector<std::string> events_;
 };
 
+// perf's tool events, which metrics read (duration_time, user_time, system_time): they come from
+// the run (its wall time, a command's CPU times, in seconds), not from a counter.
+bool is_tool_event(std::string_view event);
+
 // This CPU's id as perf writes it for its mapfile and strcmp_cpuid_str: "GenuineIntel-6-55-4"
 // (vendor, family, model and stepping, the last two in hexadecimal) on x86, the MIDR
 // "0x00000000410fd0c1" on arm64; "" where neither can be read.
@@ -121,7 +129,8 @@ std::string this_cpu_id();
 
 // This machine's answers to a metric's questions: #num_cpus, #num_cpus_online, #smt_on (sysfs);
 // has_event: whether `catalog` knows the event and this machine can open it (probe.hpp); cpuid:
-// this_cpu_id().
+// this_cpu_id(). The answers refer to `catalog`, which must outlive their use (a MetricSet's
+// construction, where they are asked).
 MetricFacts this_machine_facts(const EventCatalog& catalog);
 
 }  // namespace perfmon

@@ -5,17 +5,20 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "counts/common_metrics.hpp"
+#include "kernel/text_file.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/nearest_names.hpp"
 #include "perfmon/probe.hpp"
@@ -92,11 +95,20 @@ MetricTable MetricTable::from_json(std::string_view json, std::string_view sourc
 
 MetricTable MetricTable::for_cpu(const std::string& directory, const std::string& cpuid) {
   const std::filesystem::path root(directory), mapfile = root / "mapfile.csv";
-  std::ifstream rows(mapfile);
-  if (!rows)
+  // Files a user names: read only where they are regular files (a FIFO never holds perfmon).
+  const std::optional<std::string> mapped = kernel::read_regular_file(mapfile.string());
+  if (!mapped && errno == ENOENT)
     throw Error(ErrorKind::InvalidArgument, "There is no " + mapfile.string() +
                                                 ": give the directory of perf's pmu-events for this architecture "
                                                 "(such as tools/perf/pmu-events/arch/x86 of a Linux source tree).");
+  if (!mapped)
+    throw Error(
+        ErrorKind::InvalidArgument,
+        "Cannot read " + mapfile.string() + ": " +
+            (errno == EINVAL || errno == EISDIR ? std::string("it is not a regular file") : std::strerror(errno)) +
+            "; it should be perf's mapfile.csv.",
+        errno);
+  std::istringstream rows(*mapped);
   for (std::string line; std::getline(rows, line);) {
     const std::vector<std::string> fields = split(line, ',');
     if (fields.size() < 4 || fields[0].starts_with("#") || fields[0] == "Family-model" || fields[3] != "core") continue;
@@ -112,9 +124,11 @@ MetricTable MetricTable::for_cpu(const std::string& directory, const std::string
     std::sort(files.begin(), files.end());
     MetricTable table;
     for (const std::filesystem::path& file : files) {
-      std::ifstream in(file);
-      std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      table.merge(from_json(json, file.string()));
+      const std::optional<std::string> json = kernel::read_regular_file(file.string());
+      if (!json)
+        throw Error(ErrorKind::InvalidArgument, "Cannot read " + file.string() + ": " + std::strerror(errno) + ".",
+                    errno);
+      table.merge(from_json(*json, file.string()));
     }
     return table;
   }
@@ -130,6 +144,16 @@ void MetricTable::merge(MetricTable other) {
     else
       metrics_.push_back(std::move(metric));
   }
+}
+
+MetricTable MetricTable::for_this_machine(const std::string& pmu_events_dir) {
+  MetricTable table = common();
+  if (!pmu_events_dir.empty()) table.merge(for_cpu(pmu_events_dir, this_cpu_id()));
+  return table;
+}
+
+bool is_tool_event(std::string_view event) {
+  return event == "duration_time" || event == "user_time" || event == "system_time";
 }
 
 MetricTable MetricTable::common() {

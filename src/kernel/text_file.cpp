@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "kernel/fd.hpp"
+#include "kernel/file_mapping.hpp"
 
 namespace perfmon::kernel {
 
@@ -18,8 +19,9 @@ std::string read_first_line(const std::string& path) {
   return line;
 }
 
-std::optional<std::string> read_whole_file(const std::string& path) {
-  const FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+namespace {
+// Every byte to the end of an open file; nullopt with errno set where a read fails.
+std::optional<std::string> read_to_end(const FileDescriptor& file) {
   if (!file) return std::nullopt;
   std::string bytes;
   char chunk[64 * 1024];
@@ -32,6 +34,15 @@ std::optional<std::string> read_whole_file(const std::string& path) {
     }
     bytes.append(chunk, static_cast<std::size_t>(got));
   }
+}
+}  // namespace
+
+std::optional<std::string> read_whole_file(const std::string& path) {
+  return read_to_end(FileDescriptor(::open(path.c_str(), O_RDONLY | O_CLOEXEC)));
+}
+
+std::optional<std::string> read_regular_file(const std::string& path) {
+  return read_to_end(open_regular_file(path));
 }
 
 }  // namespace perfmon::kernel

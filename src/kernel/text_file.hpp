@@ -14,4 +14,8 @@ std::string read_first_line(const std::string& path);
 // rather than trusting st_size, which sysfs and procfs do not report truthfully.
 std::optional<std::string> read_whole_file(const std::string& path);
 
+// The same of a file that is not ours (a table a user names): read only if it is a regular file,
+// opened without waiting (a FIFO in its place is refused, errno EINVAL, never blocks).
+std::optional<std::string> read_regular_file(const std::string& path);
+
 }  // namespace perfmon::kernel

@@ -24,10 +24,6 @@ using Clock = std::chrono::steady_clock;
 constexpr Family kUnavailable{"perfmon_metric_unavailable", "info", "",
                               "A metric this machine cannot compute, and why; it has no family of its own."};
 
-bool is_tool_event(const std::string& event) {
-  return event == "duration_time" || event == "user_time" || event == "system_time";
-}
-
 class DerivedMetrics final : public Collector {
  public:
   explicit DerivedMetrics(const MetricsOptions& options);
@@ -52,8 +48,8 @@ class DerivedMetrics final : public Collector {
   std::vector<std::string> family_names_, helps_;
 };
 
-DerivedMetrics::DerivedMetrics(const MetricsOptions& options) : table_(MetricTable::common()) {
-  if (!options.metrics_dir.empty()) table_.merge(MetricTable::for_cpu(options.metrics_dir, this_cpu_id()));
+DerivedMetrics::DerivedMetrics(const MetricsOptions& options)
+    : table_(MetricTable::for_this_machine(options.metrics_dir)) {
   EventCatalog catalog;
   chosen_ = table_.select(options.metrics);
   set_.emplace(table_, chosen_, this_machine_facts(catalog));

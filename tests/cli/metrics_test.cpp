@@ -71,7 +71,9 @@ TEST(CliMetrics, CpusUtilizedIsTheTaskClockOverTheWallTime) {
   EXPECT_NEAR(std::stod(clock[2]), ms / 1e3 / seconds, 0.0015 + 0.01 / 1e3 / seconds) << r.err;
 }
 
-TEST(CliMetrics, AMetricThisMachineCannotComputeSaysWhy) {
+// IPC where the machine counts its events (the ratio of the counts beside it; the emulated-PMU rig
+// checks it is exactly 1.000 under -icount shift=0), else the sentence naming the event it lacks.
+TEST(CliMetrics, IpcIsItsCountsRatioOrSaysWhichEventItLacks) {
   const Result r = run({PERFMON, "stat", "-j", "-M", "IPC", "--", "/bin/true"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<nlohmann::json> rows = json_lines(r.err);
@@ -85,7 +87,7 @@ TEST(CliMetrics, AMetricThisMachineCannotComputeSaysWhy) {
               std::string::npos)
         << table.err;
     EXPECT_EQ(table.err.find("IPC\n"), std::string::npos) << "a value was printed:\n" << table.err;
-    GTEST_SKIP() << "no hardware PMU here: IPC's value is checked where there is one (the rig)";
+    return;
   }
   const double ipc = std::stod(instructions->at("counter-value").get<std::string>()) /
                      std::stod(cycles->at("counter-value").get<std::string>());

@@ -131,12 +131,6 @@ std::vector<Option> call_graph_options(CallGraphChoice& choice) {
   };
 }
 
-MetricTable known_metrics(const std::string& metrics_dir) {
-  MetricTable table = MetricTable::common();
-  if (!metrics_dir.empty()) table.merge(MetricTable::for_cpu(metrics_dir, this_cpu_id()));
-  return table;
-}
-
 std::string default_sampled_event(const EventCatalog& catalog, std::string& why) {
   const std::string refused = probe_event(catalog.resolve("cycles").attr);
   if (refused.empty()) return "cycles";

@@ -13,7 +13,6 @@
 #include "options.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/event.hpp"
-#include "perfmon/metric_table.hpp"
 
 namespace perfmon::cli {
 
@@ -49,10 +48,6 @@ struct CallGraphChoice {
   std::uint32_t user_stack_bytes = 0;  // --call-graph dwarf: the user stack copied into each sample
 };
 std::vector<Option> call_graph_options(CallGraphChoice& choice);
-
-// The metrics -M and `list metrics` know: perfmon's common table, and where a directory of perf's
-// pmu-events is given (--metrics-dir), this CPU's metrics from it over those. Throws perfmon::Error.
-MetricTable known_metrics(const std::string& metrics_dir);
 
 // The event to sample when none is named: cycles where the CPU's counters can be used, as perf
 // does, else the kernel's cpu-clock timer, with `why` set to "sampling cpu-clock, not cycles: ...".

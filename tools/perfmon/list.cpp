@@ -13,7 +13,6 @@
 
 #include "commands.hpp"
 #include "errors.hpp"
-#include "event_arguments.hpp"
 #include "options.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
@@ -115,7 +114,7 @@ int list_metrics(const EventCatalog& catalog, const MetricTable& table, bool gro
     const MetricSet set(table, {m}, {});
     std::string unusable, lacking;  // why, and the event it is about
     for (const std::string& event : set.events()) {
-      if (event == "duration_time" || event == "user_time" || event == "system_time") continue;
+      if (is_tool_event(event)) continue;
       if (!reason_of.contains(event)) {
         try {
           reason_of[event] = probe_event(catalog.resolve(event).attr);
@@ -193,7 +192,7 @@ int run_list(std::span<char* const> args) {
     EventCatalog catalog(paths);
     if (!model.empty()) return list_model(catalog, pattern, json);
     if (pattern == "metrics" || pattern == "metricgroups")
-      return list_metrics(catalog, known_metrics(metrics_dir), pattern == "metricgroups", json);
+      return list_metrics(catalog, MetricTable::for_this_machine(metrics_dir), pattern == "metricgroups", json);
     if (raw_dump) {
       std::string names;
       for (const CatalogEntry& entry : catalog.entries())

@@ -422,7 +422,7 @@ class StatCommand {
   // -M: the metrics' events added to what is counted (without -e, the metrics' events alone, as
   // perf counts them); perf's tool events come from the run, not from a counter.
   void add_metric_events(const EventCatalog& catalog) {
-    metric_table_ = known_metrics(o_.metrics_dir);
+    metric_table_ = MetricTable::for_this_machine(o_.metrics_dir);
     std::string chosen = o_.metrics;
     if (o_.topdown_level != 0) {
       // perf's names for a CPU's top-down levels: Intel's TopdownL<N>, AMD's PipelineL<N>.
@@ -445,7 +445,7 @@ class StatCommand {
     metric_set_.emplace(*metric_table_, metric_table_->select(chosen), this_machine_facts(catalog));
     if (o_.events.lists.empty() && o_.detail == 0) groups_.clear();
     for (const std::string& event : metric_set_->events()) {
-      if (event == "duration_time" || event == "user_time" || event == "system_time") continue;
+      if (is_tool_event(event)) continue;
       const bool counted = std::any_of(groups_.begin(), groups_.end(), [&](const EventGroup& group) {
         return std::any_of(group.events.begin(), group.events.end(),
                            [&](const Event& named) { return named.name == event; });

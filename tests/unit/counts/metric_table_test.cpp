@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -251,6 +252,22 @@ TEST(MetricTable, ACpusTableIsFoundThroughTheMapfile) {
             "There is no " + (root / "nowhere" / "mapfile.csv").string() +
                 ": give the directory of perf's pmu-events for this architecture (such as "
                 "tools/perf/pmu-events/arch/x86 of a Linux source tree).");
+  std::filesystem::remove_all(root);
+}
+
+// A FIFO in the mapfile's place is refused at once, never waited on.
+TEST(MetricTable, AMapfileThatIsNotARegularFileIsRefused) {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("perfmon-fifo-" + std::to_string(getpid()));
+  std::filesystem::create_directories(root);
+  ASSERT_EQ(mkfifo((root / "mapfile.csv").c_str(), 0600), 0);
+  try {
+    MetricTable::for_cpu(root, "GenuineIntel-6-55-4");
+    ADD_FAILURE() << "a FIFO was read as a mapfile";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()), "Cannot read " + (root / "mapfile.csv").string() +
+                                             ": it is not a regular file; it should be perf's mapfile.csv.");
+  }
   std::filesystem::remove_all(root);
 }
 
