@@ -68,6 +68,9 @@ class MetricTable {
   std::vector<std::size_t> select(std::string_view list) const;
   // Every group name, sorted.
   std::vector<std::string> groups() const;
+  // The group of the top-down metrics of `level` (perf stat --topdown, --td-level), as perf's tables
+  // name it: Intel's TopdownL<level>, AMD's PipelineL<level>; "" where the table has neither.
+  std::string topdown_group(long level) const;
 
  private:
   std::vector<MetricDefinition> metrics_;

@@ -179,6 +179,12 @@ std::vector<std::string> MetricTable::groups() const {
   return {names.begin(), names.end()};
 }
 
+std::string MetricTable::topdown_group(long level) const {
+  for (const std::string& group : groups())
+    if (group == "TopdownL" + std::to_string(level) || group == "PipelineL" + std::to_string(level)) return group;
+  return "";
+}
+
 std::vector<std::size_t> MetricTable::select(std::string_view list) const {
   std::vector<std::size_t> chosen;
   auto choose = [&](std::size_t index) {

@@ -425,13 +425,9 @@ class StatCommand {
     metric_table_ = MetricTable::for_this_machine(o_.metrics_dir);
     std::string chosen = o_.metrics;
     if (o_.topdown_level != 0) {
-      // perf's names for a CPU's top-down levels: Intel's TopdownL<N>, AMD's PipelineL<N>.
       const std::string level = std::to_string(o_.topdown_level);
-      const std::vector<std::string> groups = metric_table_->groups();
-      const auto group = std::find_if(groups.begin(), groups.end(), [&](const std::string& name) {
-        return name == "TopdownL" + level || name == "PipelineL" + level;
-      });
-      if (group == groups.end())
+      const std::string group = metric_table_->topdown_group(o_.topdown_level);
+      if (group.empty())
         throw Error(ErrorKind::InvalidArgument,
                     "--topdown needs this CPU's top-down metrics of level " + level +
                         (o_.metrics_dir.empty()
@@ -440,7 +436,7 @@ class StatCommand {
                              : ", which " + o_.metrics_dir + " does not have for this CPU (no group TopdownL" + level +
                                    " or PipelineL" + level + ")") +
                         ".");
-      chosen += (chosen.empty() ? "" : ",") + *group;
+      chosen += (chosen.empty() ? "" : ",") + group;
     }
     metric_set_.emplace(*metric_table_, metric_table_->select(chosen), this_machine_facts(catalog));
     if (o_.events.lists.empty() && o_.detail == 0) groups_.clear();
