@@ -45,8 +45,14 @@ class MetricTable {
   // CPUs_utilized, IPC, branch_miss_rate, cache and TLB miss rates...): perfmon's own table,
   // data/metrics/common.json.
   static MetricTable common();
-  // The metrics a tool offers here: common(), and where `pmu_events_dir` is given (not ""), this
-  // CPU's own from it (for_cpu with this_cpu_id()) over them. Throws as for_cpu.
+  // The metrics of the CPU of `cpuid` (this_cpu_id()'s form) in the tables perfmon ships
+  // (data/metrics/models: Intel's from intel/perfmon, Arm Neoverse's from Arm's telemetry data),
+  // chosen as perf's mapfile.csv chooses; empty where they have none for it.
+  static MetricTable shipped(const std::string& cpuid);
+  // The name of that table ("sapphirerapids", "neoverse-n1"); "" where none.
+  static std::string shipped_model(const std::string& cpuid);
+  // The metrics a tool offers here: common(), and over them this CPU's own: from `pmu_events_dir`
+  // where it is given (for_cpu with this_cpu_id()), else shipped(this_cpu_id()). Throws as for_cpu.
   static MetricTable for_this_machine(const std::string& pmu_events_dir);
   // The metrics of this CPU in a directory laid out as perf's pmu-events/arch/<arch>: a mapfile.csv
   // whose rows ("GenuineIntel-6-55-[4-7],v1.29,skylakex,core") name the directory of each CPU's
@@ -127,7 +133,8 @@ bool is_tool_event(std::string_view event);
 
 // This CPU's id as perf writes it for its mapfile and strcmp_cpuid_str: "GenuineIntel-6-55-4"
 // (vendor, family, model and stepping, the last two in hexadecimal) on x86, the MIDR
-// "0x00000000410fd0c1" on arm64; "" where neither can be read.
+// "0x00000000410fd0c1" on arm64; "" where neither can be read. PERF_CPUID in the environment
+// stands for it, as in perf (to see another CPU's metrics).
 std::string this_cpu_id();
 
 // This machine's answers to a metric's questions: #num_cpus, #num_cpus_online, #smt_on (sysfs);

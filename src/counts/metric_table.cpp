@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -17,7 +18,9 @@
 #include <set>
 #include <sstream>
 
+#include "arch/x86/cpuid.hpp"
 #include "counts/common_metrics.hpp"
+#include "counts/model_metrics.hpp"
 #include "kernel/text_file.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/nearest_names.hpp"
@@ -93,6 +96,21 @@ MetricTable MetricTable::from_json(std::string_view json, std::string_view sourc
   return table;
 }
 
+namespace {
+
+// The directory a perf mapfile.csv names for `cpuid`: the first "core" row whose pattern matches.
+std::optional<std::string> mapped_model(std::string_view mapfile, const std::string& cpuid) {
+  std::istringstream rows{std::string(mapfile)};
+  for (std::string line; std::getline(rows, line);) {
+    const std::vector<std::string> fields = split(line, ',');
+    if (fields.size() < 4 || fields[0].starts_with("#") || fields[0] == "Family-model" || fields[3] != "core") continue;
+    if (cpu_id_matches(fields[0], cpuid)) return fields[2];
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 MetricTable MetricTable::for_cpu(const std::string& directory, const std::string& cpuid) {
   const std::filesystem::path root(directory), mapfile = root / "mapfile.csv";
   // Files a user names: read only where they are regular files (a FIFO never holds perfmon).
@@ -108,33 +126,41 @@ MetricTable MetricTable::for_cpu(const std::string& directory, const std::string
             (errno == EINVAL || errno == EISDIR ? std::string("it is not a regular file") : std::strerror(errno)) +
             "; it should be perf's mapfile.csv.",
         errno);
-  std::istringstream rows(*mapped);
-  for (std::string line; std::getline(rows, line);) {
-    const std::vector<std::string> fields = split(line, ',');
-    if (fields.size() < 4 || fields[0].starts_with("#") || fields[0] == "Family-model" || fields[3] != "core") continue;
-    if (!cpu_id_matches(fields[0], cpuid)) continue;
-    const std::filesystem::path model = root / fields[2];
-    std::vector<std::filesystem::path> files;
-    std::error_code error;
-    for (const auto& entry : std::filesystem::directory_iterator(model, error))
-      if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
-    if (error)
-      throw Error(ErrorKind::InvalidArgument, "The metrics of this CPU (" + cpuid + ") should be in " + model.string() +
-                                                  ", which cannot be read: " + error.message() + ".");
-    std::sort(files.begin(), files.end());
-    MetricTable table;
-    for (const std::filesystem::path& file : files) {
-      const std::optional<std::string> json = kernel::read_regular_file(file.string());
-      if (!json)
-        throw Error(ErrorKind::InvalidArgument, "Cannot read " + file.string() + ": " + std::strerror(errno) + ".",
-                    errno);
-      table.merge(from_json(*json, file.string()));
-    }
-    return table;
+  const std::optional<std::string> directory_of_cpu = mapped_model(*mapped, cpuid);
+  if (!directory_of_cpu)
+    throw Error(ErrorKind::InvalidArgument, mapfile.string() + " has no row for this CPU (" +
+                                                (cpuid.empty() ? std::string("its id could not be read") : cpuid) +
+                                                "): perf's tables do not cover it.");
+  const std::filesystem::path model = root / *directory_of_cpu;
+  std::vector<std::filesystem::path> files;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(model, error))
+    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
+  if (error)
+    throw Error(ErrorKind::InvalidArgument, "The metrics of this CPU (" + cpuid + ") should be in " + model.string() +
+                                                ", which cannot be read: " + error.message() + ".");
+  std::sort(files.begin(), files.end());
+  MetricTable table;
+  for (const std::filesystem::path& file : files) {
+    const std::optional<std::string> json = kernel::read_regular_file(file.string());
+    if (!json)
+      throw Error(ErrorKind::InvalidArgument, "Cannot read " + file.string() + ": " + std::strerror(errno) + ".",
+                  errno);
+    table.merge(from_json(*json, file.string()));
   }
-  throw Error(ErrorKind::InvalidArgument, mapfile.string() + " has no row for this CPU (" +
-                                              (cpuid.empty() ? std::string("its id could not be read") : cpuid) +
-                                              "): perf's tables do not cover it.");
+  return table;
+}
+
+MetricTable MetricTable::shipped(const std::string& cpuid) {
+  const std::optional<std::string> model = mapped_model(counts::kModelsMapfile, cpuid);
+  if (!model) return {};
+  for (const counts::ModelMetrics& entry : counts::model_metrics())
+    if (entry.model == *model) return from_json(entry.json, "data/metrics/models/" + *model + "/metrics.json");
+  return {};
+}
+
+std::string MetricTable::shipped_model(const std::string& cpuid) {
+  return mapped_model(counts::kModelsMapfile, cpuid).value_or("");
 }
 
 void MetricTable::merge(MetricTable other) {
@@ -148,7 +174,7 @@ void MetricTable::merge(MetricTable other) {
 
 MetricTable MetricTable::for_this_machine(const std::string& pmu_events_dir) {
   MetricTable table = common();
-  if (!pmu_events_dir.empty()) table.merge(for_cpu(pmu_events_dir, this_cpu_id()));
+  table.merge(pmu_events_dir.empty() ? shipped(this_cpu_id()) : for_cpu(pmu_events_dir, this_cpu_id()));
   return table;
 }
 
@@ -352,6 +378,7 @@ std::vector<MetricResult> MetricSet::evaluate(std::span<const double> values, st
 }
 
 std::string this_cpu_id() {
+  if (const char* stand_in = std::getenv("PERF_CPUID"); stand_in != nullptr && *stand_in != '\0') return stand_in;
   // arm64: the MIDR, as sysfs gives it.
   std::ifstream midr("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1");
   if (std::string id; midr >> id) return id;
@@ -376,12 +403,86 @@ std::string this_cpu_id() {
   return id;
 }
 
+namespace {
+
+// perf's #system_tsc_freq: CPUID leaf 15H's crystal clock times its ratio, else the frequency in
+// the CPU's brand string ("... @ 2.10GHz"); none elsewhere (arm64) or where neither says.
+std::optional<double> system_tsc_freq() {
+  if (const std::optional<arch::CpuidRegisters> leaf = arch::host_cpuid(0x15);
+      leaf && leaf->eax != 0 && leaf->ebx != 0 && leaf->ecx != 0)
+    return static_cast<double>(leaf->ecx) * leaf->ebx / leaf->eax;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (!line.starts_with("model name")) continue;
+    const std::size_t at = line.rfind('@');
+    if (at == std::string::npos) return std::nullopt;
+    char* end = nullptr;
+    const double ghz = std::strtod(line.c_str() + at + 1, &end);
+    if (end != line.c_str() + at + 1 && std::string_view(end).starts_with("GHz") && ghz > 0) return ghz * 1e9;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// How many distinct combinations of `fields` the CPUs' topology files take
+// (perf's #num_cores: package and core ids; #num_packages; #num_dies).
+double distinct_topology(std::initializer_list<const char*> fields) {
+  std::set<std::string> seen;
+  std::error_code error;
+  for (const auto& cpu : std::filesystem::directory_iterator("/sys/devices/system/cpu", error)) {
+    const std::string name = cpu.path().filename().string();
+    if (!name.starts_with("cpu") || name.size() == 3 || !std::isdigit(static_cast<unsigned char>(name[3]))) continue;
+    std::string key;
+    for (const char* field : fields) {
+      std::ifstream in(cpu.path() / "topology" / field);
+      std::string value;
+      if (!(in >> value)) return std::nan("");
+      key += value + "/";
+    }
+    seen.insert(key);
+  }
+  return seen.empty() ? std::nan("") : static_cast<double>(seen.size());
+}
+
+// perf's #slots: the pipeline's issue slots per cycle, as the core PMU's caps/slots give them.
+std::optional<double> core_slots() {
+  std::error_code error;
+  for (const auto& pmu : std::filesystem::directory_iterator("/sys/bus/event_source/devices", error)) {
+    std::ifstream in(pmu.path() / "caps" / "slots");
+    if (double slots = 0; in >> slots && slots > 0) return slots;
+  }
+  return std::nullopt;
+}
+
+// Intel's CHAS_PER_SOCKET (#chas_per_socket in perfmon's tables): uncore CHA PMUs per package.
+std::optional<double> chas_per_socket() {
+  std::error_code error;
+  double chas = 0;
+  for (const auto& pmu : std::filesystem::directory_iterator("/sys/bus/event_source/devices", error))
+    if (pmu.path().filename().string().starts_with("uncore_cha_")) ++chas;
+  const double packages = distinct_topology({"physical_package_id"});
+  if (chas == 0 || !(packages > 0)) return std::nullopt;
+  return chas / packages;
+}
+
+std::optional<double> known(double value) {
+  return std::isnan(value) ? std::nullopt : std::optional<double>(value);
+}
+
+}  // namespace
+
 MetricFacts this_machine_facts(const EventCatalog& catalog) {
   MetricFacts facts;
   facts.cpuid = this_cpu_id();
   facts.literal = [](std::string_view literal) -> std::optional<double> {
     if (literal == "#num_cpus") return static_cast<double>(::sysconf(_SC_NPROCESSORS_CONF));
     if (literal == "#num_cpus_online") return static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN));
+    if (literal == "#num_cores") return known(distinct_topology({"physical_package_id", "core_id"}));
+    if (literal == "#num_packages") return known(distinct_topology({"physical_package_id"}));
+    if (literal == "#num_dies") return known(distinct_topology({"physical_package_id", "die_id"}));
+    if (literal == "#system_tsc_freq") return system_tsc_freq();
+    if (literal == "#slots") return core_slots();
+    if (literal == "#chas_per_socket") return chas_per_socket();
     if (literal == "#smt_on") {
       std::ifstream active("/sys/devices/system/cpu/smt/active");
       int on = 0;

@@ -76,6 +76,8 @@ std::vector<std::string> add_metrics(std::vector<StatRow>& rows, const MetricTab
   for (const StatRow& row : rows)
     if (!row.metric_only && std::find(parts.begin(), parts.end(), std::pair{row.prefix, row.region}) == parts.end())
       parts.emplace_back(row.prefix, row.region);
+  // No row at all (none of the events could be opened): each metric still says why it has no value.
+  if (parts.empty()) parts.emplace_back("", "");
   std::vector<StatRow> placed;                           // the rows with the metrics' lines among them
   std::vector<std::vector<StatRow>> after(rows.size());  // metric lines that follow each row
   for (const auto& [prefix, region] : parts) {
@@ -98,17 +100,21 @@ std::vector<std::string> add_metrics(std::vector<StatRow>& rows, const MetricTab
     for (std::size_t position = 0; position < results.size(); ++position) {
       const MetricResult& result = results[position];
       const MetricDefinition& metric = table.metrics()[result.metric];
-      if (std::isnan(result.value)) {
-        std::string why = "its expression has no value for these counts (a division by zero)";
-        for (std::size_t event : set.events_of(position))
-          if (!inputs[event].missing.empty()) {
-            why = inputs[event].missing;
-            break;
-          }
+      // An input that was not counted makes no value, even where the expression would give one
+      // without it (max(NaN, 0) is 0): a metric is shown only from all it reads.
+      std::string why;
+      for (std::size_t event : set.events_of(position))
+        if (!inputs[event].missing.empty()) {
+          why = inputs[event].missing;
+          break;
+        }
+      if (std::isnan(result.value) || !why.empty()) {
+        if (why.empty()) why = "its expression has no value for these counts (a division by zero)";
         const std::string sentence = "The metric " + metric.name + " has no value here: " + why + ".";
         if (said.insert(sentence).second) sentences.push_back(sentence);
         continue;
       }
+      if (at.empty()) continue;  // a value from tool events alone, with no row to show it on
       // The row of its first event that was counted here; else the part's last row.
       std::size_t anchor = at.back();
       for (std::size_t event : set.events_of(position)) {

@@ -3,6 +3,7 @@
 #include "perfmon/catalog.hpp"
 
 #include <linux/hw_breakpoint.h>
+#include <strings.h>
 
 #include <algorithm>
 
@@ -227,6 +228,18 @@ class Resolver {
   void operator()(const events::LibpfmSpec& libpfm) const {
     // "CYCLES" is perf's cycles in capitals, not a vendor name.
     if (libpfm.text.find(':') == std::string::npos && resolve_generic(libpfm.text)) return;
+    // A sysfs event alias in capitals ("TSC", "INST_RETIRED" as perf's metric tables write them):
+    // perf matches aliases without case, so the first PMU that has it.
+    if (libpfm.text.find(':') == std::string::npos) {
+      for (const events::Pmu& pmu : state_.pmus) {
+        for (const events::PmuEventAlias& alias : pmu.details().events) {
+          if (strcasecmp(alias.name.c_str(), libpfm.text.c_str()) == 0) {
+            apply_terms(pmu, {events::Term{alias.name, std::nullopt}}, false);
+            return;
+          }
+        }
+      }
+    }
     const std::string& model = state_.paths.cpu_model;
     events::LibpfmEncoding encoding = events::libpfm_encode(libpfm.text, model);
     if (encoding.failure.empty()) {

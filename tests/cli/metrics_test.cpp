@@ -250,6 +250,46 @@ TEST_F(CliMetricsDir, TopdownIsTheTablesLevelOneGroup) {
       << none.err;
 }
 
+// perfmon's own per-model tables, chosen by the CPU's id (PERF_CPUID stands for it, as in perf):
+// a Sapphire Rapids' top-down tree is listed and --topdown chooses its level 1, whose events this
+// machine (another CPU) cannot open: each metric says so, none prints a number; a CPU without a
+// table names its id and what to do.
+TEST(CliMetrics, ShippedTablesAreChosenByTheCpusId) {
+  const Result listed = run({"/usr/bin/env", "PERF_CPUID=GenuineIntel-6-8F-4", PERFMON, "list", "metrics"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  for (const char* name : {"tma_frontend_bound", "tma_info_thread_ipc", "CPUs_utilized"})
+    EXPECT_NE(listed.out.find("\n  " + std::string(name) + " "), std::string::npos) << name;
+  EXPECT_NE(listed.out.find("= topdown\\-fe\\-bound / ( topdown\\-fe\\-bound + topdown\\-bad\\-spec"),
+            std::string::npos)
+      << listed.out;
+  const Result groups = run({"/usr/bin/env", "PERF_CPUID=GenuineIntel-6-8F-4", PERFMON, "list", "metricgroups"});
+  EXPECT_NE(groups.out.find("\n  TopdownL1 "), std::string::npos) << groups.out;
+  const Result topdown = run({"/usr/bin/env", "PERF_CPUID=GenuineIntel-6-8F-4", PERFMON, "stat", "--topdown", "true"});
+  ASSERT_EQ(topdown.exit_code, 0) << topdown.err;
+  for (const char* metric : {"tma_frontend_bound", "tma_bad_speculation", "tma_backend_bound", "tma_retiring"})
+    EXPECT_NE(topdown.err.find("The metric " + std::string(metric) + " has no value here: "), std::string::npos)
+        << metric << "\n"
+        << topdown.err;
+  EXPECT_EQ(topdown.err.find('%'), std::string::npos) << topdown.err;
+  const Result neoverse = run({"/usr/bin/env", "PERF_CPUID=0x00000000413fd0c1", PERFMON, "list", "metricgroups"});
+  EXPECT_NE(neoverse.out.find("\n  Cycle_Accounting "), std::string::npos) << neoverse.out;
+  const Result none = run({"/usr/bin/env", "PERF_CPUID=AuthenticAMD-25-11-1", PERFMON, "stat", "--topdown", "true"});
+  EXPECT_EQ(none.exit_code, 129);
+  EXPECT_NE(none.err.find("--topdown needs this CPU's top-down metrics of level 1, which perfmon's tables do not "
+                          "have for this CPU (AuthenticAMD-25-11-1): give --metrics-dir"),
+            std::string::npos)
+      << none.err;
+}
+
+// perf matches a PMU's sysfs event names without case, as its metric tables write them (TSC).
+TEST(CliMetrics, SysfsEventNamesMatchWithoutCase) {
+  if (!std::filesystem::exists("/sys/bus/event_source/devices/msr/events/tsc"))
+    GTEST_SKIP() << "this machine has no msr PMU with a tsc event";
+  const Result r = run({PERFMON, "stat", "-x,", "-e", "TSC", "true"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find(",TSC,"), std::string::npos) << r.err;
+}
+
 TEST(CliMetrics, ListShowsTheMetricsAndTheirGroups) {
   const Result metrics = run({PERFMON, "list", "metrics"});
   ASSERT_EQ(metrics.exit_code, 0) << metrics.err;

@@ -431,8 +431,10 @@ class StatCommand {
         throw Error(ErrorKind::InvalidArgument,
                     "--topdown needs this CPU's top-down metrics of level " + level +
                         (o_.metrics_dir.empty()
-                             ? ", which perfmon's common table does not have: give --metrics-dir with perf's "
-                               "pmu-events for this architecture (Intel's groups TopdownL1..., AMD's PipelineL1...)"
+                             ? ", which perfmon's tables do not have for this CPU (" +
+                                   (this_cpu_id().empty() ? std::string("whose id cannot be read") : this_cpu_id()) +
+                                   "): give --metrics-dir with perf's pmu-events for this architecture (Intel's "
+                                   "groups TopdownL1..., AMD's PipelineL1...)"
                              : ", which " + o_.metrics_dir + " does not have for this CPU (no group TopdownL" + level +
                                    " or PipelineL" + level + ")") +
                         ".");
