@@ -16,6 +16,7 @@
 #include "perfmon/event.hpp"               // Event: the exact perf_event_attr; EventGroup
 #include "perfmon/event_control.hpp"       // control_event: one event held, zeroed, re-periodised (overflow handlers)
 #include "perfmon/event_sets.hpp"          // EventSets: perfmon2 event sets, switched on timeouts and overflows
+#include "perfmon/likwid_group.hpp"        // LikwidGroup: likwid's performance groups, read from an installed likwid
 #include "perfmon/location.hpp"            // Location: a thread or a CPU events are opened at
 #include "perfmon/machine_profile.hpp"     // profile_machine: the whole machine sampled, as a pprof profile
 #include "perfmon/marked_regions.hpp"      // MarkedRegions: regions a program marks, counted per thread (likwid, PAPI)

@@ -465,6 +465,17 @@ std::optional<double> chas_per_socket() {
   return chas / packages;
 }
 
+// likwid's num_numadomains (#num_numa_nodes in perfmon's conversion of its groups).
+std::optional<double> numa_nodes() {
+  std::error_code error;
+  double nodes = 0;
+  for (const auto& node : std::filesystem::directory_iterator("/sys/devices/system/node", error)) {
+    const std::string name = node.path().filename().string();
+    if (name.starts_with("node") && name.size() > 4 && std::isdigit(static_cast<unsigned char>(name[4]))) ++nodes;
+  }
+  return nodes > 0 ? std::optional<double>(nodes) : std::nullopt;
+}
+
 std::optional<double> known(double value) {
   return std::isnan(value) ? std::nullopt : std::optional<double>(value);
 }
@@ -483,6 +494,7 @@ MetricFacts this_machine_facts(const EventCatalog& catalog) {
     if (literal == "#system_tsc_freq") return system_tsc_freq();
     if (literal == "#slots") return core_slots();
     if (literal == "#chas_per_socket") return chas_per_socket();
+    if (literal == "#num_numa_nodes") return numa_nodes();
     if (literal == "#smt_on") {
       std::ifstream active("/sys/devices/system/cpu/smt/active");
       int on = 0;

@@ -290,6 +290,90 @@ TEST(CliMetrics, SysfsEventNamesMatchWithoutCase) {
   EXPECT_NE(r.err.find(",TSC,"), std::string::npos) << r.err;
 }
 
+// likwid's performance groups (-g NAME, --likwid-group), here from a directory of groups written
+// for the test in likwid's format (LIKWID_PERFGROUPS) for a Skylake-SP's id (PERF_CPUID), whose
+// counters name tracepoints the worker hits exactly.
+class CliLikwidGroups : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::create_directories(root_ / "skylakeX");
+    std::ofstream(root_ / "skylakeX" / "CALLS.txt") << R"(SHORT getppid calls
+
+EVENTSET
+PMC0  syscalls:sys_enter_getppid
+PMC1  syscalls:sys_enter_getpid
+
+METRICS
+Runtime (RDTSC) [s] time
+Calls twice  2*PMC0
+Calls [k]  1.E-03*(PMC0+ PMC1)
+
+LONG
+Formulas:
+Calls twice = 2*getppid
+)";
+    std::ofstream(root_ / "skylakeX" / "true.txt")
+        << "SHORT a group named as a program\nEVENTSET\nPMC0 x\nMETRICS\nX PMC0\n";
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  std::vector<std::string> with_env(std::vector<std::string> command) const {
+    command.insert(command.begin(),
+                   {"/usr/bin/env", "PERF_CPUID=GenuineIntel-6-55-4", "LIKWID_PERFGROUPS=" + root_.string()});
+    return command;
+  }
+  const std::filesystem::path root_ =
+      std::filesystem::temp_directory_path() / ("perfmon-likwid-groups-" + std::to_string(getpid()));
+};
+
+TEST_F(CliLikwidGroups, AGroupsMetricsAreExactOnExactCounts) {
+  for (const char* option : {"-g", "--likwid-group"}) {
+    const Result r = run(with_env({PERFMON, "stat", "-x,", option, "CALLS", "--", WORKER, "getppid", "1000"}));
+    ASSERT_EQ(r.exit_code, 0) << option << "\n" << r.err;
+    EXPECT_NE(r.err.find("1000,,syscalls:sys_enter_getppid,"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(",2000.000,Calls twice"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(",1.000,k  Calls"), std::string::npos) << r.err;
+  }
+  const Result listed = run(with_env({PERFMON, "list", "likwid-groups"}));
+  EXPECT_NE(listed.out.find("likwid's performance groups for skylakeX (perfmon stat -g NAME), from " + root_.string()),
+            std::string::npos)
+      << listed.out;
+  EXPECT_NE(listed.out.find("\n  CALLS  "), std::string::npos) << listed.out;
+}
+
+// likwid-perfctr's -m -g GROUP: the group's metrics of each thread in each marked region.
+TEST_F(CliLikwidGroups, AGroupPerThreadInMarkedRegions) {
+  const Result r = run(with_env({PERFMON, "stat", "-x,", "--markers", "-g", "CALLS", "--", LIKWID_THREADS}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int threads = 0;
+  for (const std::string& line : lines_of(r.err)) {
+    std::vector<std::string> fields;
+    std::istringstream in(line);
+    for (std::string field; std::getline(in, field, ',');) fields.push_back(field);
+    if (fields.size() < 9 || !fields[0].starts_with("thread") || fields[1] != "work") continue;
+    if (fields[4] != "syscalls:sys_enter_getppid") continue;
+    ++threads;
+    EXPECT_EQ(fields[7], std::to_string(2 * std::stoll(fields[2])) + ".000") << line;
+    EXPECT_EQ(fields[8], "Calls twice") << line;
+  }
+  EXPECT_EQ(threads, 8) << r.err;
+}
+
+// perf's -g (--group) stays perf's where the word after it is a program, or no group of this CPU.
+TEST_F(CliLikwidGroups, PerfsGroupFlagStaysWhereTheWordIsAProgram) {
+  const Result program = run(with_env({PERFMON, "stat", "-x,", "-g", "true"}));
+  ASSERT_EQ(program.exit_code, 0) << program.err;
+  EXPECT_NE(program.err.find(",task-clock,"), std::string::npos) << program.err;
+  const Result unknown = run(with_env({PERFMON, "stat", "--likwid-group", "CALS", "true"}));
+  EXPECT_EQ(unknown.exit_code, 129);
+  EXPECT_NE(
+      unknown.err.find("likwid has no group 'CALS' for skylakeX (its groups: CALLS, true); did you mean 'CALLS'?"),
+      std::string::npos)
+      << unknown.err;
+  const Result both = run(with_env({PERFMON, "stat", "-g", "CALLS", "-M", "IPC", "true"}));
+  EXPECT_EQ(both.exit_code, 129);
+  EXPECT_NE(both.err.find("computes its own metrics: give it without -M or --topdown"), std::string::npos) << both.err;
+}
+
 TEST(CliMetrics, ListShowsTheMetricsAndTheirGroups) {
   const Result metrics = run({PERFMON, "list", "metrics"});
   ASSERT_EQ(metrics.exit_code, 0) << metrics.err;

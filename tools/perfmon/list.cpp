@@ -16,6 +16,7 @@
 #include "options.hpp"
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/likwid_group.hpp"
 #include "perfmon/metric_table.hpp"
 #include "perfmon/probe.hpp"
 
@@ -158,6 +159,40 @@ int list_metrics(const EventCatalog& catalog, const MetricTable& table, bool gro
   return 0;
 }
 
+// perfmon list likwid-groups: likwid's performance groups for this CPU (perfmon stat -g NAME).
+int list_likwid_groups(bool json) {
+  const std::string cpuid = this_cpu_id();
+  const std::string arch = likwid_arch(cpuid);
+  const std::vector<std::string> names = likwid_group_names("", arch);
+  if (names.empty()) {
+    std::printf("%s\n", arch.empty() ? ("likwid has no performance groups for this CPU (" + cpuid + ").").c_str()
+                                     : ("There are no likwid performance groups in " + likwid_groups_dir() + "/" +
+                                        arch + ": install likwid (apt-get install likwid) or set LIKWID_PERFGROUPS.")
+                                           .c_str());
+    return 0;
+  }
+  std::string out;
+  for (const std::string& name : names) {
+    std::string description;
+    try {
+      description = read_likwid_group("", arch, name).description;
+    } catch (const Error& error) {
+      description = std::string("[cannot be read: ") + error.what() + "]";
+    }
+    out += json ? nlohmann::ordered_json{{"LikwidGroup", name}, {"Arch", arch}, {"BriefDescription", description}}.dump(
+                      -1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+                      "\n"
+                : row(name, description);
+  }
+  std::fputs(((json ? ""
+                    : "likwid's performance groups for " + arch + " (perfmon stat -g NAME), from " +
+                          likwid_groups_dir() + ":\n") +
+              out)
+                 .c_str(),
+             stdout);
+  return 0;
+}
+
 }  // namespace
 
 int run_list(std::span<char* const> args) {
@@ -177,13 +212,13 @@ int run_list(std::span<char* const> args) {
        [&](std::string_view) { raw_dump = true; }},
   };
   std::vector<std::string> rest;
-  if (auto status =
-          parse_command_line(args, "list",
-                             "perfmon list [--json|--raw-dump] [--pmu MODEL] "
-                             "[hw|sw|cache|pmu|vendor|pmc.core|tracepoint|raw|breakpoint|metrics|metricgroups|GLOB]",
-                             options, rest, [](const std::vector<std::string>& words) {
-                               if (words.size() > 1) throw UsageError("list takes at most one pattern");
-                             }))
+  if (auto status = parse_command_line(
+          args, "list",
+          "perfmon list [--json|--raw-dump] [--pmu MODEL] "
+          "[hw|sw|cache|pmu|vendor|pmc.core|tracepoint|raw|breakpoint|metrics|metricgroups|likwid-groups|GLOB]",
+          options, rest, [](const std::vector<std::string>& words) {
+            if (words.size() > 1) throw UsageError("list takes at most one pattern");
+          }))
     return *status;
   const std::string pattern = rest.empty() ? "" : rest.front();
   try {
@@ -191,6 +226,7 @@ int run_list(std::span<char* const> args) {
     paths.cpu_model = model;
     EventCatalog catalog(paths);
     if (!model.empty()) return list_model(catalog, pattern, json);
+    if (pattern == "likwid-groups") return list_likwid_groups(json);
     if (pattern == "metrics" || pattern == "metricgroups")
       return list_metrics(catalog, MetricTable::for_this_machine(metrics_dir), pattern == "metricgroups", json);
     if (raw_dump) {

@@ -24,6 +24,7 @@
 #include "perfmon/emulated.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/event_sets.hpp"
+#include "perfmon/likwid_group.hpp"
 #include "perfmon/measurement.hpp"
 #include "perfmon/metric_table.hpp"
 #include "perfmon/pass_plan.hpp"
@@ -150,7 +151,7 @@ class StatCommand {
         set_definitions_ = event_sets_of(catalog, o_.sets, parse_switch(o_.switching));
       for (long level = 0; level < o_.detail && !o_.null_run && o_.sets.empty(); ++level)
         for (EventGroup& group : catalog.parse(kDetailedEvents[level])) groups_.push_back(std::move(group));
-      if (!o_.metrics.empty() || o_.topdown_level != 0) add_metric_events(catalog);
+      if (!o_.metrics.empty() || o_.topdown_level != 0 || !o_.likwid_group.empty()) add_metric_events(catalog);
       o_.events.group_all(groups_);
       o_.events.restrict_rings(groups_);
       for (EventSetDefinition& set : set_definitions_) o_.events.restrict_rings(set.groups);
@@ -422,6 +423,19 @@ class StatCommand {
   // -M: the metrics' events added to what is counted (without -e, the metrics' events alone, as
   // perf counts them); perf's tool events come from the run, not from a counter.
   void add_metric_events(const EventCatalog& catalog) {
+    if (!o_.likwid_group.empty()) {
+      // likwid's group: its metrics alone, over the events its counters name.
+      metric_table_ = likwid_group_metrics(read_likwid_group("", likwid_arch(this_cpu_id()), o_.likwid_group));
+      std::vector<std::size_t> every(metric_table_->metrics().size());
+      for (std::size_t i = 0; i < every.size(); ++i) every[i] = i;
+      metric_set_.emplace(*metric_table_, std::move(every), this_machine_facts(catalog));
+    } else {
+      choose_metrics(catalog);
+    }
+    add_events_of_metrics(catalog);
+  }
+
+  void choose_metrics(const EventCatalog& catalog) {
     metric_table_ = MetricTable::for_this_machine(o_.metrics_dir);
     std::string chosen = o_.metrics;
     if (o_.topdown_level != 0) {
@@ -441,6 +455,9 @@ class StatCommand {
       chosen += (chosen.empty() ? "" : ",") + group;
     }
     metric_set_.emplace(*metric_table_, metric_table_->select(chosen), this_machine_facts(catalog));
+  }
+
+  void add_events_of_metrics(const EventCatalog& catalog) {
     if (o_.events.lists.empty() && o_.detail == 0) groups_.clear();
     for (const std::string& event : metric_set_->events()) {
       if (is_tool_event(event)) continue;
@@ -482,8 +499,11 @@ class StatCommand {
 
 }  // namespace
 
-int run_stat(std::span<char* const> args) {
+int run_stat(std::span<char* const> given) {
   StatOptions o;
+  std::vector<std::string> words = with_likwid_group(given);
+  std::vector<char*> args;
+  for (std::string& word : words) args.push_back(word.data());
   if (auto status = parse_command_line(args, "stat", kSynopsis, stat_options(o), o.command,
                                        [&](const std::vector<std::string>&) { validate(o); }))
     return *status;

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "stat_options.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cctype>
+#include <cstdlib>
 
 #include "perfmon/control_channel.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/likwid_group.hpp"
+#include "perfmon/metric_table.hpp"
 
 namespace perfmon::cli {
 
@@ -77,6 +83,10 @@ std::vector<Option> stat_options(StatOptions& o) {
        "the top-down metrics of level 1 (this CPU's: TopdownL1 on Intel, PipelineL1 on AMD), from --metrics-dir's "
        "tables",
        [&](std::string_view) { o.topdown_level = std::max(o.topdown_level, 1L); }},
+      {0, "likwid-group", "name",
+       "compute one of likwid's performance groups (likwid-perfctr -g NAME: BRANCH, FLOPS_DP, L2CACHE...; perfmon "
+       "list likwid-groups), read from the installed likwid; -g NAME says the same where NAME is such a group",
+       [&](std::string_view v) { o.likwid_group = std::string(v); }},
       {0, "td-level", "n", "with --topdown: the level of its metrics, 1 to 6 (default 1)",
        [&](std::string_view v) { o.topdown_level = parse_long(v, "--td-level", 1, 6); }},
       {0, "metric-only", "", "print the metrics alone (-M's, or perf's shadow figures), a column each, as perf does",
@@ -182,6 +192,36 @@ SetSwitching parse_switch(const std::optional<std::string>& text) {
   return rule;
 }
 
+namespace {
+
+bool is_program_on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return false;
+  const std::string_view dirs = path;
+  for (std::size_t at = 0; at <= dirs.size();) {
+    const std::size_t colon = std::min(dirs.find(':', at), dirs.size());
+    if (colon > at && ::access((std::string(dirs.substr(at, colon - at)) + "/" + name).c_str(), X_OK) == 0) return true;
+    at = colon + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> with_likwid_group(std::span<char* const> args) {
+  std::vector<std::string> words(args.begin(), args.end());
+  for (std::size_t i = 0; i + 1 < words.size() && words[i] != "--"; ++i) {
+    if (words[i] != "-g") continue;
+    const std::string& word = words[i + 1];
+    if (word.empty() || word.find('/') != std::string::npos || is_program_on_path(word)) continue;
+    const std::vector<std::string> groups = likwid_group_names("", likwid_arch(this_cpu_id()));
+    if (std::find(groups.begin(), groups.end(), word) == groups.end()) continue;
+    words[i] = "--likwid-group=" + word;
+    words.erase(words.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+  }
+  return words;
+}
+
 void validate(const StatOptions& o) {
   const TargetChoice& t = o.target;
   const int targets = targets_given(t);
@@ -190,6 +230,9 @@ void validate(const StatOptions& o) {
     throw UsageError("-G counts a cgroup system-wide; it cannot be combined with -p or -t");
   if (o.command.empty() && targets == 0 && t.cgroup.empty() && !o.plan)
     throw UsageError("nothing to count: give a command, or a target with -p, -t, -a, -C or -G");
+  if (!o.likwid_group.empty() && (!o.metrics.empty() || o.topdown_level != 0))
+    throw UsageError(
+        "a likwid group (-g NAME, --likwid-group) computes its own metrics: give it without -M or --topdown");
   if (!o.command.empty() && (!t.pids.empty() || !t.tids.empty()))
     throw UsageError("-p and -t attach to running processes; they cannot be combined with a command");
   if (o.separator && o.json) throw UsageError("-x (CSV) and -j (JSON) exclude each other");

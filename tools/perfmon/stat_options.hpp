@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,7 @@ struct StatOptions {
   std::string metrics_dir;   // --metrics-dir: perf's pmu-events for this architecture
   bool metric_only = false;  // --metric-only: the metrics alone, a column each
   long topdown_level = 0;    // --topdown (1), --td-level N: the top-down metrics of that level
+  std::string likwid_group;  // --likwid-group, likwid-perfctr's -g NAME: one of likwid's performance groups
   bool summary = false;      // --summary: with -I, the whole run's counts at the end too
   bool sync_first = false;   // -S: sync(2) before counting, as perf stat --sync
   bool run_table = false;    // --table: with -r, each run's wall time
@@ -64,6 +66,10 @@ std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text);
 // --switch: a time on the PMU (default 10 ms), or EVENT:COUNT. Throws UsageError.
 SetSwitching parse_switch(const std::optional<std::string>& text);
 // The options checked against each other. Throws UsageError.
+// The command line with likwid-perfctr's `-g GROUP` as --likwid-group=GROUP: perf's -g takes no
+// word (--group), so the word after it, where it names one of this CPU's likwid groups and no
+// program on PATH, is taken as that group (before any "--").
+std::vector<std::string> with_likwid_group(std::span<char* const> args);
 void validate(const StatOptions& o);
 
 }  // namespace perfmon::cli
