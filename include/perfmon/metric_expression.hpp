@@ -57,6 +57,10 @@ struct MetricValue {
 // its stepping where the pattern has none: "GenuineIntel-6-(7D|7E)" matches "GenuineIntel-6-7E-5").
 bool cpu_id_matches(const std::string& pattern, const std::string& cpuid);
 
+// An event's name written so that the expression reads it back as that name (names()): '-', ','
+// and '=' escaped with a backslash, a PMU's '/' as '@' (cpu_core/cycles/ as cpu_core@cycles@).
+std::string escaped_metric_name(std::string_view name);
+
 class MetricExpression {
  public:
   // Throws perfmon::Error (InvalidArgument) naming the character where the text stops making sense

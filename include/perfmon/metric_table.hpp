@@ -51,8 +51,9 @@ class MetricTable {
   static MetricTable shipped(const std::string& cpuid);
   // The name of that table ("sapphirerapids", "neoverse-n1"); "" where none.
   static std::string shipped_model(const std::string& cpuid);
-  // The metrics a tool offers here: common(), and over them this CPU's own: from `pmu_events_dir`
-  // where it is given (for_cpu with this_cpu_id()), else shipped(this_cpu_id()). Throws as for_cpu.
+  // The metrics a tool offers here: common(), PAPI's presets for this CPU (papi_presets.hpp), and
+  // over them this CPU's own: from `pmu_events_dir` where it is given (for_cpu with
+  // this_cpu_id()), else shipped(this_cpu_id()). Throws as for_cpu.
   static MetricTable for_this_machine(const std::string& pmu_events_dir);
   // The metrics of this CPU in a directory laid out as perf's pmu-events/arch/<arch>: a mapfile.csv
   // whose rows ("GenuineIntel-6-55-[4-7],v1.29,skylakex,core") name the directory of each CPU's

@@ -30,6 +30,7 @@
 #include "perfmon/nearest_names.hpp"       // nearest_names: "did you mean ...", for a mistyped name
 #include "perfmon/notification_queue.hpp"  // NotificationQueue: perfmon2's overflow and end messages
 #include "perfmon/output_file.hpp"         // OutputFile: a report written whole, never over a device or the input
+#include "perfmon/papi_presets.hpp"        // papi_presets: PAPI's preset events for this CPU, as metrics
 #include "perfmon/pass_plan.hpp"           // plan_passes: events split into passes that fit on the counters
 #include "perfmon/perf_data.hpp"           // perf.data files: PerfDataWriter, PerfDataReader
 #include "perfmon/perfevtsel.hpp"          // PerfEvtSel: x86's event-select register

@@ -97,7 +97,8 @@ void compute_metrics(std::vector<StatRow>& rows, double elapsed_ns);
 // An event's value is its count extrapolated as the row shows it, its error the row's estimate's;
 // perf's tool events are the run's: duration_time `elapsed_ns` (in seconds, as in perf's
 // expressions), user_time and system_time the command's CPU times. Returns, once each, a sentence
-// for each metric that has no value, naming the event it lacks and why.
+// for each metric that has no value, naming the event it lacks and why, and for each past its
+// threshold ("The metric IPC is past its threshold (IPC < 1).").
 std::vector<std::string> add_metrics(std::vector<StatRow>& rows, const MetricTable& table, const MetricSet& set,
                                      double elapsed_ns, std::optional<double> user_s = std::nullopt,
                                      std::optional<double> sys_s = std::nullopt);

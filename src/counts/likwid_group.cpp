@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 
+#include "counts/cpu_names.hpp"
 #include "events/sources/libpfm.hpp"
 #include "kernel/text_file.hpp"
 #include "perfmon/error.hpp"
@@ -175,17 +176,52 @@ std::string perf_number(std::string_view text) {
   return number;
 }
 
-// An event name as perf's metric lexer reads it: '-', ',' and '=' escaped, a PMU's '/' as '@'.
-std::string escaped(std::string_view name) {
-  std::string out;
-  for (char c : name) {
-    if (c == '-' || c == ',' || c == '=') out += '\\';
-    out += c == '/' ? '@' : c;
+}  // namespace
+
+namespace counts {
+
+std::string libpfm_model_of(const std::string& cpuid) {
+  if (cpuid.starts_with("0x")) {  // arm64: the MIDR's implementer and part
+    const unsigned long long midr = std::strtoull(cpuid.c_str(), nullptr, 16);
+    const unsigned implementer = (midr >> 24) & 0xff, part = (midr >> 4) & 0xfff;
+    if (implementer == 0x41) {
+      switch (part) {
+        case 0xd07:
+          return "arm_ac57";
+        case 0xd03:
+          return "arm_ac53";
+        case 0xc0f:
+          return "arm_ac15";
+        case 0xc09:
+          return "arm_ac9";
+        case 0xc08:
+          return "arm_ac8";
+        case 0xc07:
+          return "arm_ac7";
+        case 0xd0c:
+          return "arm_n1";
+        case 0xd49:
+          return "arm_n2";
+        case 0xd40:
+          return "arm_v1";
+        default:
+          return "";
+      }
+    }
+    if ((implementer == 0x43 && part == 0x0af) || (implementer == 0x42 && part == 0x516)) return "arm_thunderx2";
+    if (implementer == 0x46 && part == 0x001) return "arm_a64fx";
+    return "";
   }
-  return out;
+  std::string model = libpfm_model(likwid_arch(cpuid));
+  // Zen 4 (family 19h models 10h-1Fh, 60h-7Fh, A0h-AFh) has a table of its own in libpfm4, unlike in likwid.
+  unsigned family = 0, number = 0;
+  if (model == "amd64_fam19h_zen3" && std::sscanf(cpuid.c_str(), "AuthenticAMD-%u-%x", &family, &number) == 2 &&
+      ((number >= 0x10 && number <= 0x1f) || (number >= 0x60 && number <= 0x7f) || (number >= 0xa0 && number <= 0xaf)))
+    model = "amd64_fam19h_zen4";
+  return model;
 }
 
-}  // namespace
+}  // namespace counts
 
 LikwidGroup parse_likwid_group(std::string_view text, std::string_view name, std::string_view arch,
                                std::string_view source) {
@@ -425,7 +461,7 @@ MetricTable likwid_group_metrics(const LikwidGroup& group) {
         const auto counter =
             std::find_if(counters.begin(), counters.end(), [&](const auto& known) { return known.first == word; });
         if (counter != counters.end()) {
-          expression += escaped(counter->second);
+          expression += escaped_metric_name(counter->second);
         } else if (word == "time") {
           expression += "duration_time";
         } else if (word == "inverseClock") {
@@ -437,7 +473,7 @@ MetricTable likwid_group_metrics(const LikwidGroup& group) {
         } else {
           // A counter the EVENTSET does not define (likwid's own files have a few): left as a name,
           // which the catalogue refuses, so the metric says what it lacks.
-          expression += escaped(word);
+          expression += escaped_metric_name(word);
         }
         i = with_options;
       } else {

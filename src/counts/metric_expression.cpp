@@ -108,6 +108,15 @@ std::uint32_t index_in(std::vector<std::string>& list, std::string name) {
 
 }  // namespace
 
+std::string escaped_metric_name(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    if (c == '-' || c == ',' || c == '=') out += '\\';
+    out += c == '/' ? '@' : c;
+  }
+  return out;
+}
+
 bool cpu_id_matches(const std::string& pattern, const std::string& cpuid) {
   if (cpuid.empty()) return false;
   if (cpuid.starts_with("0x") && pattern.starts_with("0x")) {

@@ -24,6 +24,7 @@
 #include "kernel/text_file.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/nearest_names.hpp"
+#include "perfmon/papi_presets.hpp"
 #include "perfmon/probe.hpp"
 
 namespace perfmon {
@@ -174,6 +175,7 @@ void MetricTable::merge(MetricTable other) {
 
 MetricTable MetricTable::for_this_machine(const std::string& pmu_events_dir) {
   MetricTable table = common();
+  table.merge(papi_presets_for(this_cpu_id()));
   table.merge(pmu_events_dir.empty() ? shipped(this_cpu_id()) : for_cpu(pmu_events_dir, this_cpu_id()));
   return table;
 }

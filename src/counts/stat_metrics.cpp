@@ -136,6 +136,12 @@ std::vector<std::string> add_metrics(std::vector<StatRow>& rows, const MetricTab
       shown.metric_unit = metric.unit.empty() ? metric.name : metric.unit + "  " + metric.name;
       if (result.error > 0) shown.metric_error = result.error;
       shown.metric_over_threshold = result.over_threshold;
+      // perf marks a value past its MetricThreshold (in colour, or "bad" in JSON): the table says so
+      // once under it, with the threshold, for every output (CSV and JSON have it on the row too).
+      if (result.over_threshold.value_or(false)) {
+        const std::string sentence = "The metric " + metric.name + " is past its threshold (" + metric.threshold + ").";
+        if (said.insert(sentence).second) sentences.push_back(sentence);
+      }
       if (anchored.insert(anchor).second) {
         StatRow& row = rows[anchor];
         row.metric = shown.metric;

@@ -199,6 +199,11 @@ TEST_F(CliMetricsDir, ATablesMetricsAreExactOnExactCounts) {
   EXPECT_EQ(rows[2].at("metric-value"), 50);
   EXPECT_EQ(rows[2].at("metric-unit"), "%  calls_share");
   EXPECT_EQ(rows[2].at("metric-threshold"), "bad");
+  // The table says it under the counts, with the threshold.
+  const Result table =
+      run({PERFMON, "stat", "--metrics-dir", root_.string(), "-M", "Calls", "--", WORKER, "getppid", "1000"});
+  EXPECT_NE(table.err.find("\nThe metric calls_share is past its threshold (calls_share > 0.4).\n"), std::string::npos)
+      << table.err;
   const Result listed = run({PERFMON, "list", "--metrics-dir", root_.string(), "metrics"});
   EXPECT_NE(listed.out.find("\n  calls_twice "), std::string::npos) << listed.out;
   const Result wrong = run({PERFMON, "stat", "--metrics-dir", (root_ / "anycpu").string(), "-M", "Calls", "true"});
@@ -279,6 +284,23 @@ TEST(CliMetrics, ShippedTablesAreChosenByTheCpusId) {
                           "have for this CPU (AuthenticAMD-25-11-1): give --metrics-dir"),
             std::string::npos)
       << none.err;
+}
+
+// PAPI's presets for the CPU (PAPI's own table): listed with their native events, chosen with -M;
+// here, without a PMU, each says which event it lacks.
+TEST(CliMetrics, PapiPresetsOfTheCpu) {
+  const Result listed = run({"/usr/bin/env", "PERF_CPUID=GenuineIntel-6-4E-3", PERFMON, "list", "papi-presets"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("PAPI's presets for skl "), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("= L1D:REPLACEMENT + L2_RQSTS:ALL_CODE_RD"), std::string::npos) << listed.out;
+  const Result counted = run({PERFMON, "stat", "-M", "PAPI_TOT_INS", "true"});
+  ASSERT_EQ(counted.exit_code, 0) << counted.err;
+  if (counted.err.find("<not supported>") != std::string::npos)
+    EXPECT_NE(counted.err.find("The metric PAPI_TOT_INS has no value here: instructions is not supported here."),
+              std::string::npos)
+        << counted.err;
+  else
+    EXPECT_NE(counted.err.find("PAPI_TOT_INS"), std::string::npos) << counted.err;
 }
 
 // perf matches a PMU's sysfs event names without case, as its metric tables write them (TSC).

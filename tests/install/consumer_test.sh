@@ -35,7 +35,8 @@ g++ -o "$scratch/pkg-consumer" "$source_dir/consumer/main.cpp" $(pkg-config --cf
 "$scratch/pkg-consumer"
 
 # The notices of the data compiled into the library (Intel's and Arm's metric tables) go with it.
-[ -f "$scratch/prefix/share/doc/perfmon/NOTICE.metric-tables" ] && grep -q "intel/perfmon" "$scratch/prefix/share/doc/perfmon/NOTICE.metric-tables" ||
+[ -f "$scratch/prefix/share/doc/perfmon/NOTICE.metric-tables" ] && grep -q "intel/perfmon" "$scratch/prefix/share/doc/perfmon/NOTICE.metric-tables" &&
+  grep -q "University of Tennessee" "$scratch/prefix/share/doc/perfmon/NOTICE.papi-presets" ||
   { echo "install consumer: the metric tables' notices were not installed with the documentation" >&2; exit 1; }
 # The installed CLI finds the QEMU plugin installed beside it, under whatever prefix.
 if "$scratch/prefix/bin/perfmon" info | grep -q "plugin API"; then

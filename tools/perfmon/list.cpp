@@ -18,6 +18,7 @@
 #include "perfmon/error.hpp"
 #include "perfmon/likwid_group.hpp"
 #include "perfmon/metric_table.hpp"
+#include "perfmon/papi_presets.hpp"
 #include "perfmon/probe.hpp"
 
 namespace perfmon::cli {
@@ -94,7 +95,8 @@ std::string scale_unit(const MetricDefinition& metric) {
 
 // perfmon list metrics | metricgroups: the metrics perfmon stat -M takes, each with its groups and
 // expression, marked where one of its events cannot be counted here (and why); or the groups.
-int list_metrics(const EventCatalog& catalog, const MetricTable& table, bool groups_only, bool json) {
+int list_metrics(const EventCatalog& catalog, const MetricTable& table, bool groups_only, bool json,
+                 const std::string& heading = "Metrics (perfmon stat -M NAME or GROUP):") {
   std::string out;
   if (groups_only) {
     for (const std::string& group : table.groups()) {
@@ -155,7 +157,7 @@ int list_metrics(const EventCatalog& catalog, const MetricTable& table, bool gro
       out += "  " + std::to_string(names.size()) + " metric" + (names.size() == 1 ? "" : "s") + " (" + names.front() +
              (names.size() > 1 ? ", ..." : "") + "): " + reason + "\n";
   }
-  std::fputs(((json ? "" : "Metrics (perfmon stat -M NAME or GROUP):\n") + out).c_str(), stdout);
+  std::fputs(((json ? "" : heading + "\n") + out).c_str(), stdout);
   return 0;
 }
 
@@ -212,13 +214,13 @@ int run_list(std::span<char* const> args) {
        [&](std::string_view) { raw_dump = true; }},
   };
   std::vector<std::string> rest;
-  if (auto status = parse_command_line(
-          args, "list",
-          "perfmon list [--json|--raw-dump] [--pmu MODEL] "
-          "[hw|sw|cache|pmu|vendor|pmc.core|tracepoint|raw|breakpoint|metrics|metricgroups|likwid-groups|GLOB]",
-          options, rest, [](const std::vector<std::string>& words) {
-            if (words.size() > 1) throw UsageError("list takes at most one pattern");
-          }))
+  if (auto status = parse_command_line(args, "list",
+                                       "perfmon list [--json|--raw-dump] [--pmu MODEL] "
+                                       "[hw|sw|cache|pmu|vendor|pmc.core|tracepoint|raw|breakpoint|metrics|"
+                                       "metricgroups|likwid-groups|papi-presets|GLOB]",
+                                       options, rest, [](const std::vector<std::string>& words) {
+                                         if (words.size() > 1) throw UsageError("list takes at most one pattern");
+                                       }))
     return *status;
   const std::string pattern = rest.empty() ? "" : rest.front();
   try {
@@ -227,6 +229,12 @@ int run_list(std::span<char* const> args) {
     EventCatalog catalog(paths);
     if (!model.empty()) return list_model(catalog, pattern, json);
     if (pattern == "likwid-groups") return list_likwid_groups(json);
+    if (pattern == "papi-presets") {
+      const std::string cpu = papi_cpu(this_cpu_id());
+      return list_metrics(catalog, papi_presets_for(this_cpu_id()), false, json,
+                          "PAPI's presets for " + (cpu.empty() ? std::string("this CPU (none in PAPI's table)") : cpu) +
+                              " (perfmon stat -M NAME; the PAPI high-level library's events):");
+    }
     if (pattern == "metrics" || pattern == "metricgroups")
       return list_metrics(catalog, MetricTable::for_this_machine(metrics_dir), pattern == "metricgroups", json);
     if (raw_dump) {
