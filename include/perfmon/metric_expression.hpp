@@ -90,10 +90,11 @@ class MetricExpression {
   // many counters were summed into each (source_count; empty: 1 each). No allocation, no throw.
   double evaluate(std::span<const double> values, std::span<const double> source_counts = {}) const noexcept;
   // The value and its error from each name's value and standard error (the multiplexing estimate's:
-  // 0 where a count is exact). `scratch` (names().size() doubles) is the caller's, for the nudged
-  // values.
+  // 0 where a count is exact), propagated to first order through the expression's derivatives.
+  // `scratch` (scratch_size() doubles) is the caller's; smaller, the error is left 0.
   MetricValue evaluate(std::span<const double> values, std::span<const double> errors, std::span<double> scratch,
                        std::span<const double> source_counts = {}) const noexcept;
+  std::size_t scratch_size() const noexcept { return 2 * nodes_.size() + names_.size(); }
 
   // One operation of the parsed expression; its operands are earlier nodes (or names, literals,
   // questions by index).
@@ -121,6 +122,10 @@ class MetricExpression {
       DRatio,
       If,  // a if b else c
     };
+    // Whether the node reads operand a, b, c (the binary operators are those from Add to DRatio).
+    bool reads_a() const noexcept { return op >= Op::Negate; }
+    bool reads_b() const noexcept { return op >= Op::Add; }
+    bool reads_c() const noexcept { return op == Op::If; }
     Op op = Op::Number;
     std::uint32_t index = 0, a = 0, b = 0, c = 0;
     double number = 0;
@@ -130,6 +135,9 @@ class MetricExpression {
   class Parser;
   MetricExpression() = default;
   double value_of(std::uint32_t node, std::span<const double> values, std::span<const double> counts) const noexcept;
+  // A node's value from its operands' values (a, b, c as the node names them; unused ones ignored).
+  double apply(const Node& node, double a, double b, double c, std::span<const double> values,
+               std::span<const double> counts) const noexcept;
 
   std::string text_;
   std::vector<std::string> names_, literals_, asked_events_, cpuid_patterns_;

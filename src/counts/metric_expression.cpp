@@ -355,22 +355,12 @@ void MetricExpression::resolve(const MetricFacts& facts) {
 std::vector<bool> MetricExpression::needed() const {
   std::vector<bool> needed(names_.size(), false);
   if (nodes_.empty()) return needed;
-  auto operands = [](const Node& node) -> std::vector<std::uint32_t> {
-    switch (node.op) {
-      case Op::Number:
-      case Op::Name:
-      case Op::SourceCount:
-      case Op::Literal:
-      case Op::HasEvent:
-      case Op::CpuidMatches:
-        return {};
-      case Op::Negate:
-        return {node.a};
-      case Op::If:
-        return {node.a, node.b, node.c};
-      default:
-        return {node.a, node.b};
-    }
+  auto operands = [](const Node& node) {
+    std::vector<std::uint32_t> read;
+    if (node.reads_a()) read.push_back(node.a);
+    if (node.reads_b()) read.push_back(node.b);
+    if (node.reads_c()) read.push_back(node.c);
+    return read;
   };
   auto reads_name = [](const Node& node) { return node.op == Op::Name || node.op == Op::SourceCount; };
   // Whether a subtree reads no name: its value is known from the facts alone. Operands come
@@ -399,8 +389,17 @@ std::vector<bool> MetricExpression::needed() const {
 double MetricExpression::value_of(std::uint32_t index, std::span<const double> values,
                                   std::span<const double> counts) const noexcept {
   const Node& node = nodes_[index];
+  // perf: a condition of 0 takes the else branch; any other value, NaN too, the first (only that
+  // one is evaluated here; apply() says the same of both evaluated).
+  if (node.op == Op::If)
+    return value_of(node.b, values, counts) == 0 ? value_of(node.c, values, counts) : value_of(node.a, values, counts);
+  return apply(node, node.reads_a() ? value_of(node.a, values, counts) : 0,
+               node.reads_b() ? value_of(node.b, values, counts) : 0, 0, values, counts);
+}
+
+double MetricExpression::apply(const Node& node, double a, double b, double c, std::span<const double> values,
+                               std::span<const double> counts) const noexcept {
   const double nan = std::nan("");
-  auto operand = [&](std::uint32_t at) { return value_of(at, values, counts); };
   switch (node.op) {
     case Op::Number:
       return node.number;
@@ -416,14 +415,12 @@ double MetricExpression::value_of(std::uint32_t index, std::span<const double> v
     case Op::CpuidMatches:
       return cpuid_answers_[node.index];
     case Op::Negate:
-      return -operand(node.a);
+      return -a;
     case Op::If:
-      // perf: a condition of 0 takes the else branch; any other value, NaN too, the first.
-      return operand(node.b) == 0 ? operand(node.c) : operand(node.a);
+      return b == 0 ? c : a;
     default:
       break;
   }
-  const double a = operand(node.a), b = operand(node.b);
   const bool finite_a = std::isfinite(a), finite_b = std::isfinite(b);
   switch (node.op) {
     case Op::Add:
@@ -479,20 +476,78 @@ MetricValue MetricExpression::evaluate(std::span<const double> values, std::span
                                        std::span<double> scratch,
                                        std::span<const double> source_counts) const noexcept {
   MetricValue result{evaluate(values, source_counts), 0};
-  if (!std::isfinite(result.value) || scratch.size() < values.size()) return result;
-  // Each input nudged by its error both ways: the central difference is the value's slope in it,
-  // times the error (first order; the inputs independent).
-  std::copy(values.begin(), values.end(), scratch.begin());
-  const std::span<const double> nudged(scratch.data(), values.size());
+  if (!std::isfinite(result.value) || scratch.size() < scratch_size()) return result;
+  if (std::none_of(errors.begin(), errors.end(), [](double error) { return error > 0; })) return result;
+  // First-order propagation in one pass each way (reverse mode): every node's value, operands
+  // first (they come before it); then each node's derivative of the result, from the root down,
+  // summed per name; the error is the root of the sum of (derivative x error)^2, the inputs
+  // independent.
+  const std::size_t count = nodes_.size();
+  double* value = scratch.data();
+  double* adjoint = value + count;
+  double* slope = adjoint + count;  // per name
+  for (std::size_t i = 0; i < count; ++i) {
+    const Node& node = nodes_[i];
+    value[i] = apply(node, node.reads_a() ? value[node.a] : 0, node.reads_b() ? value[node.b] : 0,
+                     node.reads_c() ? value[node.c] : 0, values, source_counts);
+    adjoint[i] = 0;
+  }
+  std::fill(slope, slope + names_.size(), 0.0);
+  adjoint[root_] = 1;
+  for (std::size_t i = root_ + 1; i-- > 0;) {
+    const double g = adjoint[i];
+    if (g == 0 || !std::isfinite(g)) continue;
+    const Node& node = nodes_[i];
+    const double a = node.reads_b() ? value[node.a] : 0, b = node.reads_b() ? value[node.b] : 0;
+    switch (node.op) {
+      case Op::Name:
+        if (node.index < names_.size()) slope[node.index] += g;
+        break;
+      case Op::Negate:
+        adjoint[node.a] -= g;
+        break;
+      case Op::If:
+        adjoint[value[node.b] == 0 ? node.c : node.a] += g;
+        break;
+      case Op::Add:
+        adjoint[node.a] += g;
+        adjoint[node.b] += g;
+        break;
+      case Op::Subtract:
+        adjoint[node.a] += g;
+        adjoint[node.b] -= g;
+        break;
+      case Op::Multiply:
+        adjoint[node.a] += g * b;
+        adjoint[node.b] += g * a;
+        break;
+      case Op::Divide:
+      case Op::DRatio:
+        if (b != 0) {
+          adjoint[node.a] += g / b;
+          adjoint[node.b] -= g * a / (b * b);
+        }
+        break;
+      case Op::Modulo:
+        if (b != 0) {
+          adjoint[node.a] += g;
+          adjoint[node.b] -= g * std::trunc(a / b);
+        }
+        break;
+      case Op::Min:
+        adjoint[a < b ? node.a : node.b] += g;
+        break;
+      case Op::Max:
+        adjoint[a > b ? node.a : node.b] += g;
+        break;
+      default:  // numbers, literals, answers, comparisons and logic: no slope in any input
+        break;
+    }
+  }
   double variance = 0;
-  for (std::size_t i = 0; i < values.size() && i < errors.size(); ++i) {
+  for (std::size_t i = 0; i < names_.size() && i < values.size() && i < errors.size(); ++i) {
     if (!(errors[i] > 0)) continue;
-    scratch[i] = values[i] + errors[i];
-    const double up = evaluate(nudged, source_counts);
-    scratch[i] = values[i] - errors[i];
-    const double down = evaluate(nudged, source_counts);
-    scratch[i] = values[i];
-    const double change = (up - down) / 2;
+    const double change = slope[i] * errors[i];
     if (std::isfinite(change)) variance += change * change;
   }
   result.error = std::sqrt(variance);

@@ -355,10 +355,10 @@ std::vector<MetricResult> MetricSet::evaluate(std::span<const double> values, st
       in.push_back(slots[slot]);
       in_errors.push_back(slot_errors[slot]);
     }
-    scratch.resize(in.size());
   };
   for (std::size_t j = 0; j < compiled_.size(); ++j) {
     gather(compiled_[j].inputs);
+    scratch.resize(compiled_[j].expression.scratch_size());
     const MetricValue value = compiled_[j].expression.evaluate(in, in_errors, scratch);
     slots[events + j] = value.value;
     slot_errors[events + j] = value.error;

@@ -220,22 +220,32 @@ TEST(MetricExpression, ErrorsSayWhereAndWhat) {
 }
 
 // The error of a value is the first-order propagation of its inputs' errors, here against the
-// formulas for a ratio and a sum worked out by hand.
+// formulas worked out by hand: a ratio, a sum, a name read twice (its slopes summed before
+// squaring), the branch taken, min, d_ratio's zero.
 TEST(MetricExpression, ErrorBarsPropagateFromTheInputs) {
   const MetricExpression ratio = MetricExpression::parse("a / b");
   const std::vector<double> values = {200, 100}, errors = {4, 3};
-  std::vector<double> scratch(2);
+  std::vector<double> scratch(ratio.scratch_size());
   const MetricValue r = ratio.evaluate(values, errors, scratch);
   EXPECT_DOUBLE_EQ(r.value, 2);
-  // d(a/b) = sqrt((da/b)^2 + (a db / b^2)^2) = sqrt(0.04^2 + 0.06^2), to first order; the central
-  // difference in b differs from the slope by the second order only.
-  EXPECT_NEAR(r.error, std::sqrt(0.04 * 0.04 + 0.06 * 0.06), 1e-4);
-  const MetricExpression sum = MetricExpression::parse("a + 2 * b");
-  EXPECT_NEAR(sum.evaluate(values, errors, scratch).error, std::sqrt(16.0 + 36.0), 1e-9);
-  // Exact counts: no error; the same value as without errors.
+  // d(a/b) = sqrt((da/b)^2 + (a db / b^2)^2) = sqrt(0.04^2 + 0.06^2).
+  EXPECT_NEAR(r.error, std::sqrt(0.04 * 0.04 + 0.06 * 0.06), 1e-12);
+  auto error_of = [&](const char* text) {
+    const MetricExpression expression = MetricExpression::parse(text);
+    std::vector<double> room(expression.scratch_size());
+    return expression.evaluate(values, errors, room).error;
+  };
+  EXPECT_NEAR(error_of("a + 2 * b"), std::sqrt(16.0 + 36.0), 1e-12);
+  EXPECT_NEAR(error_of("a * a - b"), std::sqrt(std::pow(2 * 200 * 4.0, 2) + 9.0), 1e-9);  // d(a^2) = 2a da
+  EXPECT_NEAR(error_of("a if b > 50 else 3 * b"), 4, 1e-12);
+  EXPECT_NEAR(error_of("min(a, 3 * b)"), 4, 1e-12);
+  EXPECT_NEAR(error_of("-a / 2"), 2, 1e-12);
+  EXPECT_EQ(error_of("d_ratio(a, b - 100)"), 0);  // d_ratio of a zero denominator is 0, exactly
+  // Exact counts: no error; too little scratch: none computed.
   const std::vector<double> exact = {0, 0};
   EXPECT_EQ(ratio.evaluate(values, exact, scratch).error, 0);
-  EXPECT_EQ(scratch, values);  // left as the values
+  std::vector<double> small(1);
+  EXPECT_EQ(ratio.evaluate(values, errors, small).error, 0);
 }
 
 }  // namespace

@@ -48,7 +48,9 @@ TEST(StatMetrics, EachPartFromItsOwnRowsOnItsFirstEvent) {
   std::vector<StatRow> rows = {counted("syscalls", 300, "CPU0"), counted("faults", 100, "CPU0"),
                                task_clock_ms(2, "CPU0"),         counted("syscalls:u", 50, "CPU1"),
                                counted("faults", 150, "CPU1"),   task_clock_ms(4, "CPU1")};
-  EXPECT_TRUE(add_metrics(rows, table, set, 1e7).empty());
+  // Every metric has its value; CPU1's fault share (150 of 200) is past its threshold, said once.
+  EXPECT_EQ(add_metrics(rows, table, set, 1e7),
+            std::vector<std::string>{"The metric fault_share is past its threshold (fault_share > 0.5)."});
   ASSERT_EQ(rows.size(), 8u);
   // CPU0: per_fault on syscalls (its first event); fault_share's first event is faults; the rate on
   // faults too, after it, on a line of its own.
