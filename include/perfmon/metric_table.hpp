@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "perfmon/catalog.hpp"
@@ -81,6 +82,7 @@ class MetricTable {
 
  private:
   std::vector<MetricDefinition> metrics_;
+  std::unordered_map<std::string, std::size_t> index_;  // lower-cased name -> position
 };
 
 // One metric's value in a set's evaluation.

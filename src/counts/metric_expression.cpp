@@ -131,6 +131,11 @@ bool cpu_id_matches(const std::string& pattern, const std::string& cpuid) {
   // counted too) is matched against the id without its stepping.
   const bool full = std::count(pattern.begin(), pattern.end(), '-') == 3;
   const std::string id = full || cpuid.rfind('-') == std::string::npos ? cpuid : cpuid.substr(0, cpuid.rfind('-'));
+  // Most rows are plain ids (GenuineIntel-6-3C): compared as text, without building a regex (a
+  // mapfile has dozens of rows, read on every run that chooses metrics).
+  const std::size_t special = pattern.find_first_of("[](){}|*+?.^$\\");
+  if (special == std::string::npos) return id == pattern;
+  if (id.compare(0, special, pattern, 0, special) != 0) return false;  // another vendor or family
   try {
     return std::regex_match(id, std::regex(pattern, std::regex::extended));
   } catch (const std::regex_error&) {

@@ -49,6 +49,109 @@ std::vector<std::string> split(std::string_view text, char separator) {
   return parts;
 }
 
+std::string lower_cased(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
+// A JSON document that is an array of objects whose values are all strings (perf's metric tables,
+// and perfmon's own, one object a line), read without building nlohmann's document: a run that
+// chooses metrics reads a CPU's table of some 300 of them. Nothing (for the general reader to
+// explain) where the text is anything else.
+using FlatObject = std::vector<std::pair<std::string, std::string>>;
+std::optional<std::vector<FlatObject>> read_flat_objects(std::string_view json) {
+  std::size_t at = 0;
+  auto skip_blanks = [&] {
+    while (at < json.size() && (json[at] == ' ' || json[at] == '\n' || json[at] == '\r' || json[at] == '\t')) ++at;
+  };
+  auto take = [&](char wanted) {
+    skip_blanks();
+    if (at >= json.size() || json[at] != wanted) return false;
+    ++at;
+    return true;
+  };
+  auto string = [&](std::string& out) {
+    if (!take('"')) return false;
+    while (at < json.size() && json[at] != '"') {
+      // The plain run up to the next quote or escape, at once.
+      std::size_t special = at;
+      while (special < json.size() && json[special] != '"' && json[special] != '\\') ++special;
+      out.append(json.substr(at, special - at));
+      at = special;
+      if (at >= json.size() || json[at] == '"') break;
+      ++at;  // the backslash
+      if (at >= json.size()) return false;
+      switch (const char escape = json[at++]) {
+        case '"':
+        case '\\':
+        case '/':
+          out += escape;
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'u': {
+          if (at + 4 > json.size()) return false;
+          unsigned code = 0;
+          for (int k = 0; k < 4; ++k) {
+            const char h = json[at++];
+            code = code * 16 + (std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : (std::tolower(h) - 'a' + 10));
+            if (!std::isxdigit(static_cast<unsigned char>(h))) return false;
+          }
+          if (code >= 0xd800 && code < 0xe000) return false;  // surrogates: the general reader's
+          if (code < 0x80) {
+            out += static_cast<char>(code);
+          } else if (code < 0x800) {
+            out += static_cast<char>(0xc0 | (code >> 6));
+            out += static_cast<char>(0x80 | (code & 0x3f));
+          } else {
+            out += static_cast<char>(0xe0 | (code >> 12));
+            out += static_cast<char>(0x80 | ((code >> 6) & 0x3f));
+            out += static_cast<char>(0x80 | (code & 0x3f));
+          }
+          break;
+        }
+        default:
+          return false;
+      }
+    }
+    return take('"');
+  };
+  std::vector<FlatObject> objects;
+  if (!take('[')) return std::nullopt;
+  if (take(']')) return objects;
+  do {
+    if (!take('{')) return std::nullopt;
+    FlatObject object;
+    if (!take('}')) {
+      do {
+        std::string key, value;
+        if (!string(key) || !take(':') || !string(value)) return std::nullopt;
+        object.emplace_back(std::move(key), std::move(value));
+      } while (take(','));
+      if (!take('}')) return std::nullopt;
+    }
+    objects.push_back(std::move(object));
+  } while (take(','));
+  if (!take(']')) return std::nullopt;
+  skip_blanks();
+  if (at != json.size()) return std::nullopt;
+  return objects;
+}
+
 Error table_error(std::string_view source, const std::string& what) {
   return Error(ErrorKind::InvalidArgument, "The metric table " + std::string(source) + " " + what);
 }
@@ -56,22 +159,42 @@ Error table_error(std::string_view source, const std::string& what) {
 }  // namespace
 
 MetricTable MetricTable::from_json(std::string_view json, std::string_view source) {
-  const nlohmann::json document = nlohmann::json::parse(json, nullptr, false);
-  if (document.is_discarded() || !document.is_array())
-    throw table_error(source, "is not perf's metrics JSON (an array of objects): check the file.");
+  std::optional<std::vector<FlatObject>> entries = read_flat_objects(json);
+  if (!entries) {
+    // Anything else, read by the general reader, which says what is wrong.
+    const nlohmann::json document = nlohmann::json::parse(json, nullptr, false);
+    if (document.is_discarded() || !document.is_array())
+      throw table_error(source, "is not perf's metrics JSON (an array of objects): check the file.");
+    entries.emplace();
+    for (std::size_t i = 0; i < document.size(); ++i) {
+      const nlohmann::json& entry = document[i];
+      if (!entry.is_object())
+        throw table_error(source, "has an entry that is not an object (entry " + std::to_string(i + 1) + ").");
+      FlatObject& object = entries->emplace_back();
+      for (const auto& [key, value] : entry.items()) {
+        if (value.is_string())
+          object.emplace_back(key, value.get<std::string>());
+        else
+          object.emplace_back(key, std::string(1, '\0'));  // not a string: refused below if it is a metric's field
+      }
+    }
+  }
   MetricTable table;
-  for (std::size_t i = 0; i < document.size(); ++i) {
-    const nlohmann::json& entry = document[i];
-    if (!entry.is_object())
-      throw table_error(source, "has an entry that is not an object (entry " + std::to_string(i + 1) + ").");
-    if (!entry.contains("MetricName") || !entry.contains("MetricExpr")) continue;  // an event's entry
-    auto text = [&](const char* field) -> std::string {
-      if (!entry.contains(field)) return "";
-      const nlohmann::json& value = entry[field];
-      if (!value.is_string())
-        throw table_error(source, "gives " + std::string(field) + " of entry " + std::to_string(i + 1) +
+  for (std::size_t i = 0; i < entries->size(); ++i) {
+    const FlatObject& entry = (*entries)[i];
+    auto field = [&](std::string_view name) -> const std::string* {
+      for (const auto& [key, value] : entry)
+        if (key == name) return &value;
+      return nullptr;
+    };
+    if (field("MetricName") == nullptr || field("MetricExpr") == nullptr) continue;  // an event's entry
+    auto text = [&](const char* name) -> std::string {
+      const std::string* value = field(name);
+      if (value == nullptr) return "";
+      if (*value == std::string(1, '\0'))
+        throw table_error(source, "gives " + std::string(name) + " of entry " + std::to_string(i + 1) +
                                       " as something other than a string.");
-      return value.get<std::string>();
+      return *value;
     };
     MetricDefinition metric;
     metric.name = text("MetricName");
@@ -166,17 +289,20 @@ std::string MetricTable::shipped_model(const std::string& cpuid) {
 
 void MetricTable::merge(MetricTable other) {
   for (MetricDefinition& metric : other.metrics_) {
-    if (const std::optional<std::size_t> known = find(metric.name))
+    if (const std::optional<std::size_t> known = find(metric.name)) {
       metrics_[*known] = std::move(metric);
-    else
+    } else {
+      index_.emplace(lower_cased(metric.name), metrics_.size());
       metrics_.push_back(std::move(metric));
+    }
   }
 }
 
 MetricTable MetricTable::for_this_machine(const std::string& pmu_events_dir) {
+  const std::string cpuid = this_cpu_id();
   MetricTable table = common();
-  table.merge(papi_presets_for(this_cpu_id()));
-  table.merge(pmu_events_dir.empty() ? shipped(this_cpu_id()) : for_cpu(pmu_events_dir, this_cpu_id()));
+  table.merge(papi_presets_for(cpuid));
+  table.merge(pmu_events_dir.empty() ? shipped(cpuid) : for_cpu(pmu_events_dir, cpuid));
   return table;
 }
 
@@ -190,15 +316,15 @@ MetricTable MetricTable::common() {
 
 void MetricTable::add(MetricDefinition metric) {
   if (metric.name.empty()) throw Error(ErrorKind::InvalidArgument, "a metric without a name.");
-  if (find(metric.name))
+  if (!index_.emplace(lower_cased(metric.name), metrics_.size()).second)
     throw Error(ErrorKind::InvalidArgument, "the metric " + metric.name + " twice: each name once, case aside.");
   metrics_.push_back(std::move(metric));
 }
 
 std::optional<std::size_t> MetricTable::find(std::string_view name) const {
-  for (std::size_t i = 0; i < metrics_.size(); ++i)
-    if (same_name(metrics_[i].name, name)) return i;
-  return std::nullopt;
+  const auto found = index_.find(lower_cased(name));
+  if (found == index_.end()) return std::nullopt;
+  return found->second;
 }
 
 std::vector<std::string> MetricTable::groups() const {
@@ -379,8 +505,9 @@ std::vector<MetricResult> MetricSet::evaluate(std::span<const double> values, st
   return results;
 }
 
-std::string this_cpu_id() {
-  if (const char* stand_in = std::getenv("PERF_CPUID"); stand_in != nullptr && *stand_in != '\0') return stand_in;
+namespace {
+
+std::string read_cpu_id() {
   // arm64: the MIDR, as sysfs gives it.
   std::ifstream midr("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1");
   if (std::string id; midr >> id) return id;
@@ -402,6 +529,14 @@ std::string this_cpu_id() {
   if (vendor.empty() || family < 0 || model < 0 || stepping < 0) return "";
   char id[96];
   std::snprintf(id, sizeof id, "%s-%ld-%lX-%lX", vendor.c_str(), family, model, stepping);
+  return id;
+}
+
+}  // namespace
+
+std::string this_cpu_id() {
+  if (const char* stand_in = std::getenv("PERF_CPUID"); stand_in != nullptr && *stand_in != '\0') return stand_in;
+  static const std::string id = read_cpu_id();  // /proc/cpuinfo is long on a large machine: read once
   return id;
 }
 

@@ -93,6 +93,14 @@ MetricTable papi_presets(std::string_view csv, const std::string& cpu) {
     const std::string_view raw = csv.substr(start, end - start);
     start = end + 1;
     ++number;
+    // Only the CPU lines and the presets of this CPU's blocks are split into fields (the table is
+    // read on every run that chooses metrics).
+    const std::string_view word = raw.substr(std::min(raw.find_first_not_of(" \t"), raw.size()));
+    if (!word.starts_with("CPU,") && !(applies && word.starts_with("PRESET,"))) {
+      if (word.starts_with("PRESET,")) block_started = true;
+      if (end == csv.size()) break;
+      continue;
+    }
     const std::vector<std::string> fields = csv_fields(raw);
     if (fields.empty() || fields[0].empty() || fields[0].starts_with('#')) {
       if (end == csv.size()) break;
