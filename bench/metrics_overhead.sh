@@ -3,8 +3,9 @@
 # What computing metrics adds to a measurement (issue 48), as ratios measured in one run:
 #   1. `perfmon stat -M page_faults_per_second,cs_per_second -- true` against `perfmon stat` of the
 #      same events without metrics (bench/command_compare: whole commands, alternately);
-#   2. `perfmon serve -M Default` against `perfmon serve` of the same events on the same CPUs,
-#      scraped alternately as Prometheus scrapes (bench/scrape_compare: the daemon's CPU a scrape).
+#   2. `perfmon serve -M Default` (the Default metrics this machine can compute) against `perfmon
+#      serve` (its default events) on the same CPUs, scraped alternately as Prometheus scrapes
+#      (bench/scrape_compare: the daemon's CPU a scrape).
 #   bench/metrics_overhead.sh [build-dir] [runs] [scrapes]
 set -euo pipefail
 build=${1:-build}
@@ -49,8 +50,6 @@ start_serve() {  # NAME ARGS...: a perfmon serve on the loopback; sets port and 
 }
 start_serve metrics -M "$events"
 metrics_port=$port metrics_pid=$pid
-# The same events as those metrics count, without them.
-metric_events=$("$perfmon" stat --plan -M "$events" 2>&1 | sed -n 's/^ *pass [0-9]*: *//p' | tr -d ' ' | tr '\n' ',' | sed 's/,$//')
-start_serve events -e "${metric_events:-task-clock,context-switches,cpu-migrations,page-faults}"
-echo "== perfmon serve -M $events against its events alone ($metric_events), $rounds scrapes each, alternately"
-"$scrape_compare" "$rounds" "serve -M Default" "$metrics_port" "$metrics_pid" "serve, events alone" "$port" "$pid"
+start_serve plain
+echo "== perfmon serve -M $events against perfmon serve, $rounds scrapes each, alternately"
+"$scrape_compare" "$rounds" "serve -M Default" "$metrics_port" "$metrics_pid" "serve" "$port" "$pid"

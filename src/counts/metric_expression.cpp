@@ -480,9 +480,9 @@ double MetricExpression::evaluate(std::span<const double> values,
 MetricValue MetricExpression::evaluate(std::span<const double> values, std::span<const double> errors,
                                        std::span<double> scratch,
                                        std::span<const double> source_counts) const noexcept {
-  MetricValue result{evaluate(values, source_counts), 0};
-  if (!std::isfinite(result.value) || scratch.size() < scratch_size()) return result;
-  if (std::none_of(errors.begin(), errors.end(), [](double error) { return error > 0; })) return result;
+  if (nodes_.empty() || scratch.size() < scratch_size() ||
+      std::none_of(errors.begin(), errors.end(), [](double error) { return error > 0; }))
+    return {evaluate(values, source_counts), 0};
   // First-order propagation in one pass each way (reverse mode): every node's value, operands
   // first (they come before it); then each node's derivative of the result, from the root down,
   // summed per name; the error is the root of the sum of (derivative x error)^2, the inputs
@@ -497,6 +497,9 @@ MetricValue MetricExpression::evaluate(std::span<const double> values, std::span
                      node.reads_c() ? value[node.c] : 0, values, source_counts);
     adjoint[i] = 0;
   }
+  // The value is the root's (the same as evaluate()'s: a branch not taken is computed, not used).
+  MetricValue result{value[root_], 0};
+  if (!std::isfinite(result.value)) return result;
   std::fill(slope, slope + names_.size(), 0.0);
   adjoint[root_] = 1;
   for (std::size_t i = root_ + 1; i-- > 0;) {

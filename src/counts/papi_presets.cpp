@@ -2,6 +2,8 @@
 // PAPI's preset table read as PAPI reads it, each preset a metric in perf's language.
 #include "perfmon/papi_presets.hpp"
 
+#include <string.h>
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -87,7 +89,20 @@ MetricTable papi_presets(std::string_view csv, const std::string& cpu) {
   std::vector<std::string> order;
   bool in_block = false, applies = false, block_started = false;
   std::size_t number = 0;
-  for (std::size_t start = 0; start <= csv.size();) {
+  // A CPU the table does not name has nothing to read in it (the table is read on every run that
+  // chooses metrics).
+  const std::string cpu_line = "CPU," + cpu;
+  bool named = false;
+  for (const char* found = csv.data(); !named;) {
+    // glibc's memmem (two-way search): string_view::find tries every 'C' of the table.
+    const std::size_t left = csv.size() - static_cast<std::size_t>(found - csv.data());
+    found = static_cast<const char*>(::memmem(found, left, cpu_line.data(), cpu_line.size()));
+    if (found == nullptr) break;
+    const std::size_t at = static_cast<std::size_t>(found - csv.data()), after = at + cpu_line.size();
+    named = (at == 0 || csv[at - 1] == '\n') && (after == csv.size() || csv[after] == '\n' || csv[after] == '\r');
+    ++found;
+  }
+  for (std::size_t start = 0; named && start <= csv.size();) {
     std::size_t end = csv.find('\n', start);
     if (end == std::string_view::npos) end = csv.size();
     const std::string_view raw = csv.substr(start, end - start);

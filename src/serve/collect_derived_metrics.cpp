@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Metrics (perfmon stat -M's) as gauges: their events counted on the server's CPUs, and at each
 // scrape each metric computed from the counts since the scrape before and the time between them.
+#include <linux/perf_event.h>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #include "perfmon/catalog.hpp"
 #include "perfmon/error.hpp"
@@ -53,20 +56,40 @@ DerivedMetrics::DerivedMetrics(const MetricsOptions& options)
   EventCatalog catalog;
   chosen_ = table_.select(options.metrics);
   set_.emplace(table_, chosen_, this_machine_facts(catalog));
+  // The software events (and tracepoints) in one group, read with one system call a CPU at each
+  // scrape, as perf groups a metric's events; the PMU's each in a group of its own, so that one
+  // that cannot be scheduled leaves the others counted.
   std::vector<EventGroup> groups;
+  EventGroup software;
+  std::vector<std::pair<std::size_t, bool>> placed;  // each parsed input: its place in its group, and whether software
   constexpr std::size_t kNone = ~std::size_t{0};
-  std::size_t opened = 0;
   for (const std::string& event : set_->events()) {
     event_of_input_.push_back(kNone);
     why_not_.emplace_back();
     if (is_tool_event(event)) continue;
     try {
-      for (EventGroup& group : catalog.parse(event)) groups.push_back(std::move(group));
-      event_of_input_.back() = opened++;
+      std::vector<EventGroup> parsed = catalog.parse(event);
+      if (parsed.size() == 1 && parsed.front().events.size() == 1 &&
+          (parsed.front().events.front().attr.type == PERF_TYPE_SOFTWARE ||
+           parsed.front().events.front().attr.type == PERF_TYPE_TRACEPOINT)) {
+        event_of_input_.back() = software.events.size();
+        software.events.push_back(std::move(parsed.front().events.front()));
+        placed.emplace_back(event_of_input_.size() - 1, true);
+      } else {
+        event_of_input_.back() = groups.size();  // its group, made an index below
+        for (EventGroup& group : parsed) groups.push_back(std::move(group));
+        placed.emplace_back(event_of_input_.size() - 1, false);
+      }
     } catch (const Error& error) {
       why_not_.back() = error.what();
     }
   }
+  // The session's events in order: the software group's first, then each other group's.
+  std::vector<std::size_t> first_of_group(groups.size() + 1, software.events.size());
+  for (std::size_t g = 0; g < groups.size(); ++g) first_of_group[g + 1] = first_of_group[g] + groups[g].events.size();
+  for (const auto& [input, in_software] : placed)
+    if (!in_software) event_of_input_[input] = first_of_group[event_of_input_[input]];
+  if (!software.events.empty()) groups.insert(groups.begin(), std::move(software));
   if (!groups.empty()) {
     SessionOptions session;
     session.inherit = false;

@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     expression.resolve(facts);
     const std::size_t names = expression.names().size();
     const double kinds[] = {0.0, 1.0, -3.5, 1e300, std::nan(""), INFINITY};
-    std::vector<double> values(names), errors(names), scratch(names), counts(names, 2);
+    std::vector<double> values(names), errors(names), scratch(expression.scratch_size()), counts(names, 2);
     for (std::size_t i = 0; i < names; ++i) {
       values[i] = kinds[(data[0] + i) % std::size(kinds)];
       errors[i] = i % 2 ? 0.5 : 0;
