@@ -7,7 +7,10 @@
  * LIKWID_FILEPATH (the marker file, in likwid's layout); PERFMON_MARKERS_JSON, where set, gets
  * perfmon's fuller results (enabled and running times). Otherwise every call is a cheap no-op.
  * Misuse warns on standard error, as likwid does, and goes on. */
+#define _GNU_SOURCE /* sched_getcpu, CPU_SET, pthread_setaffinity_np */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,4 +207,32 @@ void likwid_markerClose(void) {
     fprintf(stderr, "WARN: cannot write perfmon's marker results %s: %s\n", json, strerror(errno));
   perfmon_markers_close(markers);
   markers = NULL;
+}
+
+/* likwid.h's utilities: the CPU the calling thread runs on; the thread or the whole process pinned
+ * to one CPU (1 done, 0 not, as likwid returns). */
+int likwid_getProcessorId(void) {
+  return sched_getcpu();
+}
+int likwid_pinThread(int processorId) {
+  if (processorId < 0 || processorId >= CPU_SETSIZE) return 0;
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  CPU_SET(processorId, &cpus);
+  return pthread_setaffinity_np(pthread_self(), sizeof cpus, &cpus) == 0;
+}
+int likwid_pinProcess(int processorId) {
+  if (processorId < 0 || processorId >= CPU_SETSIZE) return 0;
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  CPU_SET(processorId, &cpus);
+  return sched_setaffinity(0, sizeof cpus, &cpus) == 0;
+}
+
+/* The marker file of the results so far written to `markerfile` (likwid 5.3's call): counting goes
+ * on. 0 when written; -errno (-EFAULT where the Marker API is not active). */
+int likwid_markerWriteFile(const char* markerfile) {
+  if (markers == NULL) return -EFAULT;
+  if (markerfile == NULL) return -EINVAL;
+  return write_likwid_file(markerfile, perfmon_markers_take_results(markers)) == 0 ? 0 : -errno;
 }

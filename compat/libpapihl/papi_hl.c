@@ -428,6 +428,31 @@ static int rank_of_environment(void) {
   return -1;
 }
 
+/* mkdir -p: each directory of `path` that is not there yet, made. */
+static int make_directories(const char* path) {
+  char partial[4096];
+  const size_t length = strlen(path);
+  if (length == 0 || length >= sizeof partial) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  for (size_t end = 1; end <= length; ++end) {
+    if (end < length && path[end] != '/') continue;
+    memcpy(partial, path, end);
+    partial[end] = '\0';
+    struct stat about;
+    if (stat(partial, &about) == 0) {
+      if (!S_ISDIR(about.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+      }
+      continue;
+    }
+    if (mkdir(partial, 0755) != 0 && errno != EEXIST) return -1;
+  }
+  return 0;
+}
+
 static void write_output(void) {
   pthread_mutex_lock(&lock);
   int recorded = 0;
@@ -444,7 +469,13 @@ static void write_output(void) {
   }
   const char* prefix = getenv("PAPI_OUTPUT_DIRECTORY");
   char cwd[4096];
-  if (prefix == NULL) prefix = getcwd(cwd, sizeof cwd) != NULL ? cwd : ".";
+  if (prefix == NULL)
+    prefix = getcwd(cwd, sizeof cwd) != NULL ? cwd : ".";
+  else if (make_directories(prefix) != 0) { /* PAPI (6.0 on) makes the directory it is given */
+    fprintf(stderr, "PAPI-HL Error: Cannot create PAPI_OUTPUT_DIRECTORY %s: %s.\n", prefix, strerror(errno));
+    pthread_mutex_unlock(&lock);
+    return;
+  }
   char dir[4200], file[4300];
   snprintf(dir, sizeof dir, "%s/papi_hl_output", prefix);
   /* An older measurement directory is kept under its time (PAPI's rule for runs that follow). */

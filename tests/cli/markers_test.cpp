@@ -79,6 +79,24 @@ TEST(CliMarkers, EachPthreadCountsItsOwnRegionsExactly) {
 // -M in marked regions, as likwid-perfctr prints its groups' metrics per region: each thread's
 // metric from its own counts in the region (exact over a tracepoint), and the sum's; none for
 // likwid's least, most and mean, which mix threads.
+// likwid.h's utilities and in-process results, from a program built against Debian's likwid.h:
+// the thread pinned where asked and said to run there, the marker file written mid-run by
+// likwid_markerWriteFile and read back with perfmon_readMarkerFile and its getters, exactly.
+TEST(CliMarkers, LikwidsUtilitiesAndInProcessResults) {
+  if (std::string(LIKWID_RESULTS_PROGRAM).empty()) GTEST_SKIP() << "likwid.h is missing (Debian's likwid)";
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "one CPU: nothing to pin to CPU 1";
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("perfmon-likwid-results-" + std::to_string(getpid()));
+  const Result r =
+      run({PERFMON, "stat", "--markers", "-e", "syscalls:sys_enter_getppid", "--", LIKWID_RESULTS_PROGRAM, file});
+  std::filesystem::remove(file);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.out,
+            "pin 1 cpu 1 write 0\n"
+            "regions 1\n"
+            "region pinned group 0 threads 1 events 1 count 1 value 100\n");
+}
+
 TEST(CliMarkers, MetricsOfEachThreadInEachRegion) {
   const std::filesystem::path root =
       std::filesystem::temp_directory_path() / ("perfmon-markers-metrics-" + std::to_string(getpid()));

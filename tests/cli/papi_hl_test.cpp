@@ -97,6 +97,44 @@ TEST_F(CliPapiHl, EveryThreadsRegionInstancesInPapisLayout) {
   EXPECT_EQ(work, (std::vector<long long>{101, 201, 301, 401, 501, 601, 701, 801}));
 }
 
+// PAPI's Fortran calls (PAPIf_hl_region_begin, _read, _end, _stop): the regions exact, the read
+// where the program made it; and PAPI_OUTPUT_DIRECTORY made where it is not there yet, as PAPI makes it.
+TEST_F(CliPapiHl, FortranProgramsAndAnOutputDirectoryToMake) {
+  if (std::string(PAPI_HL_FORTRAN_PROGRAM).empty()) GTEST_SKIP() << "gfortran is missing (Debian's gfortran)";
+  const std::filesystem::path nested = dir_ / "not" / "there";
+  Result r = run({"/usr/bin/env", "PAPI_OUTPUT_DIRECTORY=" + nested.string(), std::string("PAPI_EVENTS=") + kGetppid,
+                  PAPI_HL_FORTRAN_PROGRAM});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.out, "stop: 0\n");
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(nested / "papi_hl_output")) files.push_back(entry.path());
+  ASSERT_EQ(files.size(), 1u);
+  std::ifstream in(files[0]);
+  const nlohmann::json data = nlohmann::json::parse(in);
+  const nlohmann::json& regions = data["threads"]["0"]["regions"];
+  bool computation = false, tail = false;
+  for (const auto& [id, region] : regions.items()) {
+    if (region["name"] == "computation") {
+      computation = true;
+      EXPECT_EQ(number(region[kGetppid]["region_value"]), 1000) << region;
+      EXPECT_EQ(number(region[kGetppid]["read_1"]), 400) << region;
+    }
+    if (region["name"] == "tail") {
+      tail = true;
+      EXPECT_EQ(number(region[kGetppid]), 10) << region;
+    }
+  }
+  EXPECT_TRUE(computation && tail) << data;
+  // A PAPI_OUTPUT_DIRECTORY that is a file: one sentence, nothing written.
+  std::ofstream(dir_ / "a-file") << "x";
+  r = run({"/usr/bin/env", "PAPI_OUTPUT_DIRECTORY=" + (dir_ / "a-file" / "under").string(),
+           std::string("PAPI_EVENTS=") + kGetppid, PAPI_HL_FORTRAN_PROGRAM});
+  EXPECT_NE(r.err.find("PAPI-HL Error: Cannot create PAPI_OUTPUT_DIRECTORY " + (dir_ / "a-file" / "under").string() +
+                       ": Not a directory."),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(CliPapiHl, DebiansWriterSummarisesTheExactCounts) {
   if (access("/usr/bin/papi_hl_output_writer", X_OK) != 0)
     GTEST_SKIP() << "papi_hl_output_writer is missing (Debian's papi-tools; scripts/install-deps installs it)";

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* likwid's in-process view of a marker file (likwid.h's perfmon_readMarkerFile and the
+ * perfmon_get*OfRegion calls its C-internalMarkerAPI.c example makes): the file likwid-perfctr -m,
+ * perfmon stat --markers or likwid_markerWriteFile wrote, read back region by region. The layout
+ * (marker.c writes it): "<threads> <regions> <groups>", then "<id>:<tag>-<group>" per region, then
+ * per region and thread "<id> <group> <thread> <count> <time> <nevents> <value>...". */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  int thread;
+  unsigned long long count;
+  double time;
+  int event_count;
+  double* values;
+} thread_result;
+
+typedef struct {
+  char* tag; /* without its "-<group>" */
+  int group;
+  int thread_count;
+  thread_result* threads;
+} region_result;
+
+static region_result* regions;
+static int region_count;
+
+void perfmon_destroyMarkerResults(void) {
+  for (int r = 0; r < region_count; ++r) {
+    for (int t = 0; t < regions[r].thread_count; ++t) free(regions[r].threads[t].values);
+    free(regions[r].threads);
+    free(regions[r].tag);
+  }
+  free(regions);
+  regions = NULL;
+  region_count = 0;
+}
+
+/* 0 when read; -errno (-EINVAL for a file not in the layout), the results left empty. */
+int perfmon_readMarkerFile(const char* filename) {
+  perfmon_destroyMarkerResults();
+  if (filename == NULL) return -EINVAL;
+  FILE* in = fopen(filename, "r");
+  if (in == NULL) return -errno;
+  int threads = 0, count = 0, groups = 0, failed = 0;
+  char line[4096];
+  if (fgets(line, sizeof line, in) == NULL || sscanf(line, "%d %d %d", &threads, &count, &groups) != 3 || count < 0 ||
+      count > 100000 || threads < 0) {
+    fclose(in);
+    return -EINVAL;
+  }
+  regions = calloc((size_t)count + 1, sizeof *regions);
+  if (regions == NULL) {
+    fclose(in);
+    return -ENOMEM;
+  }
+  region_count = count;
+  for (int r = 0; r < count && !failed; ++r) {
+    int id = -1, offset = 0;
+    if (fgets(line, sizeof line, in) == NULL || sscanf(line, "%d:%n", &id, &offset) != 1 || id != r) {
+      failed = 1;
+      break;
+    }
+    line[strcspn(line, "\n")] = '\0';
+    char* name = line + offset;
+    char* dash = strrchr(name, '-');
+    if (dash == NULL) {
+      failed = 1;
+      break;
+    }
+    regions[r].group = atoi(dash + 1);
+    *dash = '\0';
+    regions[r].tag = strdup(name);
+  }
+  /* Each region's threads: as many lines as there are. */
+  while (!failed && fgets(line, sizeof line, in) != NULL) {
+    int id, group, thread, events, used;
+    unsigned long long calls;
+    double seconds;
+    if (line[0] == '\n') continue;
+    if (sscanf(line, "%d %d %d %llu %lf %d %n", &id, &group, &thread, &calls, &seconds, &events, &used) != 6 ||
+        id < 0 || id >= count || events < 0 || events > 1000) {
+      failed = 1;
+      break;
+    }
+    region_result* region = &regions[id];
+    thread_result* grown = realloc(region->threads, (size_t)(region->thread_count + 1) * sizeof *grown);
+    if (grown == NULL) {
+      failed = 1;
+      break;
+    }
+    region->threads = grown;
+    thread_result* result = &region->threads[region->thread_count++];
+    result->thread = thread;
+    result->count = calls;
+    result->time = seconds;
+    result->event_count = events;
+    result->values = calloc((size_t)events + 1, sizeof *result->values);
+    const char* at = line + used;
+    for (int e = 0; e < events && result->values != NULL; ++e) {
+      char* end = NULL;
+      result->values[e] = strtod(at, &end);
+      if (end == at) failed = 1;
+      at = end;
+    }
+  }
+  fclose(in);
+  if (failed) {
+    perfmon_destroyMarkerResults();
+    return -EINVAL;
+  }
+  return 0;
+}
+
+static region_result* region_at(int region) {
+  return region >= 0 && region < region_count ? &regions[region] : NULL;
+}
+
+/* A region's result of its thread at `thread` (likwid's index among the region's threads). */
+static thread_result* thread_at(int region, int thread) {
+  region_result* found = region_at(region);
+  return found != NULL && thread >= 0 && thread < found->thread_count ? &found->threads[thread] : NULL;
+}
+
+int perfmon_getNumberOfRegions(void) {
+  return region_count;
+}
+int perfmon_getGroupOfRegion(int region) {
+  return region_at(region) ? region_at(region)->group : -EINVAL;
+}
+char* perfmon_getTagOfRegion(int region) {
+  return region_at(region) ? region_at(region)->tag : NULL;
+}
+int perfmon_getThreadsOfRegion(int region) {
+  return region_at(region) ? region_at(region)->thread_count : -EINVAL;
+}
+int perfmon_getEventsOfRegion(int region) {
+  return region_at(region) && region_at(region)->thread_count > 0 ? region_at(region)->threads[0].event_count : 0;
+}
+/* The marker file keeps events, not metrics: a region has none. */
+int perfmon_getMetricsOfRegion(int region) {
+  return region_at(region) ? 0 : -EINVAL;
+}
+double perfmon_getMetricOfRegionThread(int region, int metric, int thread) {
+  (void)region, (void)metric, (void)thread;
+  return 0;
+}
+int perfmon_getCpulistOfRegion(int region, int count, int* cpulist) {
+  const region_result* found = region_at(region);
+  if (found == NULL || cpulist == NULL) return -EINVAL;
+  int n = 0;
+  for (; n < count && n < found->thread_count; ++n) cpulist[n] = found->threads[n].thread;
+  return n;
+}
+double perfmon_getTimeOfRegion(int region, int thread) {
+  const thread_result* found = thread_at(region, thread);
+  return found ? found->time : 0;
+}
+int perfmon_getCountOfRegion(int region, int thread) {
+  const thread_result* found = thread_at(region, thread);
+  return found ? (int)found->count : 0;
+}
+double perfmon_getResultOfRegionThread(int region, int event, int thread) {
+  const thread_result* found = thread_at(region, thread);
+  return found && event >= 0 && event < found->event_count ? found->values[event] : 0;
+}
