@@ -32,7 +32,8 @@
 enum { kPapiOk = 0, kPapiEinval = -1, kPapiEnomem = -2, kPapiEnoevnt = -7, kPapiEmisc = -14 };
 enum { kMaxDepth = 10, kMaxEvents = 64 };
 
-/* PAPI presets as perf's generic events (docs/regions.md). */
+/* PAPI presets as perf's generic events (docs/regions.md), where the CPU's own table (PAPI's
+ * papi_events.csv, perfmon_papi_preset_event) has no single native event for one. */
 static const char* const kPresets[][2] = {
     {"PAPI_TOT_CYC", "cycles"},
     {"PAPI_TOT_INS", "instructions"},
@@ -125,8 +126,15 @@ static long long now_nsec(void) {
   return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* PAPI's name as perfmon's: a preset by the table, perf::NAME as perf's name in lower case. */
+/* PAPI's name as perfmon's: a preset as PAPI's own table gives it for this CPU where that is one
+ * native event this machine counts, else by perf's generic events (kPresets); perf::NAME as perf's
+ * name in lower case. */
+static int countable(const char* counted);
 static char* counted_name(const char* name) {
+  char native[256];
+  if (strncmp(name, "PAPI_", 5) == 0 && perfmon_papi_preset_event(name, native, sizeof native) == 0 &&
+      countable(native))
+    return strdup(native);
   for (size_t i = 0; i < sizeof kPresets / sizeof kPresets[0]; ++i)
     if (strcmp(name, kPresets[i][0]) == 0) return strdup(kPresets[i][1]);
   if (strncmp(name, "perf::", 6) == 0) {

@@ -25,7 +25,8 @@
  * added or changed (perfmon_session_open, whose options grew; a program built against version 1
  * keeps calling the PERFMON_1 one, which reads the shorter options), PERFMON_3 for the event sets,
  * PERFMON_4 for one event's controls, PERFMON_5 (API version 4) for marked regions, PERFMON_6 (API
- * version 5) for a recording's sampler let go before its end (perfmon_recording_release).
+ * version 5) for a recording's sampler let go before its end (perfmon_recording_release),
+ * PERFMON_7 (API version 6) for PAPI's presets (perfmon_papi_preset_event).
  */
 #ifndef PERFMON_PERFMON_H
 #define PERFMON_PERFMON_H
@@ -38,7 +39,7 @@
 extern "C" {
 #endif
 
-#define PERFMON_API_VERSION 5
+#define PERFMON_API_VERSION 6
 
 /* The C ABI version of the library in use, and its release ("0.1.0"). */
 int perfmon_api_version(void);
@@ -66,6 +67,12 @@ int perfmon_catalog_check(const perfmon_catalog* catalog, const char* events);
 typedef void (*perfmon_event_callback)(void* context, const char* name, const char* description);
 int perfmon_catalog_list(const perfmon_catalog* catalog, const char* source, perfmon_event_callback callback,
                          void* context);
+
+/* PAPI's preset `preset` ("PAPI_L1_DCM") on this CPU, as PAPI's own table defines it
+ * (perfmon/papi_presets.hpp), where that is one native event: its name, copied into `event`
+ * (`size` bytes, cut to fit). 0; ENOENT where this CPU's table has no such preset, EDOM where it
+ * derives it from several events (PAPI_L1_TCM: a sum), with perfmon_last_error() saying which. */
+int perfmon_papi_preset_event(const char* preset, char* event, size_t size);
 
 /* ---- This machine ---------------------------------------------------------------------------- */
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The C ABI: the event catalogue.
 #include "capi/handles.hpp"
+#include "perfmon/metric_expression.hpp"
+#include "perfmon/metric_table.hpp"
+#include "perfmon/papi_presets.hpp"
 
 using namespace perfmon::capi;
 
@@ -33,6 +36,25 @@ int perfmon_catalog_list(const perfmon_catalog* catalog, const char* source, per
   return guarded([&] {
     for (const perfmon::CatalogEntry& entry : catalog->catalog.entries())
       if (source == nullptr || entry.source == source) callback(context, entry.name.c_str(), entry.description.c_str());
+    return 0;
+  });
+}
+
+int perfmon_papi_preset_event(const char* preset, char* event, size_t size) {
+  if (preset == nullptr || event == nullptr || size == 0)
+    return null_argument("a preset's name and room for its event are needed.");
+  return guarded([&] {
+    const perfmon::MetricTable presets = perfmon::papi_presets_for(perfmon::this_cpu_id());
+    const std::optional<std::size_t> found = presets.find(preset);
+    if (!found) return fail(ENOENT, (std::string(preset) + " is not one of PAPI's presets for this CPU.").c_str());
+    const perfmon::MetricExpression expression = perfmon::MetricExpression::parse(presets.metrics()[*found].expression);
+    // One native event: the preset's expression is that event's name alone (NOT_DERIVED).
+    if (expression.names().size() != 1 ||
+        perfmon::escaped_metric_name(expression.names().front()) != presets.metrics()[*found].expression)
+      return fail(EDOM, (std::string(preset) + " is derived from several events here (" +
+                         presets.metrics()[*found].expression + ").")
+                            .c_str());
+    copy_string(event, size, expression.names().front());
     return 0;
   });
 }

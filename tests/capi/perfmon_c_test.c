@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -221,6 +222,16 @@ int main(void) {
   CHECK(perfmon_catalog_check(catalog, "task-clock,{page-faults,syscalls:sys_enter_getppid}") == 0);
   CHECK(perfmon_catalog_check(catalog, "task-clok") == ENOENT);
   CHECK(strstr(perfmon_last_error(), "task-clock") != NULL); /* the nearest name is suggested */
+
+  /* PAPI's presets as PAPI's table gives them for a CPU (PERF_CPUID stands for this one's id). */
+  char native[64];
+  CHECK(setenv("PERF_CPUID", "GenuineIntel-6-4E-3", 1) == 0); /* a Skylake */
+  CHECK(perfmon_papi_preset_event("PAPI_L1_DCM", native, sizeof native) == 0 && strcmp(native, "L1D:REPLACEMENT") == 0);
+  CHECK(perfmon_papi_preset_event("PAPI_L1_TCM", native, sizeof native) == EDOM); /* a sum of two */
+  CHECK(strstr(perfmon_last_error(), "L1D:REPLACEMENT + L2_RQSTS:ALL_CODE_RD") != NULL);
+  CHECK(perfmon_papi_preset_event("PAPI_NOPE", native, sizeof native) == ENOENT);
+  CHECK(perfmon_papi_preset_event("PAPI_L1_DCM", native, 4) == 0 && strcmp(native, "L1D") == 0); /* cut to fit */
+  CHECK(unsetenv("PERF_CPUID") == 0);
 
   /* Counting: 1000 calls, exactly. */
   perfmon_target self = {PERFMON_TARGET_SELF, 0, NULL, 0};
