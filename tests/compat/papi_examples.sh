@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# PAPI's own high-level test programs (Debian's papi-examples: ctests/serial_hl.c, pthread_hl.c,
+# omp_hl.c, validation_tests/fp_validation_hl.c; ftests/serial_hl.F where gfortran is here), built as PAPI builds them (with its testlib) against libperfmon-papi instead of
+# libpapi, run, and each output read by Debian's papi_hl_output_writer. The testlib's low-level
+# calls come from tests/compat/papi_stand_in.c (libperfmon-papi has the high-level API only).
+#   papi_examples.sh LIBPERFMON_PAPI STAND_IN
+set -euo pipefail
+library=$1 stand_in=$2
+examples=/usr/share/doc/papi-examples/examples
+[ -d "$examples/ctests" ] || { echo "PAPI's examples are missing (Debian's papi-examples; scripts/install-deps installs it)"; exit 77; }
+command -v papi_hl_output_writer >/dev/null || { echo "papi_hl_output_writer is missing (Debian's papi-tools)"; exit 77; }
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+cp "$examples"/testlib/*.c "$examples"/testlib/*.h "$examples"/ctests/{serial_hl,pthread_hl,omp_hl}.c \
+  "$examples"/validation_tests/{fp_validation_hl.c,flops_testcode.c,testcode.h} "$scratch/"
+cp "$examples"/ftests/serial_hl.F "$scratch/fserial_hl.F" && cp "$examples"/testlib/{ftests_util.F,fpapi_test.h} "$scratch/"
+cd "$scratch"
+libdir=$(dirname "$library")
+programs=(serial_hl pthread_hl omp_hl fp_validation_hl)
+command -v gfortran >/dev/null && programs+=(fserial_hl)
+for program in "${programs[@]}"; do
+  # Each with what PAPI's Makefiles give it: the ctests do_loops.c, the validation tests their
+  # testcode, the Fortran ones ftests_util.F and fpapi.h (Debian's libpapi-dev).
+  if [ "$program" = fserial_hl ]; then
+    gcc -c -w -I. do_loops.c test_utils.c "$stand_in"
+    gfortran -cpp -w -I. -I/usr/include -o "$program" fserial_hl.F ftests_util.F do_loops.o test_utils.o \
+      "$(basename "$stand_in" .c).o" "$library" -Wl,-rpath,"$libdir"
+  else
+    helpers=do_loops.c
+    [ "$program" = fp_validation_hl ] && helpers=flops_testcode.c
+    gcc -fopenmp -w -I. -o "$program" "$program.c" test_utils.c "$helpers" "$stand_in" "$library" \
+      -Wl,-rpath,"$libdir" -lpthread -lm
+  fi
+  out="$scratch/out-$program"
+  # Their work is arithmetic: counted by the clock every machine has.
+  log=$(PAPI_OUTPUT_DIRECTORY="$out" PAPI_EVENTS=perf::TASK-CLOCK OMP_NUM_THREADS=2 "./$program" 2>&1) ||
+    { echo "$program failed: $log" >&2; exit 1; }
+  grep -q "PASSED" <<<"$log" || { echo "$program did not pass: $log" >&2; exit 1; }
+  summary=$(cd "$out" && papi_hl_output_writer --source "$out/papi_hl_output")
+  python3 - "$program" "$summary" <<'CHECK'
+import json, sys
+program, summary = sys.argv[1], json.loads(sys.argv[2])
+# Each program's regions as PAPI's tests make them; each with its count and the clock.
+# Each program's regions as PAPI's tests make them, and how many times each began: serial_hl's
+# loop of 4, pthread_hl's 8 threads once each, omp_hl's 2 threads (OMP_NUM_THREADS) twice each.
+regions = {"serial_hl": {"do_flops": 4}, "pthread_hl": {"do_flops": 8}, "omp_hl": {"do_flops": 4, "do_flops_2": 4},
+           "fp_validation_hl": {"matrix_multiply_classic": 1, "matrix_multiply_swapped": 1},
+           "fserial_hl": {"main": 4}}[program]
+for name, count in regions.items():
+    region = summary[name]
+    # perf::TASK-CLOCK, which PAPI's writer shows as the region's CPU time.
+    assert region["Region count"] == count and region["CPU time in s"] > 0, (program, region)
+assert set(summary) == set(regions), (program, summary)
+print(f"{program}: PASSED, papi_hl_output_writer: " + ", ".join(f"{n} x{summary[n]['Region count']}" for n in regions))
+CHECK
+done
