@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "perfmon/catalog.hpp"
+#include "perfmon/event.hpp"
 #include "perfmon/metric_expression.hpp"
 
 namespace perfmon {
@@ -129,6 +130,14 @@ class MetricSet {
   std::vector<Compiled> compiled_;   // a metric after those it refers to
   std::vector<std::string> events_;
 };
+
+// Intel's topdown events (topdown-fe-bound, topdown-retiring...; Ice Lake on: the core PMU's
+// PERF_METRICS) are counted by the kernel only in a group led by slots, as perf arranges them:
+// the groups holding those events and slots, each a group of one, made one group, slots first.
+// Other groups are left as they are, in their order. Whether a group needs slots added (topdown
+// events without it): topdown_needs_slots.
+std::vector<EventGroup> group_topdown_events(std::vector<EventGroup> groups);
+bool topdown_needs_slots(const std::vector<EventGroup>& groups);
 
 // perf's tool events, which metrics read (duration_time, user_time, system_time): they come from
 // the run (its wall time, a command's CPU times, in seconds), not from a counter.

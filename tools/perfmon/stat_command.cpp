@@ -473,6 +473,14 @@ class StatCommand {
         metric_notes_.push_back("A metric's event is not known here: " + std::string(error.what()));
       }
     }
+    // Intel's topdown events only in a group led by slots (the kernel's rule), as perf arranges them.
+    if (topdown_needs_slots(groups_)) {
+      try {
+        for (EventGroup& group : catalog.parse("slots")) groups_.push_back(std::move(group));
+      } catch (const Error&) {  // no slots here: the topdown events then say they cannot be counted
+      }
+    }
+    groups_ = group_topdown_events(std::move(groups_));
   }
 
   // -M's metrics on the rows (with --metric-only, they alone: perf's shadow figures left out),

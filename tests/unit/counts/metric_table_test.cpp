@@ -309,5 +309,32 @@ TEST(MetricTable, RefusalsNameWhatIsWrong) {
             "The expression of the metric a, 'min(x', does not parse: at character 6, expected ',', found the end.");
 }
 
+// Intel's topdown events in one group led by slots, as the kernel counts them (Ice Lake on) and
+// perf arranges them; the other groups as they were, in their order.
+TEST(MetricTable, TopdownEventsAreGroupedUnderSlots) {
+  auto one = [](const char* name) {
+    Event event;
+    event.name = name;
+    return EventGroup{{event}};
+  };
+  std::vector<EventGroup> groups = {
+      one("instructions"), one("topdown-fe-bound"),     one("INT_MISC.UOP_DROPPING"), one("topdown-be-bound"),
+      one("slots"),        one("cpu/topdown-retiring/")};
+  EXPECT_FALSE(topdown_needs_slots(groups));
+  const std::vector<EventGroup> grouped = group_topdown_events(groups);
+  std::vector<std::vector<std::string>> names;
+  for (const EventGroup& group : grouped) {
+    names.emplace_back();
+    for (const Event& event : group.events) names.back().push_back(event.name);
+  }
+  EXPECT_EQ(names, (std::vector<std::vector<std::string>>{
+                       {"instructions"},
+                       {"slots", "topdown-fe-bound", "topdown-be-bound", "cpu/topdown-retiring/"},
+                       {"INT_MISC.UOP_DROPPING"}}));
+  EXPECT_TRUE(topdown_needs_slots({one("topdown-fe-bound")}));
+  EXPECT_FALSE(topdown_needs_slots({one("instructions")}));
+  EXPECT_EQ(group_topdown_events({one("instructions"), one("cycles")}).size(), 2u);
+}
+
 }  // namespace
 }  // namespace perfmon
