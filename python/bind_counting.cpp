@@ -120,6 +120,8 @@ class Session {
   double duration_ns_ = 0;
 };
 
+std::vector<std::string> event_names(const std::string& events);
+
 // Metrics of perfmon's tables (metric_table.hpp) over a reading's counts: counters(metrics=...),
 // stat(metrics=...). The events the chosen metrics need; their values from the counts by name.
 class Metrics {
@@ -134,6 +136,27 @@ class Metrics {
     for (const std::string& event : set_->events())
       if (!perfmon::is_tool_event(event)) counted.push_back(event);
     return counted;
+  }
+  // The event list to count (perf's syntax): `named` as given, then the events the metrics need
+  // that it does not name, Intel's topdown ones in one group led by slots (the kernel's rule).
+  std::string event_list(const std::string& named) const {
+    const std::vector<std::string> given = named.empty() ? std::vector<std::string>{} : event_names(named);
+    std::vector<perfmon::EventGroup> extra;
+    auto add = [&](const std::string& name) {
+      perfmon::Event event;
+      event.name = name;
+      extra.push_back({{event}});
+    };
+    for (const std::string& event : events())
+      if (std::find(given.begin(), given.end(), event) == given.end()) add(event);
+    if (perfmon::topdown_needs_slots(extra)) add("slots");
+    std::string list = named;
+    for (const perfmon::EventGroup& group : perfmon::group_topdown_events(std::move(extra))) {
+      std::string text;
+      for (const perfmon::Event& event : group.events) text += (text.empty() ? "" : ",") + event.name;
+      list += (list.empty() ? "" : ",") + (group.events.size() > 1 ? "{" + text + "}" : text);
+    }
+    return list;
   }
   // (names, values, errors, units, thresholds: 1 past, 0 not, -1 none) of the chosen metrics, in
   // their order, from each event's value and standard error (NaN where it has none) and the wall
@@ -256,6 +279,7 @@ void bind_counting(py::module_& module) {
   py::class_<Metrics>(module, "Metrics")
       .def(py::init<const std::string&, const std::string&>(), py::arg("metrics"), py::arg("metrics_dir"))
       .def_property_readonly("events", &Metrics::events)
+      .def("event_list", &Metrics::event_list, py::arg("named"))
       .def("evaluate", &Metrics::evaluate, py::arg("values"), py::arg("errors"), py::arg("duration_s"));
   module.def("event_names", &event_names, py::arg("events"));
   module.def("probe", &probe, py::arg("events"));

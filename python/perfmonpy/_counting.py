@@ -152,12 +152,11 @@ def _metrics_of(counts, metrics, duration_ns):
 
 
 def _with_metric_events(events, metrics):
-    """The event list with the events the metrics need and it does not name."""
+    """The event list with the events the metrics need and it does not name (Intel's topdown ones
+    in one group led by slots, as the kernel counts them)."""
     if metrics is None:
         return events
-    named = _native.event_names(events) if events else []
-    extra = [event for event in metrics.events if event not in named]
-    return ",".join([events] * bool(events) + extra)
+    return metrics.event_list(events or "")
 
 
 class Counts:

@@ -57,11 +57,11 @@ DerivedMetrics::DerivedMetrics(const MetricsOptions& options)
   chosen_ = table_.select(options.metrics);
   set_.emplace(table_, chosen_, this_machine_facts(catalog));
   // The software events (and tracepoints) in one group, read with one system call a CPU at each
-  // scrape, as perf groups a metric's events; the PMU's each in a group of its own, so that one
-  // that cannot be scheduled leaves the others counted.
+  // scrape, as perf groups a metric's events; Intel's topdown events in one led by slots (the
+  // kernel's rule); the PMU's others each in a group of its own, so that one that cannot be
+  // scheduled leaves the others counted.
   std::vector<EventGroup> groups;
   EventGroup software;
-  std::vector<std::pair<std::size_t, bool>> placed;  // each parsed input: its place in its group, and whether software
   constexpr std::size_t kNone = ~std::size_t{0};
   for (const std::string& event : set_->events()) {
     event_of_input_.push_back(kNone);
@@ -71,25 +71,31 @@ DerivedMetrics::DerivedMetrics(const MetricsOptions& options)
       std::vector<EventGroup> parsed = catalog.parse(event);
       if (parsed.size() == 1 && parsed.front().events.size() == 1 &&
           (parsed.front().events.front().attr.type == PERF_TYPE_SOFTWARE ||
-           parsed.front().events.front().attr.type == PERF_TYPE_TRACEPOINT)) {
-        event_of_input_.back() = software.events.size();
+           parsed.front().events.front().attr.type == PERF_TYPE_TRACEPOINT))
         software.events.push_back(std::move(parsed.front().events.front()));
-        placed.emplace_back(event_of_input_.size() - 1, true);
-      } else {
-        event_of_input_.back() = groups.size();  // its group, made an index below
+      else
         for (EventGroup& group : parsed) groups.push_back(std::move(group));
-        placed.emplace_back(event_of_input_.size() - 1, false);
-      }
     } catch (const Error& error) {
       why_not_.back() = error.what();
     }
   }
-  // The session's events in order: the software group's first, then each other group's.
-  std::vector<std::size_t> first_of_group(groups.size() + 1, software.events.size());
-  for (std::size_t g = 0; g < groups.size(); ++g) first_of_group[g + 1] = first_of_group[g] + groups[g].events.size();
-  for (const auto& [input, in_software] : placed)
-    if (!in_software) event_of_input_[input] = first_of_group[event_of_input_[input]];
+  if (topdown_needs_slots(groups)) {
+    try {
+      for (EventGroup& group : catalog.parse("slots")) groups.push_back(std::move(group));
+    } catch (const Error&) {  // no slots here: the topdown events then say they cannot be counted
+    }
+  }
+  groups = group_topdown_events(std::move(groups));
   if (!software.events.empty()) groups.insert(groups.begin(), std::move(software));
+  // Each input's event in the session's order (groups flattened), by its name.
+  std::vector<std::string> order;
+  for (const EventGroup& group : groups)
+    for (const Event& event : group.events) order.push_back(event.name);
+  for (std::size_t i = 0; i < event_of_input_.size(); ++i) {
+    if (!why_not_[i].empty() || is_tool_event(set_->events()[i])) continue;
+    const auto found = std::find(order.begin(), order.end(), set_->events()[i]);
+    if (found != order.end()) event_of_input_[i] = static_cast<std::size_t>(found - order.begin());
+  }
   if (!groups.empty()) {
     SessionOptions session;
     session.inherit = false;
