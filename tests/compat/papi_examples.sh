@@ -5,7 +5,8 @@
 # libpapi, run, and each output read by Debian's papi_hl_output_writer. The testlib's low-level
 # calls come from tests/compat/papi_stand_in.c (libperfmon-papi has the high-level API only).
 #   papi_examples.sh LIBPERFMON_PAPI STAND_IN
-set -euo pipefail
+set -Eeuo pipefail
+trap 'echo "papi examples: failed at line $LINENO: $BASH_COMMAND (exit $?)" >&2' ERR
 library=$1 stand_in=$2
 examples=/usr/share/doc/papi-examples/examples
 [ -d "$examples/ctests" ] || { echo "PAPI's examples are missing (Debian's papi-examples; scripts/install-deps installs it)"; exit 77; }
