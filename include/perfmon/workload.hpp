@@ -5,12 +5,17 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "perfmon/error.hpp"
 
 namespace perfmon {
+
+// A command word found as execvp finds it: a path if it has a slash, else the first executable
+// file of that name on PATH. Sets errno (ENOENT, EACCES) when there is none.
+std::optional<std::string> find_program(const std::string& name);
 
 struct WorkloadExit {
   int status = 0;         // wait(2) status

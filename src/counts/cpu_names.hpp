@@ -4,11 +4,14 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace perfmon::counts {
 
 // libpfm4's name of the CPU's core PMU ("skl", "icx", "amd64_fam19h_zen3", "arm_ac57"); "" where
 // libpfm4 has none for it.
 std::string libpfm_model_of(const std::string& cpuid);
+// libpfm4's model of the CPUs of a likwid architecture ("skylake": "skl"); "" for none.
+std::string libpfm_model(std::string_view arch);
 
 }  // namespace perfmon::counts

@@ -15,6 +15,7 @@
 
 #include "counts/cpu_names.hpp"
 #include "events/sources/libpfm.hpp"
+#include "events/syntax/text.hpp"
 #include "kernel/text_file.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/nearest_names.hpp"
@@ -24,10 +25,7 @@ namespace perfmon {
 namespace {
 
 std::string trimmed(std::string_view text) {
-  const std::size_t first = text.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return "";
-  const std::size_t last = text.find_last_not_of(" \t\r");
-  return std::string(text.substr(first, last - first + 1));
+  return std::string(events::trim(text));
 }
 
 // `line` 0: the file as a whole.
@@ -126,42 +124,6 @@ std::string intel_arch(unsigned model, unsigned stepping) {
   }
 }
 
-// likwid's architecture to libpfm4's model of the same CPUs, for Intel's EVENT_UMASK names.
-std::string libpfm_model(std::string_view arch) {
-  static const std::map<std::string_view, std::string_view> kModels = {{"atom", "atom"},
-                                                                       {"broadwell", "bdw"},
-                                                                       {"broadwellD", "bdw_ep"},
-                                                                       {"broadwellEP", "bdw_ep"},
-                                                                       {"core2", "core"},
-                                                                       {"goldmont", "glm"},
-                                                                       {"haswell", "hsw"},
-                                                                       {"haswellEP", "hsw_ep"},
-                                                                       {"ivybridge", "ivb"},
-                                                                       {"ivybridgeEP", "ivb_ep"},
-                                                                       {"knl", "knl"},
-                                                                       {"nehalem", "nhm"},
-                                                                       {"nehalemEX", "nhm_ex"},
-                                                                       {"sandybridge", "snb"},
-                                                                       {"sandybridgeEP", "snb_ep"},
-                                                                       {"silvermont", "slm"},
-                                                                       {"skylake", "skl"},
-                                                                       {"skylakeX", "skx"},
-                                                                       {"CLX", "clx"},
-                                                                       {"ICL", "icl"},
-                                                                       {"ICX", "icx"},
-                                                                       {"RKL", "icl"},
-                                                                       {"TGL", "icl"},
-                                                                       {"westmere", "wsm"},
-                                                                       {"westmereEX", "wsm_dp"},
-                                                                       {"zen", "amd64_fam17h_zen1"},
-                                                                       {"zen2", "amd64_fam17h_zen2"},
-                                                                       {"zen3", "amd64_fam19h_zen3"},
-                                                                       {"interlagos", "amd64_fam15h_interlagos"},
-                                                                       {"k10", "amd64_fam10h_barcelona"}};
-  const auto found = kModels.find(arch);
-  return found == kModels.end() ? "" : std::string(found->second);
-}
-
 // A number as perf's lexer reads one (digits, a point, a lower-case exponent without '+'), in its
 // shortest exact form: likwid's 1.E-06 is 1e-06.
 std::string perf_number(std::string_view text) {
@@ -177,51 +139,6 @@ std::string perf_number(std::string_view text) {
 }
 
 }  // namespace
-
-namespace counts {
-
-std::string libpfm_model_of(const std::string& cpuid) {
-  if (cpuid.starts_with("0x")) {  // arm64: the MIDR's implementer and part
-    const unsigned long long midr = std::strtoull(cpuid.c_str(), nullptr, 16);
-    const unsigned implementer = (midr >> 24) & 0xff, part = (midr >> 4) & 0xfff;
-    if (implementer == 0x41) {
-      switch (part) {
-        case 0xd07:
-          return "arm_ac57";
-        case 0xd03:
-          return "arm_ac53";
-        case 0xc0f:
-          return "arm_ac15";
-        case 0xc09:
-          return "arm_ac9";
-        case 0xc08:
-          return "arm_ac8";
-        case 0xc07:
-          return "arm_ac7";
-        case 0xd0c:
-          return "arm_n1";
-        case 0xd49:
-          return "arm_n2";
-        case 0xd40:
-          return "arm_v1";
-        default:
-          return "";
-      }
-    }
-    if ((implementer == 0x43 && part == 0x0af) || (implementer == 0x42 && part == 0x516)) return "arm_thunderx2";
-    if (implementer == 0x46 && part == 0x001) return "arm_a64fx";
-    return "";
-  }
-  std::string model = libpfm_model(likwid_arch(cpuid));
-  // Zen 4 (family 19h models 10h-1Fh, 60h-7Fh, A0h-AFh) has a table of its own in libpfm4, unlike in likwid.
-  unsigned family = 0, number = 0;
-  if (model == "amd64_fam19h_zen3" && std::sscanf(cpuid.c_str(), "AuthenticAMD-%u-%x", &family, &number) == 2 &&
-      ((number >= 0x10 && number <= 0x1f) || (number >= 0x60 && number <= 0x7f) || (number >= 0xa0 && number <= 0xaf)))
-    model = "amd64_fam19h_zen4";
-  return model;
-}
-
-}  // namespace counts
 
 LikwidGroup parse_likwid_group(std::string_view text, std::string_view name, std::string_view arch,
                                std::string_view source) {
@@ -411,7 +328,7 @@ std::string likwid_event_name(const std::string& arch, std::string_view counter,
   }
   if (arch.starts_with("arm")) return std::string(event) + modifiers;  // the PMU's sysfs names, case aside
   // Intel's EVENT_UMASK: where the model's table has EVENT.UMASK, that; AMD's names as they are.
-  const std::string model = libpfm_model(arch);
+  const std::string model = counts::libpfm_model(arch);
   if (!model.empty() && events::libpfm_available()) {
     for (const events::LibpfmEvent& known : events::libpfm_events(model)) {
       std::string flat = known.name;

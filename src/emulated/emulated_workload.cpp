@@ -30,6 +30,7 @@
 #include "kernel/fd.hpp"
 #include "kernel/file_mapping.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/workload.hpp"
 #include "program_file.h"
 
 namespace perfmon {
@@ -41,31 +42,6 @@ constexpr const char* kPluginName = "libperfmon-qemu-plugin.so";
 bool is_file(const std::string& path, int mode) {
   struct stat status;
   return ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode) && ::access(path.c_str(), mode) == 0;
-}
-
-// A command word found as execvp finds it: a path if it has a slash, else the first executable
-// file of that name on PATH. Sets errno (ENOENT, EACCES) when there is none.
-std::optional<std::string> find_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) {
-    if (is_file(name, X_OK)) return name;
-    struct stat status;
-    errno = ::stat(name.c_str(), &status) == 0 ? EACCES : errno;
-    return std::nullopt;
-  }
-  const char* path = std::getenv("PATH");
-  std::string_view directories = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
-  int err = ENOENT;
-  while (true) {
-    const std::size_t colon = directories.find(':');
-    std::string directory(directories.substr(0, colon));
-    const std::string candidate = (directory.empty() ? "." : directory) + "/" + name;
-    if (is_file(candidate, X_OK)) return candidate;
-    if (errno == EACCES) err = EACCES;
-    if (colon == std::string_view::npos) break;
-    directories.remove_prefix(colon + 1);
-  }
-  errno = err;
-  return std::nullopt;
 }
 
 // "#!INTERPRETER [ARGUMENT]" of a script, as the kernel reads it; empty if the file is not one.

@@ -3,15 +3,49 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "perfmon/error.hpp"
 
 namespace perfmon {
+
+namespace {
+
+bool is_file(const std::string& path, int mode) {
+  struct stat status;
+  return ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode) && ::access(path.c_str(), mode) == 0;
+}
+
+}  // namespace
+
+std::optional<std::string> find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) {
+    if (is_file(name, X_OK)) return name;
+    struct stat status;
+    errno = ::stat(name.c_str(), &status) == 0 ? EACCES : errno;
+    return std::nullopt;
+  }
+  const char* path = std::getenv("PATH");
+  std::string_view directories = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  int err = ENOENT;
+  while (true) {
+    const std::size_t colon = directories.find(':');
+    std::string directory(directories.substr(0, colon));
+    const std::string candidate = (directory.empty() ? "." : directory) + "/" + name;
+    if (is_file(candidate, X_OK)) return candidate;
+    if (errno == EACCES) err = EACCES;
+    if (colon == std::string_view::npos) break;
+    directories.remove_prefix(colon + 1);
+  }
+  errno = err;
+  return std::nullopt;
+}
 
 int WorkloadExit::exit_code() const {
   if (WIFEXITED(status)) return WEXITSTATUS(status);

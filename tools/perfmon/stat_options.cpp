@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "stat_options.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 
 #include "perfmon/control_channel.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/likwid_group.hpp"
 #include "perfmon/metric_table.hpp"
+#include "perfmon/workload.hpp"
 
 namespace perfmon::cli {
 
@@ -192,28 +190,12 @@ SetSwitching parse_switch(const std::optional<std::string>& text) {
   return rule;
 }
 
-namespace {
-
-bool is_program_on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return false;
-  const std::string_view dirs = path;
-  for (std::size_t at = 0; at <= dirs.size();) {
-    const std::size_t colon = std::min(dirs.find(':', at), dirs.size());
-    if (colon > at && ::access((std::string(dirs.substr(at, colon - at)) + "/" + name).c_str(), X_OK) == 0) return true;
-    at = colon + 1;
-  }
-  return false;
-}
-
-}  // namespace
-
 std::vector<std::string> with_likwid_group(std::span<char* const> args) {
   std::vector<std::string> words(args.begin(), args.end());
   for (std::size_t i = 0; i + 1 < words.size() && words[i] != "--"; ++i) {
     if (words[i] != "-g") continue;
     const std::string& word = words[i + 1];
-    if (word.empty() || word.find('/') != std::string::npos || is_program_on_path(word)) continue;
+    if (word.empty() || word.find('/') != std::string::npos || find_program(word)) continue;
     const std::vector<std::string> groups = likwid_group_names("", likwid_arch(this_cpu_id()));
     if (std::find(groups.begin(), groups.end(), word) == groups.end()) continue;
     words[i] = "--likwid-group=" + word;
