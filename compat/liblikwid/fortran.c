@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/fortran_string.h"
+
 /* The C calls (marker.c). */
 void likwid_markerInit(void);
 void likwid_markerThreadInit(void);
@@ -17,16 +19,6 @@ int likwid_markerStartRegion(const char* tag);
 int likwid_markerStopRegion(const char* tag);
 int likwid_markerResetRegion(const char* tag);
 void likwid_markerGetRegion(const char* tag, int* nr_events, double* events, double* time, int* count);
-
-/* A Fortran string as a C one; the caller frees it. */
-static char* tag_of(const char* text, size_t length) {
-  while (length > 0 && text[length - 1] == ' ') --length;
-  char* tag = malloc(length + 1);
-  if (tag == NULL) return NULL;
-  memcpy(tag, text, length);
-  tag[length] = '\0';
-  return tag;
-}
 
 void likwid_markerinit_(void) {
   likwid_markerInit();
@@ -41,9 +33,9 @@ void likwid_markerclose_(void) {
   likwid_markerClose();
 }
 
-#define PERFMON_FORTRAN_TAG_CALL(fortran_name, c_call)   \
+#define PERFMON_FORTRAN_TAG_CALL(fortran_name, c_call) \
   void fortran_name(const char* text, size_t length) { \
-    char* tag = tag_of(text, length);                  \
+    char* tag = fortran_string(text, length);          \
     if (tag == NULL) return;                           \
     c_call(tag);                                       \
     free(tag);                                         \
@@ -55,7 +47,7 @@ PERFMON_FORTRAN_TAG_CALL(likwid_markerresetregion_, likwid_markerResetRegion)
 
 void likwid_markergetregion_(const char* text, int* nr_events, double* events, double* time, int* count,
                              size_t length) {
-  char* tag = tag_of(text, length);
+  char* tag = fortran_string(text, length);
   if (tag == NULL) return;
   likwid_markerGetRegion(tag, nr_events, events, time, count);
   free(tag);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/fortran_string.h"
+
 /* papi.h's calls (papi_hl.c). */
 int PAPI_hl_region_begin(const char* region);
 int PAPI_hl_read(const char* region);
@@ -16,19 +18,9 @@ int PAPI_hl_stop(void);
 
 enum { kPapiEnomem = -2 };
 
-/* A Fortran string as a C one; the caller frees it. */
-static char* region_of(const char* text, size_t length) {
-  while (length > 0 && text[length - 1] == ' ') --length;
-  char* region = malloc(length + 1);
-  if (region == NULL) return NULL;
-  memcpy(region, text, length);
-  region[length] = '\0';
-  return region;
-}
-
 #define PERFMON_PAPIF_REGION_CALL(fortran_name, c_call)            \
   void fortran_name(const char* text, int* check, size_t length) { \
-    char* region = region_of(text, length);                        \
+    char* region = fortran_string(text, length);                   \
     *check = region == NULL ? kPapiEnomem : c_call(region);        \
     free(region);                                                  \
   }
