@@ -138,23 +138,16 @@ class Metrics {
     return counted;
   }
   // The event list to count (perf's syntax): `named` as given, then the events the metrics need
-  // that it does not name, Intel's topdown ones in one group led by slots (the kernel's rule).
+  // that it does not name, grouped as perf stat -M groups them (perfmon::metric_event_groups).
   std::string event_list(const std::string& named) const {
-    const std::vector<std::string> given = named.empty() ? std::vector<std::string>{} : event_names(named);
-    std::vector<perfmon::EventGroup> extra;
-    auto add = [&](const std::string& name) {
-      perfmon::Event event;
-      event.name = name;
-      extra.push_back({{event}});
-    };
-    for (const std::string& event : events())
-      if (std::find(given.begin(), given.end(), event) == given.end()) add(event);
-    if (perfmon::topdown_needs_slots(extra)) add("slots");
-    std::string list = named;
-    for (const perfmon::EventGroup& group : perfmon::group_topdown_events(std::move(extra))) {
+    const std::vector<perfmon::EventGroup> given =
+        named.empty() ? std::vector<perfmon::EventGroup>{} : catalog().parse(named);
+    std::string list = named;  // an unknown event is left out: its metrics then say it was not measured
+    for (const perfmon::EventGroup& group :
+         perfmon::metric_event_groups(table_, *set_, catalog(), perfmon::this_machine_grouping(), given).groups) {
       std::string text;
       for (const perfmon::Event& event : group.events) text += (text.empty() ? "" : ",") + event.name;
-      list += (list.empty() ? "" : ",") + (group.events.size() > 1 ? "{" + text + "}" : text);
+      list += (list.empty() ? "" : ",") + (group.events.size() > 1 ? "{" + text + "}:W" : text);
     }
     return list;
   }

@@ -16,11 +16,13 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "perfmon/catalog.hpp"
 #include "perfmon/event.hpp"
 #include "perfmon/metric_expression.hpp"
+#include "perfmon/system_info.hpp"
 
 namespace perfmon {
 
@@ -107,6 +109,9 @@ class MetricSet {
   // The events the chosen metrics need, in order of first use: perf's event names (and its tool
   // events duration_time, user_time, system_time), not metrics.
   const std::vector<std::string>& events() const noexcept { return events_; }
+  // How many metrics were chosen, and the table index of the one at `position`.
+  std::size_t size() const noexcept { return chosen_.size(); }
+  std::size_t metric(std::size_t position) const { return compiled_[chosen_.at(position)].metric; }
   // The events (indices into events()) the chosen metric at `position` needs, directly or through
   // the metrics it refers to, in order of first use.
   const std::vector<std::size_t>& events_of(std::size_t position) const {
@@ -138,6 +143,39 @@ class MetricSet {
 // events without it): topdown_needs_slots.
 std::vector<EventGroup> group_topdown_events(std::vector<EventGroup> groups);
 bool topdown_needs_slots(const std::vector<EventGroup>& groups);
+
+// How a metric set's events are grouped (perf stat's --metric-no-group), and the machine facts each
+// MetricConstraint is read against.
+struct MetricGrouping {
+  bool no_group = false;      // every event counted alone
+  bool nmi_watchdog = false;  // the NMI watchdog holds a counter: NO_GROUP_EVENTS_NMI, NO_THRESHOLD_AND_NMI apply
+  bool smt_on = false;        // sibling threads share the core's counters: NO_GROUP_EVENTS_SMT applies
+  // What one group may hold; none: the kernel decides (a weak group it refuses is counted apart).
+  std::optional<CounterBudget> budget;
+};
+// This machine's: /proc/sys/kernel/nmi_watchdog, sysfs' smt/active and counter_budget().
+MetricGrouping this_machine_grouping();
+
+// Whether a metric's events are counted as one group under `rules`: its MetricConstraint read as
+// perf reads it (NO_GROUP_EVENTS never; _NMI with the watchdog on; _SMT with SMT on; perfmon always
+// tests thresholds, so NO_THRESHOLD_AND_NMI is _NMI).
+bool groups_metric_events(const MetricDefinition& metric, const MetricGrouping& rules);
+
+// The groups to count a metric set's events in, as perf stat -M arranges them: each chosen metric's
+// events in one weak group (counted apart where the kernel refuses it whole), so that its ratios
+// are of counts over the same time. Every event is counted once: a metric whose events are all in a
+// group already reads them there, and groups that share an event are joined while the joined group
+// fits `rules.budget` (else the metric's other events make a group of their own). A metric whose
+// MetricConstraint says so (groups_metric_events) has its events alone; Intel's topdown events are
+// in a group led by slots, added where the catalogue knows it. Events of `counted` (the groups
+// counted anyway, by name) are read there, not added; tool events are not counted; an event the
+// catalogue does not know is left out, in `unknown`.
+struct MetricEventGroups {
+  std::vector<EventGroup> groups;
+  std::vector<std::pair<std::string, std::string>> unknown;  // (event, why: the catalogue's sentence)
+};
+MetricEventGroups metric_event_groups(const MetricTable& table, const MetricSet& set, const EventCatalog& catalog,
+                                      const MetricGrouping& rules, const std::vector<EventGroup>& counted);
 
 // perf's tool events, which metrics read (duration_time, user_time, system_time): they come from
 // the run (its wall time, a command's CPU times, in seconds), not from a counter.

@@ -306,48 +306,6 @@ MetricTable MetricTable::for_this_machine(const std::string& pmu_events_dir) {
   return table;
 }
 
-namespace {
-
-// An event of the core PMU's PERF_METRICS, or its slots, by perf's names (with or without the PMU).
-bool is_topdown(const Event& event) {
-  return event.name.find("topdown-") != std::string::npos;
-}
-bool is_slots(const Event& event) {
-  return event.name == "slots" || event.name.ends_with("/slots/") || event.name.ends_with("@slots@");
-}
-
-}  // namespace
-
-std::vector<EventGroup> group_topdown_events(std::vector<EventGroup> groups) {
-  EventGroup together;
-  std::vector<EventGroup> rest;
-  std::size_t at = groups.size();  // where the topdown group goes: its first member's place
-  for (EventGroup& group : groups) {
-    if (group.events.size() == 1 && (is_topdown(group.events.front()) || is_slots(group.events.front()))) {
-      if (at == groups.size()) at = rest.size();
-      if (is_slots(group.events.front()))
-        together.events.insert(together.events.begin(), std::move(group.events.front()));
-      else
-        together.events.push_back(std::move(group.events.front()));
-    } else {
-      rest.push_back(std::move(group));
-    }
-  }
-  if (together.events.empty()) return rest;
-  rest.insert(rest.begin() + static_cast<std::ptrdiff_t>(at), std::move(together));
-  return rest;
-}
-
-bool topdown_needs_slots(const std::vector<EventGroup>& groups) {
-  bool topdown = false, slots = false;
-  for (const EventGroup& group : groups)
-    for (const Event& event : group.events) {
-      topdown = topdown || is_topdown(event);
-      slots = slots || is_slots(event);
-    }
-  return topdown && !slots;
-}
-
 bool is_tool_event(std::string_view event) {
   return event == "duration_time" || event == "user_time" || event == "system_time";
 }

@@ -56,37 +56,17 @@ DerivedMetrics::DerivedMetrics(const MetricsOptions& options)
   EventCatalog catalog;
   chosen_ = table_.select(options.metrics);
   set_.emplace(table_, chosen_, this_machine_facts(catalog));
-  // The software events (and tracepoints) in one group, read with one system call a CPU at each
-  // scrape, as perf groups a metric's events; Intel's topdown events in one led by slots (the
-  // kernel's rule); the PMU's others each in a group of its own, so that one that cannot be
-  // scheduled leaves the others counted.
-  std::vector<EventGroup> groups;
-  EventGroup software;
+  // Grouped as perf stat -M groups them (each metric's events together, each event once), read
+  // with one system call a group and CPU at each scrape.
+  MetricEventGroups planned = metric_event_groups(table_, *set_, catalog, this_machine_grouping(), {});
+  std::vector<EventGroup>& groups = planned.groups;
   constexpr std::size_t kNone = ~std::size_t{0};
   for (const std::string& event : set_->events()) {
     event_of_input_.push_back(kNone);
     why_not_.emplace_back();
-    if (is_tool_event(event)) continue;
-    try {
-      std::vector<EventGroup> parsed = catalog.parse(event);
-      if (parsed.size() == 1 && parsed.front().events.size() == 1 &&
-          (parsed.front().events.front().attr.type == PERF_TYPE_SOFTWARE ||
-           parsed.front().events.front().attr.type == PERF_TYPE_TRACEPOINT))
-        software.events.push_back(std::move(parsed.front().events.front()));
-      else
-        for (EventGroup& group : parsed) groups.push_back(std::move(group));
-    } catch (const Error& error) {
-      why_not_.back() = error.what();
-    }
+    for (const auto& [unknown, why] : planned.unknown)
+      if (unknown == event) why_not_.back() = why;
   }
-  if (topdown_needs_slots(groups)) {
-    try {
-      for (EventGroup& group : catalog.parse("slots")) groups.push_back(std::move(group));
-    } catch (const Error&) {  // no slots here: the topdown events then say they cannot be counted
-    }
-  }
-  groups = group_topdown_events(std::move(groups));
-  if (!software.events.empty()) groups.insert(groups.begin(), std::move(software));
   // Each input's event in the session's order (groups flattened), by its name.
   std::vector<std::string> order;
   for (const EventGroup& group : groups)

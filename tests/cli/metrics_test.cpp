@@ -213,6 +213,26 @@ TEST_F(CliMetricsDir, ATablesMetricsAreExactOnExactCounts) {
       << wrong.err;
 }
 
+// A metric's events are counted in one group (perf's weak group), each event once, so that its
+// ratio is of counts over the same time; --metric-no-group counts them apart, and the values stay.
+TEST_F(CliMetricsDir, AMetricsEventsAreCountedInOneGroup) {
+  const Result grouped = run(
+      {PERFMON, "stat", "-v", "-x,", "--metrics-dir", root_.string(), "-M", "Calls", "--", WORKER, "getppid", "1000"});
+  ASSERT_EQ(grouped.exit_code, 0) << grouped.err;
+  EXPECT_NE(grouped.err.find("perfmon stat: the metrics' events, as counted: "
+                             "{syscalls:sys_enter_getppid,syscalls:sys_enter_getpid}:W\n"),
+            std::string::npos)
+      << grouped.err;
+  const Result apart = run({PERFMON, "stat", "-v", "-x,", "--metric-no-group", "--metrics-dir", root_.string(), "-M",
+                            "Calls", "--", WORKER, "getppid", "1000"});
+  ASSERT_EQ(apart.exit_code, 0) << apart.err;
+  EXPECT_NE(apart.err.find("as counted: syscalls:sys_enter_getppid syscalls:sys_enter_getpid\n"), std::string::npos)
+      << apart.err;
+  for (const Result* r : {&grouped, &apart})
+    EXPECT_NE(r->err.find("1000,,syscalls:sys_enter_getppid,"), std::string::npos) << r->err;
+  EXPECT_NE(grouped.err.find(",2000.000,calls_twice"), std::string::npos) << grouped.err;
+}
+
 // --metric-only: the metrics alone, a column each; the table's values exact over a tracepoint, and
 // perf's shadow figures left out where -M chose the metrics.
 TEST_F(CliMetricsDir, MetricOnlyPrintsTheMetricsAlone) {

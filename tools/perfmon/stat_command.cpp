@@ -457,30 +457,25 @@ class StatCommand {
     metric_set_.emplace(*metric_table_, metric_table_->select(chosen), this_machine_facts(catalog));
   }
 
+  // The metrics' events in groups as perf arranges them (metric_event_groups), each counted once.
   void add_events_of_metrics(const EventCatalog& catalog) {
     if (o_.events.lists.empty() && o_.detail == 0) groups_.clear();
-    for (const std::string& event : metric_set_->events()) {
-      if (is_tool_event(event)) continue;
-      const bool counted = std::any_of(groups_.begin(), groups_.end(), [&](const EventGroup& group) {
-        return std::any_of(group.events.begin(), group.events.end(),
-                           [&](const Event& named) { return named.name == event; });
-      });
-      if (counted) continue;
-      try {
-        for (EventGroup& group : catalog.parse(event)) groups_.push_back(std::move(group));
-        metric_events_.push_back(event);
-      } catch (const Error& error) {
-        metric_notes_.push_back("A metric's event is not known here: " + std::string(error.what()));
-      }
+    MetricGrouping rules = this_machine_grouping();
+    rules.no_group = o_.metric_no_group;
+    MetricEventGroups added = metric_event_groups(*metric_table_, *metric_set_, catalog, rules, groups_);
+    for (const auto& [event, why] : added.unknown)
+      metric_notes_.push_back("A metric's event is not known here: " + why);
+    for (EventGroup& group : added.groups) {
+      std::string text;
+      for (const Event& event : group.events) text += (text.empty() ? "" : ",") + event.name;
+      metric_events_.push_back(group.events.size() > 1 ? "{" + text + "}:W" : text);
+      groups_.push_back(std::move(group));
     }
-    // Intel's topdown events only in a group led by slots (the kernel's rule), as perf arranges them.
-    if (topdown_needs_slots(groups_)) {
-      try {
-        for (EventGroup& group : catalog.parse("slots")) groups_.push_back(std::move(group));
-      } catch (const Error&) {  // no slots here: the topdown events then say they cannot be counted
-      }
+    if (o_.verbose && !metric_events_.empty()) {
+      std::string list;
+      for (const std::string& events : metric_events_) list += (list.empty() ? "" : " ") + events;
+      std::fprintf(stderr, "perfmon stat: the metrics' events, as counted: %s\n", list.c_str());
     }
-    groups_ = group_topdown_events(std::move(groups_));
   }
 
   // -M's metrics on the rows (with --metric-only, they alone: perf's shadow figures left out),
@@ -498,7 +493,7 @@ class StatCommand {
   std::optional<MetricTable> metric_table_;
   std::optional<MetricSet> metric_set_;
   std::vector<std::string> metric_notes_;   // metrics without a value, said once
-  std::vector<std::string> metric_events_;  // the events -M added to groups_, in order
+  std::vector<std::string> metric_events_;  // what -M added to groups_, in order: names, groups as {a,b}:W
   std::vector<EventSetDefinition> set_definitions_;
   PassPlan plan_;
   StatFormat format_ = StatFormat::Table;

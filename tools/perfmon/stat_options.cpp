@@ -89,6 +89,9 @@ std::vector<Option> stat_options(StatOptions& o) {
        [&](std::string_view v) { o.topdown_level = parse_long(v, "--td-level", 1, 6); }},
       {0, "metric-only", "", "print the metrics alone (-M's, or perf's shadow figures), a column each, as perf does",
        [&](std::string_view) { o.metric_only = true; }},
+      {0, "metric-no-group", "",
+       "count each metric's events alone (multiplexed apart), not in a group of the metric's own, as perf does",
+       [&](std::string_view) { o.metric_no_group = true; }},
       {0, "metrics-dir", "dir",
        "also the metrics of this CPU from perf's pmu-events laid out as in Linux's tools/perf/pmu-events/arch/ARCH "
        "(a mapfile.csv and a directory of JSON files per CPU)",

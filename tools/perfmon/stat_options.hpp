@@ -34,6 +34,7 @@ struct StatOptions {
   std::string metrics;       // -M: metrics and groups of metrics, comma-separated
   std::string metrics_dir;   // --metrics-dir: perf's pmu-events for this architecture
   bool metric_only = false;  // --metric-only: the metrics alone, a column each
+  bool metric_no_group = false;  // --metric-no-group: each metric's events counted alone
   long topdown_level = 0;    // --topdown (1), --td-level N: the top-down metrics of that level
   std::string likwid_group;  // --likwid-group, likwid-perfctr's -g NAME: one of likwid's performance groups
   bool summary = false;      // --summary: with -I, the whole run's counts at the end too

@@ -336,5 +336,78 @@ TEST(MetricTable, TopdownEventsAreGroupedUnderSlots) {
   EXPECT_EQ(group_topdown_events({one("instructions"), one("cycles")}).size(), 2u);
 }
 
+// The metric event plan as perf stat -M groups: a metric's events together, a metric whose events a
+// group holds reads them there, groups joined while they fit the counters, MetricConstraint and
+// --metric-no-group counted apart, a lone event taken into a later metric's group, each event once.
+std::vector<std::vector<std::string>> planned_groups(const MetricTable& table, const MetricGrouping& rules,
+                                                     const std::vector<EventGroup>& counted = {}) {
+  std::vector<std::size_t> every(table.metrics().size());
+  for (std::size_t m = 0; m < every.size(); ++m) every[m] = m;
+  const MetricSet set(table, every, {});
+  const EventCatalog catalog;
+  const MetricEventGroups planned = metric_event_groups(table, set, catalog, rules, counted);
+  std::vector<std::vector<std::string>> names;
+  for (const EventGroup& group : planned.groups) {
+    names.emplace_back();
+    for (const Event& event : group.events) {
+      names.back().push_back(event.name);
+      EXPECT_EQ(event.weak_group, group.events.size() > 1) << event.name;
+    }
+  }
+  for (const auto& [event, why] : planned.unknown) names.push_back({"unknown " + event});
+  return names;
+}
+
+constexpr const char* kGroupedTable = R"json([
+  {"MetricName": "ipc", "MetricExpr": "instructions / cycles"},
+  {"MetricName": "cpi", "MetricExpr": "cycles / instructions"},
+  {"MetricName": "miss", "MetricExpr": "branch\\-misses / branches"},
+  {"MetricName": "mixed", "MetricExpr": "branch\\-misses / instructions"},
+  {"MetricName": "faults", "MetricExpr": "page\\-faults / instructions / duration_time"},
+  {"MetricName": "apart", "MetricExpr": "context\\-switches / cpu\\-migrations", "MetricConstraint": "NO_GROUP_EVENTS"},
+  {"MetricName": "too_big", "MetricExpr": "cache\\-misses / (cache\\-references + bus\\-cycles)"},
+  {"MetricName": "adopts", "MetricExpr": "cpu\\-migrations / task\\-clock"},
+  {"MetricName": "watched", "MetricExpr": "major\\-faults / minor\\-faults", "MetricConstraint": "NO_GROUP_EVENTS_NMI"},
+  {"MetricName": "unknown", "MetricExpr": "no_such_event + 1"}
+])json";
+
+TEST(MetricTable, AMetricsEventsAreCountedTogetherEachOnce) {
+  const MetricTable table = MetricTable::from_json(kGroupedTable, "test");
+  MetricGrouping rules;
+  rules.budget = CounterBudget{2, {}, "two, for the test"};
+  using Groups = std::vector<std::vector<std::string>>;
+  EXPECT_EQ(planned_groups(table, rules),
+            (Groups{{"instructions", "cycles", "page-faults"},  // ipc's, then cpi's; faults' joined (no counter)
+                    {"branch-misses", "branches"},              // not joined: 4 would not fit on 2
+                    {"context-switches"},                       // NO_GROUP_EVENTS
+                    {"cache-misses"},                           // 3 do not fit on 2: apart
+                    {"cache-references"},
+                    {"bus-cycles"},
+                    {"cpu-migrations", "task-clock"},  // the lone cpu-migrations taken in
+                    {"major-faults", "minor-faults"},
+                    {"unknown no_such_event"}}));
+  // With the NMI watchdog on, NO_GROUP_EVENTS_NMI's events alone.
+  rules.nmi_watchdog = true;
+  const Groups watched = planned_groups(table, rules);
+  EXPECT_EQ(watched.at(7), (std::vector<std::string>{"major-faults"}));
+  EXPECT_EQ(watched.at(8), (std::vector<std::string>{"minor-faults"}));
+  // No budget known: a group takes in only events that need no counter (faults' page-faults), and
+  // ones that do make a group of their own.
+  rules.budget.reset();
+  const Groups unknown_budget = planned_groups(table, rules);
+  EXPECT_EQ(unknown_budget.at(0), (std::vector<std::string>{"instructions", "cycles", "page-faults"}));
+  EXPECT_EQ(unknown_budget.at(1), (std::vector<std::string>{"branch-misses", "branches"}));
+  EXPECT_EQ(unknown_budget.at(2), (std::vector<std::string>{"context-switches"}));
+  EXPECT_EQ(unknown_budget.at(3), (std::vector<std::string>{"cache-misses", "cache-references", "bus-cycles"}));
+  // --metric-no-group: each event alone; an event counted anyway (-e's) is read there.
+  rules.no_group = true;
+  const Groups alone = planned_groups(table, rules, EventCatalog().parse("cycles"));
+  EXPECT_EQ(alone.front(), (std::vector<std::string>{"instructions"}));
+  for (const std::vector<std::string>& group : alone) {
+    EXPECT_EQ(group.size(), 1u);
+    EXPECT_NE(group.front(), "cycles");
+  }
+}
+
 }  // namespace
 }  // namespace perfmon
