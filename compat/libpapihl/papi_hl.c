@@ -4,8 +4,9 @@
  * regions per thread with perfmon and writes papi_hl_output/rank_NNNNNN.json in PAPI 7's layout,
  * which papi_hl_output_writer reads (docs/regions.md).
  *   - Events from PAPI_EVENTS (comma-separated, each with an optional "=instant" or "=delta"): PAPI
- *     presets that map onto perf's events (the table below), PAPI's perf_event names (perf::NAME),
- *     or perfmon's own syntax. One this machine cannot count is dropped (a warning with
+ *     presets as PAPI's own table defines them for this CPU (one native event, or several and the
+ *     formula of their counts: PAPI_L1_TCM, a sum), else as perf's events (the table below), PAPI's
+ *     perf_event names (perf::NAME), or perfmon's own syntax. One this machine cannot count is dropped (a warning with
  *     PAPI_HL_VERBOSE). Default: PAPI_TOT_CYC where it counts, else perf::TASK-CLOCK.
  *   - Every begin is a new region instance: its id counts the thread's begins, its parent is the
  *     innermost open region (-1 for none), at most 10 open at once; an end must name the innermost
@@ -15,6 +16,7 @@
 #define _GNU_SOURCE /* gettid */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,7 +32,7 @@
 
 /* papi.h's return codes (the library builds without libpapi-dev). */
 enum { kPapiOk = 0, kPapiEinval = -1, kPapiEnomem = -2, kPapiEnoevnt = -7, kPapiEmisc = -14 };
-enum { kMaxDepth = 10, kMaxEvents = 64 };
+enum { kMaxDepth = 10, kMaxEvents = 64 }; /* kMaxEvents: native events counted, all events' together */
 
 /* PAPI presets as perf's generic events (docs/regions.md), where the CPU's own table (PAPI's
  * papi_events.csv, perfmon_papi_preset_event) has no single native event for one. */
@@ -51,9 +53,11 @@ static const char* const kPresets[][2] = {
 };
 
 typedef struct {
-  char* name;    /* as the program asked: the output's key */
-  char* counted; /* as perfmon counts it */
-  int instant;   /* "=instant": the value at the end, not the difference */
+  char* name;                  /* as the program asked: the output's key */
+  char* counted;               /* as perfmon counts it: one event, or a derived preset's several */
+  perfmon_papi_preset* preset; /* a derived preset's formula; NULL for one event */
+  size_t first, natives;       /* its events' place among all counted, and how many */
+  int instant;                 /* "=instant": the value at the end, not the difference */
 } event_t;
 
 typedef struct {
@@ -91,7 +95,8 @@ static int active;
 static perfmon_catalog* catalog;
 static event_t events[kMaxEvents];
 static size_t event_count;
-static char* event_list; /* the counted names, joined for perfmon_session_open */
+static size_t native_count; /* the events counted: every event's natives */
+static char* event_list;    /* the counted names, joined for perfmon_session_open */
 static thread_state* threads;
 static unsigned long begins_total, ends_total;
 static __thread thread_state* self;
@@ -126,15 +131,27 @@ static long long now_nsec(void) {
   return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* PAPI's name as perfmon's: a preset as PAPI's own table gives it for this CPU where that is one
- * native event this machine counts, else by perf's generic events (kPresets); perf::NAME as perf's
- * name in lower case. */
-static int countable(const char* counted);
-static char* counted_name(const char* name) {
-  char native[256];
-  if (strncmp(name, "PAPI_", 5) == 0 && perfmon_papi_preset_event(name, native, sizeof native) == 0 &&
-      countable(native))
-    return strdup(native);
+/* PAPI's name as perfmon's: a preset as PAPI's own table gives it for this CPU where this machine
+ * counts its events (`*preset` set where its value is a formula of their counts, not one count),
+ * else by perf's generic events (kPresets); perf::NAME as perf's name in lower case. */
+static size_t countable(const char* counted);
+static char* counted_name(const char* name, perfmon_papi_preset** preset) {
+  *preset = NULL;
+  perfmon_papi_preset* defined = NULL;
+  if (strncmp(name, "PAPI_", 5) == 0 && perfmon_papi_preset_open(name, &defined) == 0) {
+    const char* natives = perfmon_papi_preset_events(defined);
+    const size_t count = perfmon_papi_preset_event_count(defined);
+    if (count > 0 && countable(natives) == count) {
+      char* counted = strdup(natives);
+      char native[256];
+      if (perfmon_papi_preset_event(name, native, sizeof native) == 0) /* one native event, as counted */
+        perfmon_papi_preset_close(defined);
+      else
+        *preset = defined;
+      return counted;
+    }
+    perfmon_papi_preset_close(defined);
+  }
   for (size_t i = 0; i < sizeof kPresets / sizeof kPresets[0]; ++i)
     if (strcmp(name, kPresets[i][0]) == 0) return strdup(kPresets[i][1]);
   if (strncmp(name, "perf::", 6) == 0) {
@@ -146,17 +163,20 @@ static char* counted_name(const char* name) {
   return strdup(name);
 }
 
-/* Whether this machine counts the event: a session of it opened on this thread. */
-static int countable(const char* counted) {
+/* How many events `counted` (an event list) names where this machine counts every one of them (a
+ * session of them opened on this thread); else 0. */
+static size_t countable(const char* counted) {
   if (perfmon_catalog_check(catalog, counted) != 0) return 0;
   perfmon_target target = {PERFMON_TARGET_SELF, 0, NULL, 0};
   perfmon_session_options options = {0};
   options.no_inherit = 1;
   perfmon_session* session = NULL;
   if (perfmon_session_open(catalog, counted, &target, &options, &session) != 0) return 0;
-  const int supported = perfmon_session_event_count(session) == 1 && perfmon_session_supported(session, 0);
+  size_t count = perfmon_session_event_count(session);
+  for (size_t e = 0; e < count; ++e)
+    if (!perfmon_session_supported(session, e)) count = 0;
   perfmon_session_close(session);
-  return supported;
+  return count;
 }
 
 static void add_event(const char* text) {
@@ -168,14 +188,18 @@ static void add_event(const char* text) {
     instant = strcmp(suffix, "=instant") == 0;
     *suffix = '\0';
   }
-  char* counted = counted_name(name);
-  if (*name == '\0' || !countable(counted)) {
+  perfmon_papi_preset* preset = NULL;
+  char* counted = counted_name(name, &preset);
+  const size_t natives = *name == '\0' ? 0 : countable(counted);
+  if (natives == 0 || native_count + natives > kMaxEvents) {
     verbose("PAPI-HL Warning: \"%s\" does not exist or is not supported on this machine.\n", name);
     free(name);
     free(counted);
+    perfmon_papi_preset_close(preset);
     return;
   }
-  events[event_count++] = (event_t){name, counted, instant};
+  events[event_count++] = (event_t){name, counted, preset, native_count, natives, instant};
+  native_count += natives;
 }
 
 static void write_output(void);
@@ -206,7 +230,7 @@ static void initialise(void) {
     if (event_count == 0) add_event("perf::TASK-CLOCK");
   }
   size_t length = 1;
-  for (size_t e = 0; e < event_count; ++e) length += strlen(events[e].counted) + 1;
+  for (size_t e = 0; e < event_count; ++e) length += strlen(events[e].counted) + 1; /* natives, in order */
   event_list = calloc(length, 1);
   for (size_t e = 0; e < event_count; ++e) {
     if (e > 0) strcat(event_list, ",");
@@ -239,11 +263,11 @@ static thread_state* this_thread(void) {
   return state;
 }
 
-/* The thread's counters now (event_count values; nothing where it has none). */
+/* The thread's counters now (native_count values; nothing where it has none). */
 static void read_now(thread_state* state, perfmon_value* values) {
   if (state->session == NULL) return;
   perfmon_session_read(state->session);
-  for (size_t e = 0; e < event_count; ++e) perfmon_session_value(state->session, e, &values[e]);
+  for (size_t n = 0; n < native_count; ++n) perfmon_session_value(state->session, n, &values[n]);
 }
 
 /* cycles, real_time_nsec, then each event: since the innermost open region began. */
@@ -252,14 +276,23 @@ static void differences(thread_state* state, const perfmon_value* now, long long
   const int top = state->depth;
   out[0] = cycles - state->open[top].cycles;
   out[1] = nsec - state->open[top].nsec;
+  double counts[kMaxEvents];
+  for (size_t n = 0; n < native_count; ++n) {
+    const perfmon_value* before = &state->open[top].at_begin[n];
+    const unsigned long long raw = now[n].raw - before->raw;
+    const unsigned long long enabled = now[n].enabled - before->enabled;
+    const unsigned long long running = now[n].running - before->running;
+    counts[n] = (double)raw;
+    if (running > 0 && running < enabled) counts[n] = counts[n] * (double)enabled / (double)running;
+  }
   for (size_t e = 0; e < event_count; ++e) {
-    const perfmon_value* before = &state->open[top].at_begin[e];
-    const unsigned long long raw = now[e].raw - before->raw;
-    const unsigned long long enabled = now[e].enabled - before->enabled;
-    const unsigned long long running = now[e].running - before->running;
-    double scaled = (double)raw;
-    if (running > 0 && running < enabled) scaled = scaled * (double)enabled / (double)running;
-    out[2 + e] = events[e].instant ? (long long)now[e].raw : (long long)(scaled + 0.5);
+    const event_t* event = &events[e];
+    if (event->instant) { /* the value at the end: its events' counts now */
+      for (size_t n = 0; n < event->natives; ++n) counts[event->first + n] = (double)now[event->first + n].raw;
+    }
+    const double value =
+        event->preset != NULL ? perfmon_papi_preset_value(event->preset, counts + event->first) : counts[event->first];
+    out[2 + e] = value == value ? llround(value) : 0; /* NaN (a division by zero): 0 */
   }
 }
 
@@ -285,7 +318,7 @@ int PAPI_hl_region_begin(const char* region) {
   state->open[top].instance = state->count++;
   state->begins++;
   __atomic_add_fetch(&begins_total, 1, __ATOMIC_RELAXED);
-  if (state->open[top].at_begin == NULL) state->open[top].at_begin = calloc(event_count + 1, sizeof(perfmon_value));
+  if (state->open[top].at_begin == NULL) state->open[top].at_begin = calloc(native_count + 1, sizeof(perfmon_value));
   state->open[top].nsec = now_nsec();
   state->open[top].cycles = now_cycles();
   read_now(state, state->open[top].at_begin); /* last: what follows is the region's */

@@ -21,7 +21,9 @@ namespace perfmon {
 // CPU the table does not name has those two alone). Throws perfmon::Error (InvalidArgument) naming the line of a preset
 // that is not in PAPI's format.
 MetricTable papi_presets(std::string_view csv, const std::string& cpu);
-// The presets of the CPU of `cpuid` (this_cpu_id()'s form) from the table perfmon ships.
+// The presets of the CPU of `cpuid` (this_cpu_id()'s form) from the table perfmon ships, or from
+// the file PAPI_CSV_EVENT_FILE names (PAPI's variable for its own table) where it is set. Throws
+// perfmon::Error where that file cannot be read or is not in the format.
 MetricTable papi_presets_for(const std::string& cpuid);
 // libpfm4's name of that CPU, as PAPI's table keys it ("skl", "amd64_fam19h_zen3", "arm_ac57");
 // "" where there is none.

@@ -26,7 +26,8 @@
  * keeps calling the PERFMON_1 one, which reads the shorter options), PERFMON_3 for the event sets,
  * PERFMON_4 for one event's controls, PERFMON_5 (API version 4) for marked regions, PERFMON_6 (API
  * version 5) for a recording's sampler let go before its end (perfmon_recording_release),
- * PERFMON_7 (API version 6) for PAPI's presets (perfmon_papi_preset_event).
+ * PERFMON_7 (API version 6) for PAPI's presets (perfmon_papi_preset_event), PERFMON_8 (API version
+ * 7) for those PAPI derives from several events (perfmon_papi_preset_open).
  */
 #ifndef PERFMON_PERFMON_H
 #define PERFMON_PERFMON_H
@@ -39,7 +40,7 @@
 extern "C" {
 #endif
 
-#define PERFMON_API_VERSION 6
+#define PERFMON_API_VERSION 7
 
 /* The C ABI version of the library in use, and its release ("0.1.0"). */
 int perfmon_api_version(void);
@@ -73,6 +74,25 @@ int perfmon_catalog_list(const perfmon_catalog* catalog, const char* source, per
  * (`size` bytes, cut to fit). 0; ENOENT where this CPU's table has no such preset, EDOM where it
  * derives it from several events (PAPI_L1_TCM: a sum), with perfmon_last_error() saying which. */
 int perfmon_papi_preset_event(const char* preset, char* event, size_t size);
+
+/* Any of this CPU's presets, derived ones too (PAPI_L1_TCM: L1D misses + L1I misses), as its
+ * native events and the formula that makes the preset's value of their counts:
+ *
+ *   perfmon_papi_preset* preset;
+ *   perfmon_papi_preset_open("PAPI_L1_TCM", &preset);
+ *   count perfmon_papi_preset_events(preset), then, with their counts in that order:
+ *   double value = perfmon_papi_preset_value(preset, counts);
+ *   perfmon_papi_preset_close(preset);
+ *
+ * open: 0, or ENOENT where this CPU's table has no such preset. The events: comma-separated, in
+ * perf's syntax, valid until close; event_count of them. The value: NaN where the counts give none
+ * (a division by zero). Version 7. */
+typedef struct perfmon_papi_preset perfmon_papi_preset;
+int perfmon_papi_preset_open(const char* preset, perfmon_papi_preset** out);
+const char* perfmon_papi_preset_events(const perfmon_papi_preset* preset);
+size_t perfmon_papi_preset_event_count(const perfmon_papi_preset* preset);
+double perfmon_papi_preset_value(const perfmon_papi_preset* preset, const double* counts);
+void perfmon_papi_preset_close(perfmon_papi_preset* preset);
 
 /* ---- This machine ---------------------------------------------------------------------------- */
 

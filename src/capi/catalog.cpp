@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The C ABI: the event catalogue.
+#include <cmath>
+#include <span>
+
 #include "capi/handles.hpp"
 #include "perfmon/metric_expression.hpp"
 #include "perfmon/metric_table.hpp"
@@ -57,6 +60,41 @@ int perfmon_papi_preset_event(const char* preset, char* event, size_t size) {
     copy_string(event, size, expression.names().front());
     return 0;
   });
+}
+
+int perfmon_papi_preset_open(const char* preset, perfmon_papi_preset** out) {
+  if (preset == nullptr || out == nullptr) return null_argument("a preset's name and room for its handle are needed.");
+  *out = nullptr;
+  return guarded([&] {
+    auto opened = std::make_unique<perfmon_papi_preset>();
+    opened->presets = perfmon::papi_presets_for(perfmon::this_cpu_id());
+    const std::optional<std::size_t> found = opened->presets.find(preset);
+    if (!found) return fail(ENOENT, (std::string(preset) + " is not one of PAPI's presets for this CPU.").c_str());
+    opened->set.emplace(opened->presets, std::vector<std::size_t>{*found}, perfmon::MetricFacts{});
+    for (const std::string& event : opened->set->events())
+      opened->events += (opened->events.empty() ? "" : ",") + event;
+    *out = opened.release();
+    return 0;
+  });
+}
+
+const char* perfmon_papi_preset_events(const perfmon_papi_preset* preset) {
+  return preset == nullptr ? "" : preset->events.c_str();
+}
+
+size_t perfmon_papi_preset_event_count(const perfmon_papi_preset* preset) {
+  return preset == nullptr ? 0 : preset->set->events().size();
+}
+
+double perfmon_papi_preset_value(const perfmon_papi_preset* preset, const double* counts) {
+  if (preset == nullptr || counts == nullptr) return std::nan("");
+  const std::vector<perfmon::MetricResult> results =
+      preset->set->evaluate(std::span<const double>(counts, preset->set->events().size()));
+  return results.front().value;
+}
+
+void perfmon_papi_preset_close(perfmon_papi_preset* preset) {
+  std::unique_ptr<perfmon_papi_preset> owned(preset);
 }
 
 }  // extern "C"

@@ -19,6 +19,7 @@
 #include "perfmon/error.hpp"
 #include "perfmon/event_control.hpp"
 #include "perfmon/event_sets.hpp"
+#include "perfmon/metric_table.hpp"
 #include "perfmon/perf_data.hpp"
 #include "perfmon/perfmon.h"
 #include "perfmon/recording.hpp"
@@ -48,6 +49,14 @@ struct perfmon_event_sets {
 struct perfmon_default_buffer {
   explicit perfmon_default_buffer(const perfmon::DefaultFormatBuffer& written) : buffer(written) {}
   perfmon::DefaultFormatBuffer buffer;
+};
+
+// A PAPI preset compiled: its table (which the set refers to), the set of that one metric, and its
+// events as one list.
+struct perfmon_papi_preset {
+  perfmon::MetricTable presets;
+  std::optional<perfmon::MetricSet> set;
+  std::string events;
 };
 
 struct perfmon_recording {

@@ -6,11 +6,16 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "counts/cpu_names.hpp"
 #include "counts/papi_events.hpp"
+#include "kernel/text_file.hpp"
 #include "perfmon/error.hpp"
 
 namespace perfmon {
@@ -192,7 +197,15 @@ std::string papi_cpu(const std::string& cpuid) {
 }
 
 MetricTable papi_presets_for(const std::string& cpuid) {
-  return papi_presets(counts::kPapiEventsCsv, papi_cpu(cpuid));
+  const char* own = std::getenv("PAPI_CSV_EVENT_FILE");
+  if (own == nullptr || *own == '\0') return papi_presets(counts::kPapiEventsCsv, papi_cpu(cpuid));
+  const std::optional<std::string> csv = kernel::read_regular_file(own);
+  if (!csv)
+    throw Error(ErrorKind::InvalidArgument,
+                std::string("PAPI_CSV_EVENT_FILE names ") + own + ", which cannot be read as a file (" +
+                    std::strerror(errno) + "): name PAPI's papi_events.csv or a table in its format, or unset it.",
+                errno);
+  return papi_presets(*csv, papi_cpu(cpuid));
 }
 
 }  // namespace perfmon

@@ -231,6 +231,24 @@ int main(void) {
   CHECK(strstr(perfmon_last_error(), "L1D:REPLACEMENT + L2_RQSTS:ALL_CODE_RD") != NULL);
   CHECK(perfmon_papi_preset_event("PAPI_NOPE", native, sizeof native) == ENOENT);
   CHECK(perfmon_papi_preset_event("PAPI_L1_DCM", native, 4) == 0 && strcmp(native, "L1D") == 0); /* cut to fit */
+  /* Any preset as its events and the formula of their counts: a sum, a difference, one event. */
+  perfmon_papi_preset* preset = NULL;
+  CHECK(perfmon_papi_preset_open("PAPI_L1_TCM", &preset) == 0 && preset != NULL);
+  CHECK(strcmp(perfmon_papi_preset_events(preset), "L1D:REPLACEMENT,L2_RQSTS:ALL_CODE_RD") == 0);
+  CHECK(perfmon_papi_preset_event_count(preset) == 2);
+  const double tcm_counts[] = {3000, 250};
+  CHECK(perfmon_papi_preset_value(preset, tcm_counts) == 3250);
+  perfmon_papi_preset_close(preset);
+  CHECK(perfmon_papi_preset_open("PAPI_BR_UCN", &preset) == 0); /* all branches less the conditional */
+  CHECK(strcmp(perfmon_papi_preset_events(preset), "BR_INST_RETIRED:ALL_BRANCHES,BR_INST_RETIRED:CONDITIONAL") == 0);
+  const double ucn_counts[] = {1000, 800};
+  CHECK(perfmon_papi_preset_value(preset, ucn_counts) == 200);
+  perfmon_papi_preset_close(preset);
+  CHECK(perfmon_papi_preset_open("PAPI_L1_DCM", &preset) == 0 && perfmon_papi_preset_event_count(preset) == 1);
+  perfmon_papi_preset_close(preset);
+  preset = NULL;
+  CHECK(perfmon_papi_preset_open("PAPI_NOPE", &preset) == ENOENT && preset == NULL);
+  CHECK(strstr(perfmon_last_error(), "PAPI_NOPE is not one of PAPI's presets for this CPU.") != NULL);
   CHECK(unsetenv("PERF_CPUID") == 0);
 
   /* Counting: 1000 calls, exactly. */

@@ -321,6 +321,26 @@ TEST(CliMetrics, PapiPresetsOfTheCpu) {
         << counted.err;
   else
     EXPECT_NE(counted.err.find("PAPI_TOT_INS"), std::string::npos) << counted.err;
+  // PAPI_CSV_EVENT_FILE names another table (PAPI's variable): a derived preset over tracepoints,
+  // exact; one that cannot be read is said in one sentence.
+  const std::filesystem::path table =
+      std::filesystem::temp_directory_path() / ("perfmon-papi-events-" + std::to_string(getpid()) + ".csv");
+  std::ofstream(table)
+      << "CPU,skl\nPRESET,PAPI_L1_TCM,DERIVED_ADD,syscalls:sys_enter_getppid,syscalls:sys_enter_getpid\n";
+  const Result own = run({"/usr/bin/env", "PERF_CPUID=GenuineIntel-6-4E-3", "PAPI_CSV_EVENT_FILE=" + table.string(),
+                          PERFMON, "stat", "-x,", "-M", "PAPI_L1_TCM", "--", WORKER, "getppid", "100"});
+  std::filesystem::remove(table);
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_NE(own.err.find("100,,syscalls:sys_enter_getppid,"), std::string::npos) << own.err;
+  EXPECT_NE(own.err.find(",100.000,PAPI_L1_TCM"), std::string::npos) << own.err;
+  const Result unreadable =
+      run({"/usr/bin/env", "PAPI_CSV_EVENT_FILE=" + table.string(), PERFMON, "stat", "-M", "PAPI_TOT_INS", "true"});
+  EXPECT_EQ(unreadable.exit_code, 129);
+  EXPECT_NE(unreadable.err.find("PAPI_CSV_EVENT_FILE names " + table.string() +
+                                ", which cannot be read as a file (No such file or directory): name PAPI's "
+                                "papi_events.csv or a table in its format, or unset it."),
+            std::string::npos)
+      << unreadable.err;
 }
 
 // perf matches a PMU's sysfs event names without case, as its metric tables write them (TSC).

@@ -97,6 +97,35 @@ TEST_F(CliPapiHl, EveryThreadsRegionInstancesInPapisLayout) {
   EXPECT_EQ(work, (std::vector<long long>{101, 201, 301, 401, 501, 601, 701, 801}));
 }
 
+// Presets PAPI derives from several events (a formula of their counts), from PAPI's own table or
+// the one PAPI_CSV_EVENT_FILE names (PAPI's variable), here one over tracepoints so that each
+// region's value is exact: a sum less one of its terms, and three times one count.
+TEST_F(CliPapiHl, DerivedPresetsAreTheirFormulaOfExactCounts) {
+  const std::filesystem::path table = dir_ / "papi_events.csv";
+  std::ofstream(table) << "CPU,skl\n"
+                          "PRESET,PAPI_L1_TCM,DERIVED_POSTFIX,N0|N1|+|N1|-|,syscalls:sys_enter_getppid,"
+                          "syscalls:sys_enter_getpid\n"
+                          "PRESET,PAPI_L1_DCM,DERIVED_POSTFIX,N0|3|*|,syscalls:sys_enter_getppid\n";
+  Result r = program("PAPI_L1_TCM,PAPI_L1_DCM", "",
+                     {"PERF_CPUID=GenuineIntel-6-4E-3", "PAPI_CSV_EVENT_FILE=" + table.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json data = output();
+  ASSERT_TRUE(data.contains("threads")) << data;
+  EXPECT_TRUE(data["event_definitions"].contains("PAPI_L1_TCM")) << data["event_definitions"];
+  std::vector<long long> sums, triples;
+  for (const auto& [t, thread] : data["threads"].items())
+    for (const auto& [id, region] : thread["regions"].items())
+      if (region["name"] == "work") {
+        sums.push_back(number(region["PAPI_L1_TCM"]["region_value"]));
+        triples.push_back(number(region["PAPI_L1_DCM"]["region_value"]));
+        EXPECT_EQ(number(region["PAPI_L1_DCM"]["read_1"]), 3 * (sums.back() - 1));  // read before the last call
+      }
+  std::sort(sums.begin(), sums.end());
+  std::sort(triples.begin(), triples.end());
+  EXPECT_EQ(sums, (std::vector<long long>{101, 201, 301, 401, 501, 601, 701, 801}));
+  EXPECT_EQ(triples, (std::vector<long long>{303, 603, 903, 1203, 1503, 1803, 2103, 2403}));
+}
+
 // PAPI's Fortran calls (PAPIf_hl_region_begin, _read, _end, _stop): the regions exact, the read
 // where the program made it; and PAPI_OUTPUT_DIRECTORY made where it is not there yet, as PAPI makes it.
 TEST_F(CliPapiHl, FortranProgramsAndAnOutputDirectoryToMake) {
@@ -107,7 +136,8 @@ TEST_F(CliPapiHl, FortranProgramsAndAnOutputDirectoryToMake) {
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(r.out, "stop: 0\n");
   std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(nested / "papi_hl_output")) files.push_back(entry.path());
+  for (const auto& entry : std::filesystem::directory_iterator(nested / "papi_hl_output"))
+    files.push_back(entry.path());
   ASSERT_EQ(files.size(), 1u);
   std::ifstream in(files[0]);
   const nlohmann::json data = nlohmann::json::parse(in);
