@@ -5,9 +5,12 @@
  * (marker.c writes it): "<threads> <regions> <groups>", then "<id>:<tag>-<group>" per region, then
  * per region and thread "<id> <group> <thread> <count> <time> <nevents> <value>...". */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct {
   int thread;
@@ -38,12 +41,24 @@ void perfmon_destroyMarkerResults(void) {
   region_count = 0;
 }
 
-/* 0 when read; -errno (-EINVAL for a file not in the layout), the results left empty. */
+/* 0 when read; -errno (-EINVAL for a file not in the layout, or not a regular file: a FIFO in its
+ * place is refused, never waited on), the results left empty. */
 int perfmon_readMarkerFile(const char* filename) {
   perfmon_destroyMarkerResults();
   if (filename == NULL) return -EINVAL;
-  FILE* in = fopen(filename, "r");
-  if (in == NULL) return -errno;
+  const int fd = open(filename, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return -EINVAL;
+  }
+  FILE* in = fdopen(fd, "r");
+  if (in == NULL) {
+    const int err = errno;
+    close(fd);
+    return -err;
+  }
   int threads = 0, count = 0, groups = 0, failed = 0;
   char line[4096];
   if (fgets(line, sizeof line, in) == NULL || sscanf(line, "%d %d %d", &threads, &count, &groups) != 3 || count < 0 ||

@@ -3,6 +3,7 @@
 // (Debian's likwid package) and a pthreads program, under perfmon stat --markers, with exact
 // tracepoint counts per thread and region; the marker file in likwid's layout; the emulated CPU.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -81,20 +82,26 @@ TEST(CliMarkers, EachPthreadCountsItsOwnRegionsExactly) {
 // likwid's least, most and mean, which mix threads.
 // likwid.h's utilities and in-process results, from a program built against Debian's likwid.h:
 // the thread pinned where asked and said to run there, the marker file written mid-run by
-// likwid_markerWriteFile and read back with perfmon_readMarkerFile and its getters, exactly.
+// likwid_markerWriteFile and read back with perfmon_readMarkerFile and its getters, exactly; a FIFO
+// given to perfmon_readMarkerFile refused (-EINVAL), not waited on.
 TEST(CliMarkers, LikwidsUtilitiesAndInProcessResults) {
   if (std::string(LIKWID_RESULTS_PROGRAM).empty()) GTEST_SKIP() << "likwid.h is missing (Debian's likwid)";
   if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "one CPU: nothing to pin to CPU 1";
   const std::filesystem::path file =
       std::filesystem::temp_directory_path() / ("perfmon-likwid-results-" + std::to_string(getpid()));
+  const std::filesystem::path fifo = file.string() + ".fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   const Result r =
-      run({PERFMON, "stat", "--markers", "-e", "syscalls:sys_enter_getppid", "--", LIKWID_RESULTS_PROGRAM, file});
+      run({PERFMON, "stat", "--markers", "-e", "syscalls:sys_enter_getppid", "--", LIKWID_RESULTS_PROGRAM, file, fifo});
   std::filesystem::remove(file);
+  std::filesystem::remove(fifo);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(r.out,
             "pin 1 cpu 1 write 0\n"
             "regions 1\n"
-            "region pinned group 0 threads 1 events 1 count 1 value 100\n");
+            "region pinned group 0 threads 1 events 1 count 1 value 100\n"
+            "read " +
+                fifo.string() + ": -22\n");
 }
 
 TEST(CliMarkers, MetricsOfEachThreadInEachRegion) {
