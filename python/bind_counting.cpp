@@ -127,7 +127,7 @@ std::vector<std::string> event_names(const std::string& events);
 class Metrics {
  public:
   Metrics(const std::string& metrics, const std::string& metrics_dir)
-      : table_(perfmon::MetricTable::for_this_machine(metrics_dir)) {
+      : table_(perfmon::MetricTable::for_this_machine(metrics_dir, perfmon::names_papi_presets(metrics))) {
     set_.emplace(table_, table_.select(metrics), perfmon::this_machine_facts(catalog()));
   }
   // The events to count: perf's tool events (duration_time, user_time, system_time) come from the run.

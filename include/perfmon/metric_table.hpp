@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -57,8 +58,9 @@ class MetricTable {
   static std::string shipped_model(const std::string& cpuid);
   // The metrics a tool offers here: common(), PAPI's presets for this CPU (papi_presets.hpp), and
   // over them this CPU's own: from `pmu_events_dir` where it is given (for_cpu with
-  // this_cpu_id()), else shipped(this_cpu_id()). Throws as for_cpu.
-  static MetricTable for_this_machine(const std::string& pmu_events_dir);
+  // this_cpu_id()), else shipped(this_cpu_id()). Without `papi_presets`, PAPI's are not read (a
+  // measurement whose list names none need not pay for them: names_papi_presets). Throws as for_cpu.
+  static MetricTable for_this_machine(const std::string& pmu_events_dir, bool papi_presets = true);
   // The metrics of this CPU in a directory laid out as perf's pmu-events/arch/<arch>: a mapfile.csv
   // whose rows ("GenuineIntel-6-55-[4-7],v1.29,skylakex,core") name the directory of each CPU's
   // JSON files, by perf's CPU id (this_cpu_id()); every *.json there is read for its metrics. Throws
@@ -97,6 +99,10 @@ struct MetricResult {
   // the metric has no threshold or it cannot be computed.
   std::optional<bool> over_threshold;
 };
+
+// Whether a list of metric and group names (as select() takes it) names one of PAPI's presets or
+// their group (PAPI..., without case).
+bool names_papi_presets(std::string_view list);
 
 class MetricSet {
  public:
@@ -150,10 +156,12 @@ struct MetricGrouping {
   bool no_group = false;      // every event counted alone
   bool nmi_watchdog = false;  // the NMI watchdog holds a counter: NO_GROUP_EVENTS_NMI, NO_THRESHOLD_AND_NMI apply
   bool smt_on = false;        // sibling threads share the core's counters: NO_GROUP_EVENTS_SMT applies
-  // What one group may hold; none: the kernel decides (a weak group it refuses is counted apart).
-  std::optional<CounterBudget> budget;
+  // What one group may hold, asked (once) only where a group would hold events that take a counter;
+  // unset or none: the kernel decides (a weak group it refuses is counted apart).
+  std::function<std::optional<CounterBudget>()> budget;
 };
-// This machine's: /proc/sys/kernel/nmi_watchdog, sysfs' smt/active and counter_budget().
+// This machine's: /proc/sys/kernel/nmi_watchdog, sysfs' smt/active and counter_budget() (which
+// tries the counters: only where asked).
 MetricGrouping this_machine_grouping();
 
 // Whether a metric's events are counted as one group under `rules`: its MetricConstraint read as

@@ -22,14 +22,30 @@ bool is_slots(const Event& event) {
   return event.name == "slots" || event.name.ends_with("/slots/") || event.name.ends_with("@slots@");
 }
 
-// Whether `events`, as one group, fit on the counters at once. The topdown events and slots take
-// none of the programmable ones (PERF_METRICS and the fixed slots counter), so they are not asked.
-bool fits(const std::vector<Event>& events, const CounterBudget& budget) {
-  EventGroup group;
-  for (const Event& event : events)
-    if (!is_topdown(event) && !is_slots(event)) group.events.push_back(event);
-  return multiplexing_reason({group}, budget).empty();
-}
+// Whether `events`, as one group, fit on the counters at once: on none where they take none, else on
+// the budget (asked for only then, once; none: not known). The topdown events and slots take none
+// of the programmable counters (PERF_METRICS and the fixed slots counter), so they are not asked.
+class Fit {
+ public:
+  explicit Fit(const MetricGrouping& rules) : rules_(rules) {}
+  std::optional<bool> operator()(const std::vector<Event>& events) {
+    EventGroup group;
+    for (const Event& event : events)
+      if (!is_topdown(event) && !is_slots(event)) group.events.push_back(event);
+    if (multiplexing_reason({group}, CounterBudget{}).empty()) return true;
+    if (!asked_) {
+      asked_ = true;
+      if (rules_.budget) budget_ = rules_.budget();
+    }
+    if (!budget_) return std::nullopt;
+    return multiplexing_reason({group}, *budget_).empty();
+  }
+
+ private:
+  const MetricGrouping& rules_;
+  bool asked_ = false;
+  std::optional<CounterBudget> budget_;
+};
 
 // A group being planned: its events, and whether it is a lone event of a metric counted apart,
 // which a later metric's group may take in.
@@ -74,7 +90,7 @@ MetricGrouping this_machine_grouping() {
   MetricGrouping rules;
   rules.nmi_watchdog = kernel::read_first_line("/proc/sys/kernel/nmi_watchdog") == "1";
   rules.smt_on = kernel::read_first_line("/sys/devices/system/cpu/smt/active") == "1";
-  rules.budget = counter_budget();
+  rules.budget = [] { return counter_budget(); };
   return rules;
 }
 
@@ -115,6 +131,7 @@ MetricEventGroups metric_event_groups(const MetricTable& table, const MetricSet&
     }
     return nullptr;
   };
+  Fit fits(rules);
   auto place = [&](std::size_t into, const Event& event) {
     where[event.name] = into;
     planned[into].events.push_back(event);
@@ -151,9 +168,9 @@ MetricEventGroups metric_event_groups(const MetricTable& table, const MetricSet&
       joined.push_back(*event);
       own.push_back(*event);
     }
-    const bool join = !holding.empty() &&
-                      (rules.budget ? fits(joined, *rules.budget) : holding.size() == 1 && fits(own, CounterBudget{}));
-    if (!join && rules.budget && !fits(own, *rules.budget)) {
+    const std::optional<bool> joined_fits = holding.empty() ? std::optional<bool>(false) : fits(joined);
+    const bool join = joined_fits ? *joined_fits : holding.size() == 1 && fits(own) == true;
+    if (!join && fits(own) == false) {
       // Its own events alone do not fit at once: counted apart, as a NO_GROUP_EVENTS metric's.
       for (const Event* event : fresh)
         if (!where.contains(event->name)) {

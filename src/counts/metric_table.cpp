@@ -298,12 +298,17 @@ void MetricTable::merge(MetricTable other) {
   }
 }
 
-MetricTable MetricTable::for_this_machine(const std::string& pmu_events_dir) {
+MetricTable MetricTable::for_this_machine(const std::string& pmu_events_dir, bool papi_presets) {
   const std::string cpuid = this_cpu_id();
   MetricTable table = common();
-  table.merge(papi_presets_for(cpuid));
+  if (papi_presets) table.merge(papi_presets_for(cpuid));
   table.merge(pmu_events_dir.empty() ? shipped(cpuid) : for_cpu(pmu_events_dir, cpuid));
   return table;
+}
+
+bool names_papi_presets(std::string_view list) {
+  return std::ranges::any_of(split(list, ','),
+                             [](const std::string& name) { return ::strncasecmp(name.c_str(), "PAPI", 4) == 0; });
 }
 
 bool is_tool_event(std::string_view event) {
@@ -509,26 +514,16 @@ namespace {
 
 std::string read_cpu_id() {
   // arm64: the MIDR, as sysfs gives it.
-  std::ifstream midr("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1");
-  if (std::string id; midr >> id) return id;
-  // x86: perf's "%s-%u-%X-%X" of vendor, family, model and stepping.
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string vendor;
-  long family = -1, model = -1, stepping = -1;
-  for (std::string line; std::getline(cpuinfo, line) && line.find_first_not_of(" \t") != std::string::npos;) {
-    const std::size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::string key = line.substr(0, colon);
-    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
-    const std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
-    if (key == "vendor_id") vendor = value;
-    if (key == "cpu family") family = std::strtol(value.c_str(), nullptr, 10);
-    if (key == "model") model = std::strtol(value.c_str(), nullptr, 10);
-    if (key == "stepping") stepping = std::strtol(value.c_str(), nullptr, 10);
-  }
-  if (vendor.empty() || family < 0 || model < 0 || stepping < 0) return "";
+  if (std::string midr = kernel::read_first_line("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1");
+      !midr.empty())
+    return midr;
+  // x86: perf's "%s-%u-%X-%X" of vendor, family, model and stepping, from CPUID as the kernel
+  // derives them for /proc/cpuinfo. Elsewhere none.
+  const std::optional<arch::X86Signature> signature = arch::host_x86_signature();
+  if (!signature) return "";
   char id[96];
-  std::snprintf(id, sizeof id, "%s-%ld-%lX-%lX", vendor.c_str(), family, model, stepping);
+  std::snprintf(id, sizeof id, "%s-%u-%X-%X", signature->vendor.c_str(), signature->family, signature->model,
+                signature->stepping);
   return id;
 }
 
@@ -536,7 +531,7 @@ std::string read_cpu_id() {
 
 std::string this_cpu_id() {
   if (const char* stand_in = std::getenv("PERF_CPUID"); stand_in != nullptr && *stand_in != '\0') return stand_in;
-  static const std::string id = read_cpu_id();  // /proc/cpuinfo is long on a large machine: read once
+  static const std::string id = read_cpu_id();  // read once
   return id;
 }
 

@@ -52,7 +52,7 @@ class DerivedMetrics final : public Collector {
 };
 
 DerivedMetrics::DerivedMetrics(const MetricsOptions& options)
-    : table_(MetricTable::for_this_machine(options.metrics_dir)) {
+    : table_(MetricTable::for_this_machine(options.metrics_dir, names_papi_presets(options.metrics))) {
   EventCatalog catalog;
   chosen_ = table_.select(options.metrics);
   set_.emplace(table_, chosen_, this_machine_facts(catalog));

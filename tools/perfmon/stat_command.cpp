@@ -436,7 +436,7 @@ class StatCommand {
   }
 
   void choose_metrics(const EventCatalog& catalog) {
-    metric_table_ = MetricTable::for_this_machine(o_.metrics_dir);
+    metric_table_ = MetricTable::for_this_machine(o_.metrics_dir, names_papi_presets(o_.metrics));
     std::string chosen = o_.metrics;
     if (o_.topdown_level != 0) {
       const std::string level = std::to_string(o_.topdown_level);

@@ -374,7 +374,7 @@ constexpr const char* kGroupedTable = R"json([
 TEST(MetricTable, AMetricsEventsAreCountedTogetherEachOnce) {
   const MetricTable table = MetricTable::from_json(kGroupedTable, "test");
   MetricGrouping rules;
-  rules.budget = CounterBudget{2, {}, "two, for the test"};
+  rules.budget = [] { return CounterBudget{2, {}, "two, for the test"}; };
   using Groups = std::vector<std::vector<std::string>>;
   EXPECT_EQ(planned_groups(table, rules),
             (Groups{{"instructions", "cycles", "page-faults"},  // ipc's, then cpi's; faults' joined (no counter)
@@ -393,7 +393,7 @@ TEST(MetricTable, AMetricsEventsAreCountedTogetherEachOnce) {
   EXPECT_EQ(watched.at(8), (std::vector<std::string>{"minor-faults"}));
   // No budget known: a group takes in only events that need no counter (faults' page-faults), and
   // ones that do make a group of their own.
-  rules.budget.reset();
+  rules.budget = nullptr;
   const Groups unknown_budget = planned_groups(table, rules);
   EXPECT_EQ(unknown_budget.at(0), (std::vector<std::string>{"instructions", "cycles", "page-faults"}));
   EXPECT_EQ(unknown_budget.at(1), (std::vector<std::string>{"branch-misses", "branches"}));
