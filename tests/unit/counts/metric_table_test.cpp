@@ -278,6 +278,20 @@ TEST(MetricTable, ThisCpusIdIsPerfs) {
   // vendor-family-model-stepping, model and stepping in hexadecimal
   EXPECT_TRUE(std::regex_match(id, std::regex("(GenuineIntel|AuthenticAMD|HygonGenuine)-[0-9]+-[0-9A-F]+-[0-9A-F]+")))
       << id;
+  // Read from CPUID, it is what the kernel says in /proc/cpuinfo (perf's source).
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::map<std::string, std::string> fields;
+  for (std::string line; std::getline(cpuinfo, line) && !line.empty();) {
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    fields[key] = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+  }
+  char expected[96];
+  std::snprintf(expected, sizeof expected, "%s-%ld-%lX-%lX", fields["vendor_id"].c_str(),
+                std::stol(fields["cpu family"]), std::stol(fields["model"]), std::stol(fields["stepping"]));
+  EXPECT_EQ(id, expected);
 #elif defined(__aarch64__)
   EXPECT_TRUE(std::regex_match(id, std::regex("0x[0-9a-f]{16}"))) << id;
 #endif
