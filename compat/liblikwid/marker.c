@@ -3,7 +3,8 @@
  * program built against <likwid-marker.h> with -DLIKWID_PERFMON and linked against this library
  * instead of liblikwid counts its regions per thread with perfmon. Active where the environment
  * names the events and the result file, as likwid-perfctr -m sets it (perfmon stat --markers
- * does): LIKWID_EVENTS (event lists in perf's syntax, groups separated by '|') and
+ * does): LIKWID_EVENTS (groups separated by '|', each an event list in perf's syntax, one of
+ * likwid's groups by name, or likwid's EVENT:COUNTER event set) and
  * LIKWID_FILEPATH (the marker file, in likwid's layout); PERFMON_MARKERS_JSON, where set, gets
  * perfmon's fuller results (enabled and running times). Otherwise every call is a cheap no-op.
  * Misuse warns on standard error, as likwid does, and goes on. */
@@ -18,10 +19,45 @@
 #include "perfmon/perfmon.h"
 
 #include "../common/json_string.h"
+#include "groups.h"
+
+enum { kMaxGroups = 64, kMaxThreads = 256, kMaxEvents = 64 };
 
 /* Set once by likwid_markerInit, before the threads mark (likwid's rule). */
 static perfmon_markers* markers;
 static int told_no_counters;
+static marker_group groups[kMaxGroups];
+static int group_count;
+static int active_group;
+
+/* Each thread's last stopped region: its group and sums. */
+typedef struct {
+  int group;
+  size_t count;
+  double seconds;
+  double values[kMaxEvents];
+} thread_result;
+static thread_result last_results[kMaxThreads];
+static int threads_started;
+static __thread int thread_number = -1;
+
+int marker_group_count(void) {
+  return group_count;
+}
+const marker_group* marker_group_at(int group) {
+  return group >= 0 && group < group_count ? &groups[group] : NULL;
+}
+int marker_active_group(void) {
+  return active_group;
+}
+const double* marker_thread_result(int group, int thread, size_t* count, double* seconds) {
+  if (thread < 0 || thread >= kMaxThreads || thread >= __atomic_load_n(&threads_started, __ATOMIC_ACQUIRE)) return NULL;
+  const thread_result* result = &last_results[thread];
+  if (result->group != group || result->count == 0) return NULL;
+  *count = result->count;
+  *seconds = result->seconds;
+  return result->values;
+}
 
 static void warn_no_counters(void) {
   if (__atomic_exchange_n(&told_no_counters, 1, __ATOMIC_RELAXED)) return;
@@ -45,16 +81,31 @@ void likwid_markerInit(void) {
             "(perfmon stat --markers -e EVENTS -- PROGRAM).\n");
     return;
   }
-  /* The groups: split at '|'. */
+  /* The groups: split at '|'; each likwid's group or event set, else perf's event list. */
   char* lists = strdup(events);
-  const char* groups[64];
+  const char* counted[kMaxGroups];
   size_t count = 0;
-  for (char *save = NULL, *group = strtok_r(lists, "|", &save); group != NULL && count < 64;
-       group = strtok_r(NULL, "|", &save))
-    groups[count++] = group;
-  if (count == 0 || perfmon_markers_open(groups, count, &markers) != 0)
+  for (char *save = NULL, *group = strtok_r(lists, "|", &save); group != NULL && count < kMaxGroups;
+       group = strtok_r(NULL, "|", &save)) {
+    perfmon_likwid_group* likwid = NULL;
+    counted[count] = perfmon_likwid_group_open(group, &likwid) == 0 ? perfmon_likwid_group_events(likwid) : group;
+    groups[count++] = (marker_group){likwid, 0, NULL};
+  }
+  if (count == 0 || perfmon_markers_open(counted, count, &markers) != 0) {
     fprintf(stderr, "WARN: Running without Marker API: %s\n",
             count == 0 ? "LIKWID_EVENTS names no events." : perfmon_last_error());
+  } else {
+    for (size_t g = 0; g < count; ++g) {
+      marker_group* group = &groups[g];
+      group->event_count = perfmon_markers_event_count(markers, g);
+      group->event_names = calloc(group->event_count + 1, sizeof *group->event_names);
+      for (size_t e = 0; e < group->event_count && group->event_names != NULL; ++e) {
+        const char* name = group->likwid != NULL ? perfmon_likwid_group_event_name(group->likwid, e) : NULL;
+        group->event_names[e] = strdup(name != NULL ? name : perfmon_markers_event_name(markers, g, e));
+      }
+    }
+    group_count = (int)count;
+  }
   free(lists);
 }
 
@@ -75,6 +126,7 @@ int likwid_markerRegisterRegion(const char* tag) {
 int likwid_markerStartRegion(const char* tag) {
   if (markers == NULL) return -EFAULT;
   if (refuse_null_tag(tag, "likwid_markerStartRegion")) return -EFAULT;
+  if (thread_number < 0) thread_number = __atomic_fetch_add(&threads_started, 1, __ATOMIC_ACQ_REL);
   const int status = perfmon_markers_start(markers, tag);
   if (status == PERFMON_MARKER_ALREADY_STARTED) fprintf(stderr, "WARN: Region %s was already started\n", tag);
   if (status > 0) {
@@ -91,6 +143,16 @@ int likwid_markerStopRegion(const char* tag) {
   if (status == PERFMON_MARKER_NOT_STARTED) {
     fprintf(stderr, "WARN: Stopping an unknown/not-started region %s\n", tag);
     return -EFAULT;
+  }
+  if (status == 0 && thread_number >= 0 && thread_number < kMaxThreads) {
+    /* The region's sums, for perfmon_getResult and its kin. */
+    thread_result* result = &last_results[thread_number];
+    size_t count = kMaxEvents;
+    uint64_t stops = 0;
+    if (perfmon_markers_get(markers, tag, result->values, &count, &result->seconds, &stops) == 0) {
+      result->group = active_group;
+      result->count = count;
+    }
   }
   return status == 0 ? 0 : -EFAULT;
 }
@@ -119,7 +181,8 @@ void likwid_markerGetRegion(const char* tag, int* nr_events, double* events, dou
 }
 
 void likwid_markerNextGroup(void) {
-  if (markers != NULL) perfmon_markers_next_group(markers);
+  if (markers != NULL && perfmon_markers_next_group(markers) == 0)
+    active_group = (int)perfmon_markers_active_group(markers);
 }
 
 /* The results as likwid writes its marker file: "<threads> <regions> <groups>", then

@@ -12,19 +12,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "groups.h"
+
 typedef struct {
   int thread;
   unsigned long long count;
   double time;
   int event_count;
   double* values;
-} thread_result;
+} region_thread;
 
 typedef struct {
   char* tag; /* without its "-<group>" */
   int group;
   int thread_count;
-  thread_result* threads;
+  region_thread* threads;
 } region_result;
 
 static region_result* regions;
@@ -101,13 +103,13 @@ int perfmon_readMarkerFile(const char* filename) {
       break;
     }
     region_result* region = &regions[id];
-    thread_result* grown = realloc(region->threads, (size_t)(region->thread_count + 1) * sizeof *grown);
+    region_thread* grown = realloc(region->threads, (size_t)(region->thread_count + 1) * sizeof *grown);
     if (grown == NULL) {
       failed = 1;
       break;
     }
     region->threads = grown;
-    thread_result* result = &region->threads[region->thread_count++];
+    region_thread* result = &region->threads[region->thread_count++];
     result->thread = thread;
     result->count = calls;
     result->time = seconds;
@@ -134,7 +136,7 @@ static region_result* region_at(int region) {
 }
 
 /* A region's result of its thread at `thread` (likwid's index among the region's threads). */
-static thread_result* thread_at(int region, int thread) {
+static region_thread* thread_at(int region, int thread) {
   region_result* found = region_at(region);
   return found != NULL && thread >= 0 && thread < found->thread_count ? &found->threads[thread] : NULL;
 }
@@ -154,13 +156,22 @@ int perfmon_getThreadsOfRegion(int region) {
 int perfmon_getEventsOfRegion(int region) {
   return region_at(region) && region_at(region)->thread_count > 0 ? region_at(region)->threads[0].event_count : 0;
 }
-/* The marker file keeps events, not metrics: a region has none. */
+/* A region's metrics are its group's, where this process's LIKWID_EVENTS named that group by likwid's
+ * name (groups.h): computed from the region's counts and time in the thread. */
+static perfmon_likwid_group* likwid_group_of_region(int region) {
+  const marker_group* group = region_at(region) ? marker_group_at(region_at(region)->group) : NULL;
+  return group != NULL ? group->likwid : NULL;
+}
 int perfmon_getMetricsOfRegion(int region) {
-  return region_at(region) ? 0 : -EINVAL;
+  if (region_at(region) == NULL) return -EINVAL;
+  return (int)perfmon_likwid_group_metric_count(likwid_group_of_region(region));
 }
 double perfmon_getMetricOfRegionThread(int region, int metric, int thread) {
-  (void)region, (void)metric, (void)thread;
-  return 0;
+  const region_thread* found = thread_at(region, thread);
+  if (found == NULL || metric < 0) return 0;
+  const double value =
+      perfmon_likwid_group_metric_value(likwid_group_of_region(region), (size_t)metric, found->values, found->time);
+  return value == value ? value : 0; /* NaN (no value): 0, as likwid prints */
 }
 int perfmon_getCpulistOfRegion(int region, int count, int* cpulist) {
   const region_result* found = region_at(region);
@@ -170,14 +181,77 @@ int perfmon_getCpulistOfRegion(int region, int count, int* cpulist) {
   return n;
 }
 double perfmon_getTimeOfRegion(int region, int thread) {
-  const thread_result* found = thread_at(region, thread);
+  const region_thread* found = thread_at(region, thread);
   return found ? found->time : 0;
 }
 int perfmon_getCountOfRegion(int region, int thread) {
-  const thread_result* found = thread_at(region, thread);
+  const region_thread* found = thread_at(region, thread);
   return found ? (int)found->count : 0;
 }
 double perfmon_getResultOfRegionThread(int region, int event, int thread) {
-  const thread_result* found = thread_at(region, thread);
+  const region_thread* found = thread_at(region, thread);
   return found && event >= 0 && event < found->event_count ? found->values[event] : 0;
+}
+
+/* ---- The groups this process's LIKWID_EVENTS named (groups.h): likwid's group-definition calls. */
+
+static const marker_group* group_at(int group) {
+  return marker_group_at(group);
+}
+int perfmon_getNumberOfGroups(void) {
+  return marker_group_count();
+}
+int perfmon_getIdOfActiveGroup(void) {
+  return marker_active_group();
+}
+char* perfmon_getGroupName(int group) {
+  const marker_group* found = group_at(group);
+  if (found == NULL) return NULL;
+  return (char*)(found->likwid != NULL ? perfmon_likwid_group_name(found->likwid) : "Custom");
+}
+int perfmon_getNumberOfEvents(int group) {
+  const marker_group* found = group_at(group);
+  return found != NULL ? (int)found->event_count : -EINVAL;
+}
+char* perfmon_getEventName(int group, int event) {
+  const marker_group* found = group_at(group);
+  return found != NULL && event >= 0 && (size_t)event < found->event_count ? found->event_names[event] : NULL;
+}
+char* perfmon_getCounterName(int group, int event) {
+  const marker_group* found = group_at(group);
+  if (found == NULL || event < 0) return NULL;
+  return (char*)perfmon_likwid_group_counter_name(found->likwid, (size_t)event);
+}
+int perfmon_getNumberOfMetrics(int group) {
+  const marker_group* found = group_at(group);
+  return found != NULL ? (int)perfmon_likwid_group_metric_count(found->likwid) : -EINVAL;
+}
+char* perfmon_getMetricName(int group, int metric) {
+  const marker_group* found = group_at(group);
+  if (found == NULL || metric < 0) return NULL;
+  return (char*)perfmon_likwid_group_metric_name(found->likwid, (size_t)metric);
+}
+/* A thread's results in a group: the sums of the region it stopped last there (what
+ * LIKWID_MARKER_GET gives for that region). perfmon keeps a region's sums, not each cycle's, so the
+ * Last calls answer the same. Threads are numbered in the order they first started a region. */
+double perfmon_getResult(int group, int event, int thread) {
+  size_t count = 0;
+  double seconds = 0;
+  const double* values = marker_thread_result(group, thread, &count, &seconds);
+  return values != NULL && event >= 0 && (size_t)event < count ? values[event] : 0;
+}
+double perfmon_getLastResult(int group, int event, int thread) {
+  return perfmon_getResult(group, event, thread);
+}
+double perfmon_getMetric(int group, int metric, int thread) {
+  size_t count = 0;
+  double seconds = 0;
+  const double* values = marker_thread_result(group, thread, &count, &seconds);
+  const marker_group* found = group_at(group);
+  if (values == NULL || found == NULL || metric < 0) return 0;
+  const double value = perfmon_likwid_group_metric_value(found->likwid, (size_t)metric, values, seconds);
+  return value == value ? value : 0;
+}
+double perfmon_getLastMetric(int group, int metric, int thread) {
+  return perfmon_getMetric(group, metric, thread);
 }

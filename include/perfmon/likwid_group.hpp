@@ -8,6 +8,7 @@
 //   perfmon::MetricTable table = likwid_group_metrics(group);  // then MetricSet, as for -M
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,13 @@ std::vector<std::string> likwid_group_names(const std::string& dir, const std::s
 // One group. Throws perfmon::Error (InvalidArgument): no such group (naming those there), or the
 // file cannot be read or parsed.
 LikwidGroup read_likwid_group(const std::string& dir, const std::string& arch, const std::string& name);
+
+// A group as LIKWID_EVENTS names one (likwid-perfctr -g's argument): one of `arch`'s groups by name
+// ("BRANCH"), or likwid's own event set ("INSTR_RETIRED_ANY:FIXC0,CPU_CLK_UNHALTED_CORE:FIXC1", a
+// group named "Custom" without metrics); nullopt where the text is neither (an event list in perf's
+// syntax, whose events are not likwid's upper-case EVENT:COUNTER pairs). Throws as read_likwid_group
+// where a group of that name cannot be read.
+std::optional<LikwidGroup> likwid_group_of(const std::string& dir, const std::string& arch, std::string_view text);
 
 // The event perf names for likwid's `event` on `arch`: its fixed counters' events as perf's generic
 // ones (INSTR_RETIRED_ANY: instructions), energy as the power PMU's, Intel's EVENT_UMASK as

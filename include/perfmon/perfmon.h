@@ -27,7 +27,8 @@
  * PERFMON_4 for one event's controls, PERFMON_5 (API version 4) for marked regions, PERFMON_6 (API
  * version 5) for a recording's sampler let go before its end (perfmon_recording_release),
  * PERFMON_7 (API version 6) for PAPI's presets (perfmon_papi_preset_event), PERFMON_8 (API version
- * 7) for those PAPI derives from several events (perfmon_papi_preset_open).
+ * 7) for those PAPI derives from several events (perfmon_papi_preset_open) and likwid's groups
+ * (perfmon_likwid_group_open).
  */
 #ifndef PERFMON_PERFMON_H
 #define PERFMON_PERFMON_H
@@ -403,6 +404,29 @@ int perfmon_recording_release(perfmon_recording* recording, perfmon_sampler* sam
  * and the feature sections: the file is complete. `command_line` is what the file says recorded it. */
 int perfmon_recording_finish(perfmon_recording* recording, const char* command_line);
 void perfmon_recording_close(perfmon_recording* recording);
+
+/* ---- likwid's performance groups (perfmon/likwid_group.hpp) ---------------------------------- */
+
+/* A group as likwid's LIKWID_EVENTS names one: one of this CPU's likwid groups ("BRANCH", read
+ * from the installed likwid or $LIKWID_PERFGROUPS), or likwid's own event set
+ * ("INSTR_RETIRED_ANY:FIXC0,CPU_CLK_UNHALTED_CORE:FIXC1", named "Custom", without metrics). open:
+ * 0; ENOENT where `text` is neither (an event list in perf's syntax), EINVAL where the group's file
+ * cannot be read. Its counters' events in perf's names, comma-separated in counter order (what to
+ * count), each counter's likwid event and counter names, and its metrics (likwid's names, with
+ * their unit: "Runtime (RDTSC) [s]"), whose values come from the counters' counts in that order
+ * and the measured time. Strings valid until close. Version 7. */
+typedef struct perfmon_likwid_group perfmon_likwid_group;
+int perfmon_likwid_group_open(const char* text, perfmon_likwid_group** out);
+const char* perfmon_likwid_group_name(const perfmon_likwid_group* group);
+const char* perfmon_likwid_group_events(const perfmon_likwid_group* group);
+size_t perfmon_likwid_group_event_count(const perfmon_likwid_group* group);
+const char* perfmon_likwid_group_event_name(const perfmon_likwid_group* group, size_t event);
+const char* perfmon_likwid_group_counter_name(const perfmon_likwid_group* group, size_t event);
+size_t perfmon_likwid_group_metric_count(const perfmon_likwid_group* group);
+const char* perfmon_likwid_group_metric_name(const perfmon_likwid_group* group, size_t metric);
+double perfmon_likwid_group_metric_value(const perfmon_likwid_group* group, size_t metric, const double* counts,
+                                         double seconds);
+void perfmon_likwid_group_close(perfmon_likwid_group* group);
 
 /* ---- Marked regions (perfmon/marked_regions.hpp): likwid's and PAPI's region models -------- */
 

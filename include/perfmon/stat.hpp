@@ -96,7 +96,8 @@ void compute_metrics(std::vector<StatRow>& rows, double elapsed_ns);
 // that row's own metric, the next ones of that row on lines of their own after it (metric_only).
 // An event's value is its count extrapolated as the row shows it, its error the row's estimate's;
 // perf's tool events are the run's: duration_time `elapsed_ns` (in seconds, as in perf's
-// expressions), user_time and system_time the command's CPU times. Returns, once each, a sentence
+// expressions; in a region, the region's own, its rows' time enabled: a thread's time in it, as
+// likwid's `time`), user_time and system_time the command's CPU times. Returns, once each, a sentence
 // for each metric that has no value, naming the event it lacks and why, and for each past its
 // threshold ("The metric IPC is past its threshold (IPC < 1).").
 std::vector<std::string> add_metrics(std::vector<StatRow>& rows, const MetricTable& table, const MetricSet& set,

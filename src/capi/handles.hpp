@@ -19,6 +19,7 @@
 #include "perfmon/error.hpp"
 #include "perfmon/event_control.hpp"
 #include "perfmon/event_sets.hpp"
+#include "perfmon/likwid_group.hpp"
 #include "perfmon/metric_table.hpp"
 #include "perfmon/perf_data.hpp"
 #include "perfmon/perfmon.h"
@@ -57,6 +58,17 @@ struct perfmon_papi_preset {
   perfmon::MetricTable presets;
   std::optional<perfmon::MetricSet> set;
   std::string events;
+};
+
+// One of likwid's groups: its counters' events (in perf's names, in counter order), and its
+// metrics compiled over them.
+struct perfmon_likwid_group {
+  perfmon::LikwidGroup group;
+  std::string events;                // the counters' events, comma-separated
+  std::vector<std::string> counted;  // each counter's event
+  perfmon::MetricTable table;
+  std::optional<perfmon::MetricSet> set;
+  std::vector<std::string> metric_names;  // likwid's: "CPI", "Runtime (RDTSC) [s]"
 };
 
 struct perfmon_recording {

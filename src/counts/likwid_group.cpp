@@ -284,6 +284,40 @@ LikwidGroup read_likwid_group(const std::string& dir, const std::string& arch, c
   return parse_likwid_group(*text, name, arch, path);
 }
 
+std::optional<LikwidGroup> likwid_group_of(const std::string& dir, const std::string& arch, std::string_view text) {
+  const std::string name = trimmed(text);
+  if (name.find_first_of(",:") == std::string::npos) {
+    const std::vector<std::string> names = likwid_group_names(dir, arch);
+    if (std::find(names.begin(), names.end(), name) == names.end()) return std::nullopt;
+    return read_likwid_group(dir, arch, name);
+  }
+  // likwid's EVENT:COUNTER[:OPTION...], each upper case (perf's names and modifiers are not).
+  auto upper = [](std::string_view word) {
+    return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+      return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '=' || c == 'x';
+    });
+  };
+  LikwidGroup group;
+  group.name = "Custom";
+  group.arch = arch;
+  for (std::string_view rest = name; !rest.empty();) {
+    const std::size_t comma = rest.find(',');
+    const std::string item = trimmed(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    const std::size_t colon = item.find(':');
+    if (colon == std::string::npos || !upper(std::string_view(item).substr(0, colon))) return std::nullopt;
+    const std::string counter = item.substr(colon + 1);
+    if (counter.empty() || !(counter[0] >= 'A' && counter[0] <= 'Z')) return std::nullopt;
+    for (std::size_t at = 0; at <= counter.size();) {
+      const std::size_t next = std::min(counter.find(':', at), counter.size());
+      if (!upper(std::string_view(counter).substr(at, next - at))) return std::nullopt;
+      at = next + 1;
+    }
+    group.counters.push_back({counter, item.substr(0, colon)});
+  }
+  return group;
+}
+
 std::string likwid_event_name(const std::string& arch, std::string_view counter, std::string_view event) {
   static const std::map<std::string_view, std::string_view> kFixed = {
       {"INSTR_RETIRED_ANY", "instructions"},

@@ -19,16 +19,15 @@ struct Input {
   std::string missing;  // "cycles is not supported here" where value is NaN
 };
 
-Input input_of(const std::string& event, const std::vector<const StatRow*>& part, double elapsed_ns,
+Input input_of(const std::string& event, const std::vector<const StatRow*>& part, std::optional<double> duration_s,
                std::optional<double> user_s, std::optional<double> sys_s, bool region) {
   Input input;
   // perf's tool events, in seconds in its expressions.
   if (event == "duration_time") {
-    if (region || elapsed_ns <= 0) {
-      input.missing = "duration_time is not known for a region";
-    } else {
-      input.value = elapsed_ns / 1e9;
-    }
+    if (duration_s)
+      input.value = *duration_s;
+    else
+      input.missing = "duration_time is not known here";
     return input;
   }
   if (event == "user_time" || event == "system_time") {
@@ -88,10 +87,20 @@ std::vector<std::string> add_metrics(std::vector<StatRow>& rows, const MetricTab
         part.push_back(&rows[r]);
         at.push_back(r);
       }
+    // The part's time: the run's; in a region, the region's own, its counters' time enabled there
+    // (a thread's time in it, as likwid's metrics take it; the threads' times summed for their sums).
+    std::optional<double> duration_s;
+    if (!region.empty()) {
+      std::uint64_t enabled = 0;
+      for (const StatRow* row : part) enabled = std::max(enabled, row->value.enabled);
+      if (enabled > 0) duration_s = static_cast<double>(enabled) / 1e9;
+    } else if (elapsed_ns > 0) {
+      duration_s = elapsed_ns / 1e9;
+    }
     std::vector<Input> inputs;
     std::vector<double> values, errors;
     for (const std::string& event : set.events()) {
-      inputs.push_back(input_of(event, part, elapsed_ns, user_s, sys_s, !region.empty()));
+      inputs.push_back(input_of(event, part, duration_s, user_s, sys_s, !region.empty()));
       values.push_back(inputs.back().value);
       errors.push_back(inputs.back().error);
     }

@@ -249,6 +249,18 @@ int main(void) {
   preset = NULL;
   CHECK(perfmon_papi_preset_open("PAPI_NOPE", &preset) == ENOENT && preset == NULL);
   CHECK(strstr(perfmon_last_error(), "PAPI_NOPE is not one of PAPI's presets for this CPU.") != NULL);
+  /* likwid's own event set (a group of its EVENT:COUNTER pairs): perf's events in counter order. */
+  perfmon_likwid_group* custom = NULL;
+  CHECK(perfmon_likwid_group_open("INSTR_RETIRED_ANY:FIXC0,CPU_CLK_UNHALTED_CORE:FIXC1", &custom) == 0);
+  CHECK(strcmp(perfmon_likwid_group_name(custom), "Custom") == 0);
+  CHECK(strcmp(perfmon_likwid_group_events(custom), "instructions,cycles") == 0);
+  CHECK(perfmon_likwid_group_event_count(custom) == 2 && perfmon_likwid_group_metric_count(custom) == 0);
+  CHECK(strcmp(perfmon_likwid_group_event_name(custom, 1), "CPU_CLK_UNHALTED_CORE") == 0);
+  CHECK(strcmp(perfmon_likwid_group_counter_name(custom, 1), "FIXC1") == 0);
+  CHECK(perfmon_likwid_group_counter_name(custom, 2) == NULL);
+  perfmon_likwid_group_close(custom);
+  custom = NULL;
+  CHECK(perfmon_likwid_group_open("syscalls:sys_enter_getppid", &custom) == ENOENT && custom == NULL); /* perf's */
   CHECK(unsetenv("PERF_CPUID") == 0);
 
   /* Counting: 1000 calls, exactly. */

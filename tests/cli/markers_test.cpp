@@ -104,6 +104,64 @@ TEST(CliMarkers, LikwidsUtilitiesAndInProcessResults) {
                 fifo.string() + ": -22\n");
 }
 
+// likwid's group-definition calls, as its C-internalMarkerAPI.c example makes them: LIKWID_EVENTS
+// names a likwid group (here one over tracepoints, from LIKWID_PERFGROUPS) and an event list; each
+// group's name, events, counters, results and metrics exact after a region of known calls, and the
+// marker file's regions with their group's metrics.
+TEST(CliMarkers, LikwidsGroupDefinitionCalls) {
+  if (std::string(LIKWID_GROUPS_PROGRAM).empty()) GTEST_SKIP() << "likwid.h is missing (Debian's likwid)";
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("perfmon-likwid-group-calls-" + std::to_string(getpid()));
+  std::filesystem::create_directories(root / "skylakeX");
+  std::ofstream(root / "skylakeX" / "CALLS.txt")
+      << "SHORT getppid calls\nEVENTSET\nPMC0 syscalls:sys_enter_getppid\n"
+         "PMC1 syscalls:sys_enter_getpid\nMETRICS\nRuntime (RDTSC) [s] time\n"
+         "Calls twice 2*PMC0\nCalls [k] 1.E-03*(PMC0+PMC1)\nLONG\nCalls\n";
+  const Result r = run({"/usr/bin/env", "PERF_CPUID=GenuineIntel-6-55-4", "LIKWID_PERFGROUPS=" + root.string(),
+                        "LIKWID_EVENTS=CALLS|syscalls:sys_enter_getppid,syscalls:sys_enter_getpid",
+                        "LIKWID_FILEPATH=" + (root / "marker.txt").string(), LIKWID_GROUPS_PROGRAM});
+  std::filesystem::remove_all(root);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.out,
+            "group 0 CALLS: 2 events, 3 metrics\n"
+            "  syscalls:sys_enter_getppid on PMC0: 100\n"
+            "  syscalls:sys_enter_getpid on PMC1: 0\n"
+            "  Calls twice = 200.000\n"
+            "  Calls [k] = 0.100\n"
+            "group 1 Custom: 2 events, 0 metrics\n"
+            "  syscalls:sys_enter_getppid on -: 200\n"
+            "  syscalls:sys_enter_getpid on -: 0\n"
+            "region calls in CALLS: 3 metrics, 200.000, 0.100\n"
+            "region calls in Custom: 0 metrics\n");
+}
+
+// likwid's own example of those calls (Debian's C-internalMarkerAPI.c, built unchanged but for its
+// loop counts and marker file): its LIKWID_EVENTS names groups FLOPS_DP and L2 (here stand-ins over
+// software events, for this CPU's likwid architecture, from LIKWID_PERFGROUPS) and an event set;
+// it runs to its end and prints every group's events and metrics for each region.
+TEST(CliMarkers, LikwidsInternalMarkerExampleRuns) {
+  if (std::string(LIKWID_INTERNAL_EXAMPLE).empty()) GTEST_SKIP() << "likwid's example or OpenMP is missing";
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("perfmon-likwid-internal-" + std::to_string(getpid()));
+  std::filesystem::create_directories(root / "skylakeX");
+  std::ofstream(root / "skylakeX" / "FLOPS_DP.txt") << "SHORT stand-in\nEVENTSET\nPMC0 task-clock\nPMC1 page-faults\n"
+                                                       "METRICS\nRuntime (RDTSC) [s] time\nFaults PMC1\nLONG\nx\n";
+  std::ofstream(root / "skylakeX" / "L2.txt")
+      << "SHORT stand-in\nEVENTSET\nPMC0 context-switches\nMETRICS\nSwitches PMC0\nLONG\nx\n";
+  const Result r = run({"/usr/bin/env", "PERF_CPUID=GenuineIntel-6-55-4", "LIKWID_PERFGROUPS=" + root.string(),
+                        "LIKWID_FILEPATH=" + (root / "marker.txt").string(), LIKWID_INTERNAL_EXAMPLE});
+  std::filesystem::remove_all(root);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  for (const char* line : {"calc_flops thread 0 finished measuring group FLOPS_DP.", "detailed event results: ",
+                           "Marker API measured 9 regions", "Region Total with 2 events and 2 metrics",
+                           "Region Total with 1 events and 1 metrics", "Region copy with 1 events and 0 metrics"})
+    EXPECT_NE(r.out.find(std::string(line) + "\n"), std::string::npos) << line << "\n" << r.out;
+  for (const char* row :
+       {"Total :   FLOPS_DP :  event :", "copy :   FLOPS_DP : metric :", "Total :         L2 : metric :",
+        "copy :     Custom :  event :                        INSTR_RETIRED_ANY :"})
+    EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+}
+
 TEST(CliMarkers, MetricsOfEachThreadInEachRegion) {
   const std::filesystem::path root =
       std::filesystem::temp_directory_path() / ("perfmon-markers-metrics-" + std::to_string(getpid()));

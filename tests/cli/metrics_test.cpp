@@ -420,6 +420,47 @@ TEST_F(CliLikwidGroups, AGroupPerThreadInMarkedRegions) {
   EXPECT_EQ(threads, 8) << r.err;
 }
 
+// Several groups, as likwid-perfctr -m -g A -g B takes them: the program switches them
+// (LIKWID_MARKER_SWITCH), each region is reported in each group with that group's metrics, exact,
+// the time of a region a thread's own there; the program's own likwid calls see the groups by name.
+// Without --markers, several groups are refused in one sentence.
+TEST_F(CliLikwidGroups, SeveralGroupsInMarkedRegions) {
+  if (std::string(LIKWID_GROUPS_PROGRAM).empty()) GTEST_SKIP() << "likwid.h is missing (Debian's likwid)";
+  std::ofstream(root_ / "skylakeX" / "OTHER.txt")
+      << "SHORT getpid calls\nEVENTSET\nPMC0 syscalls:sys_enter_getpid\nPMC1 syscalls:sys_enter_getppid\n"
+         "METRICS\nPer getpid PMC1/(PMC0+1)\nCalls per second PMC1/time\nLONG\nx\n";
+  const Result r =
+      run(with_env({PERFMON, "stat", "-x,", "--markers", "-g", "CALLS", "-g", "OTHER", "--", LIKWID_GROUPS_PROGRAM}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("group 0 CALLS: 2 events, 3 metrics\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("group 1 OTHER: 2 events, 2 metrics\n  syscalls:sys_enter_getpid on PMC0: 0\n"
+                       "  syscalls:sys_enter_getppid on PMC1: 200\n  Per getpid = 200.000\n"),
+            std::string::npos)
+      << r.out;
+  // The regions' rows: CALLS's region (100 calls), then OTHER's (200).
+  std::vector<std::string> region_rows;
+  double calls_per_second = 0;
+  for (const std::string& line : lines_of(r.err)) {
+    if (!line.starts_with("thread0,calls,")) continue;
+    region_rows.push_back(line.substr(0, line.find(',', line.find(',', 14) + 1)));
+    if (line.ends_with(",Calls per second")) {
+      std::vector<std::string> fields;
+      std::istringstream in(line);
+      for (std::string field; std::getline(in, field, ',');) fields.push_back(field);
+      calls_per_second = std::stod(fields.at(7));
+    }
+  }
+  EXPECT_EQ(region_rows, (std::vector<std::string>{"thread0,calls,100,", "thread0,calls,,", "thread0,calls,0,",
+                                                   "thread0,calls,0,", "thread0,calls,200,", "thread0,calls,,"}))
+      << r.err;
+  EXPECT_GT(calls_per_second, 0) << r.err;  // 200 calls over the thread's own time in the region
+  EXPECT_NE(r.err.find(",200.000,Per getpid"), std::string::npos) << r.err;
+  const Result alone = run(with_env({PERFMON, "stat", "-g", "CALLS", "-g", "OTHER", "--", "true"}));
+  EXPECT_EQ(alone.exit_code, 129);
+  EXPECT_NE(alone.err.find("several likwid groups are counted one at a time in marked regions"), std::string::npos)
+      << alone.err;
+}
+
 // perf's -g (--group) stays perf's where the word after it is a program, or no group of this CPU.
 TEST_F(CliLikwidGroups, PerfsGroupFlagStaysWhereTheWordIsAProgram) {
   const Result program = run(with_env({PERFMON, "stat", "-x,", "-g", "true"}));

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -151,7 +152,7 @@ class StatCommand {
         set_definitions_ = event_sets_of(catalog, o_.sets, parse_switch(o_.switching));
       for (long level = 0; level < o_.detail && !o_.null_run && o_.sets.empty(); ++level)
         for (EventGroup& group : catalog.parse(kDetailedEvents[level])) groups_.push_back(std::move(group));
-      if (!o_.metrics.empty() || o_.topdown_level != 0 || !o_.likwid_group.empty()) add_metric_events(catalog);
+      if (!o_.metrics.empty() || o_.topdown_level != 0 || !o_.likwid_groups.empty()) add_metric_events(catalog);
       o_.events.group_all(groups_);
       o_.events.restrict_rings(groups_);
       for (EventSetDefinition& set : set_definitions_) o_.events.restrict_rings(set.groups);
@@ -199,11 +200,23 @@ class StatCommand {
       runs.push_back(run_passes(out));
       if (runs.back().exit) status = runs.back().exit->exit_code();
     }
-    // The marker library counts -e's lists and the events -M's metrics added, in groups_' order.
-    std::vector<std::string> marker_events = o_.events.lists;
-    marker_events.insert(marker_events.end(), metric_events_.begin(), metric_events_.end());
-    if (marker_events.empty()) marker_events = {kDefaultMarkerEvents};
-    StatMarkers markers(o_.markers, marker_events);
+    // The marker library counts -e's lists and the events -M's metrics added, in groups_' order;
+    // likwid's groups without -e by their names, as likwid-perfctr gives them (so that the program's
+    // own perfmon_getGroupName and its kin see them), a group each.
+    std::vector<std::vector<std::string>> marker_groups(1, o_.events.lists);
+    std::vector<EventGroup> marker_known = groups_;  // every group's events, by name: their units and scales
+    for (std::size_t m = 0; m < metrics_.size(); ++m) {
+      if (m > 0) {
+        marker_groups.emplace_back();
+        marker_known.insert(marker_known.end(), metrics_[m].counted.begin(), metrics_[m].counted.end());
+      }
+      if (m < o_.likwid_groups.size() && o_.events.lists.empty())
+        marker_groups.back() = {o_.likwid_groups[m]};
+      else
+        marker_groups.back().insert(marker_groups.back().end(), metrics_[m].lists.begin(), metrics_[m].lists.end());
+    }
+    if (marker_groups.front().empty()) marker_groups.front() = {kDefaultMarkerEvents};
+    StatMarkers markers(o_.markers, marker_groups);
     std::optional<Run> floor;
     if (o_.calibrate) floor = run_once(out, groups_, {"true"});
     for (long i = 0; i < o_.repeat && !o_.passes; ++i) {
@@ -223,17 +236,17 @@ class StatCommand {
       StatReport report = summarise_runs(figures, describe_target(o_), runs.back().footnotes);
       report.run_table = o_.run_table;
       report.metric_only = o_.metric_only;
-      if (metric_set_) {
-        add_chosen_metrics(report.rows, report.elapsed_ns, report.user_s, report.sys_s);
+      if (!metrics_.empty()) {
+        add_chosen_metrics(report.rows, report.elapsed_ns, report.user_s, report.sys_s, 0);
         report.footnotes.insert(report.footnotes.end(), metric_notes_.begin(), metric_notes_.end());
         metric_notes_.clear();
       }
       out.write(format_stat_report(report, format_, separator_));
     }
     std::vector<std::string> marker_notes;
-    for (StatReport& region : markers.reports(groups_, marker_notes)) {
-      if (metric_set_) {
-        add_chosen_metrics(region.rows, 0, std::nullopt, std::nullopt);
+    for (auto& [group, region] : markers.reports(marker_known, marker_notes)) {
+      if (group < metrics_.size()) {
+        add_chosen_metrics(region.rows, 0, std::nullopt, std::nullopt, group);
         // likwid's least, most and mean of each event mix threads: no metric of theirs is shown.
         auto mixed = [](const StatRow& row) {
           return row.prefix == "min" || row.prefix == "max" || row.prefix == "mean";
@@ -267,7 +280,7 @@ class StatCommand {
   void print_interval(OutputFile& out, std::vector<StatRow> rows, double interval_ns, double start,
                       bool& header_printed) {
     compute_metrics(rows, interval_ns);
-    if (metric_set_) add_chosen_metrics(rows, interval_ns, std::nullopt, std::nullopt);
+    if (!metrics_.empty()) add_chosen_metrics(rows, interval_ns, std::nullopt, std::nullopt, 0);
     out.write(
         format_stat_interval(rows, (now_ns() - start) / 1e9, format_, separator_, !header_printed, o_.metric_only));
     header_printed = true;
@@ -423,24 +436,27 @@ class StatCommand {
   // -M: the metrics' events added to what is counted (without -e, the metrics' events alone, as
   // perf counts them); perf's tool events come from the run, not from a counter.
   void add_metric_events(const EventCatalog& catalog) {
-    if (!o_.likwid_group.empty()) {
-      // likwid's group: its metrics alone, over the events its counters name.
-      metric_table_ = likwid_group_metrics(read_likwid_group("", likwid_arch(this_cpu_id()), o_.likwid_group));
-      std::vector<std::size_t> every(metric_table_->metrics().size());
+    // likwid's groups: their metrics alone, over the events their counters name.
+    const std::string arch = o_.likwid_groups.empty() ? "" : likwid_arch(this_cpu_id());
+    for (const std::string& name : o_.likwid_groups) {
+      ChosenMetrics& group = metrics_.emplace_back();
+      group.table = likwid_group_metrics(read_likwid_group("", arch, name));
+      std::vector<std::size_t> every(group.table.metrics().size());
       for (std::size_t i = 0; i < every.size(); ++i) every[i] = i;
-      metric_set_.emplace(*metric_table_, std::move(every), this_machine_facts(catalog));
-    } else {
-      choose_metrics(catalog);
+      group.set.emplace(group.table, std::move(every), this_machine_facts(catalog));
     }
+    if (metrics_.empty()) choose_metrics(catalog);
     add_events_of_metrics(catalog);
   }
 
   void choose_metrics(const EventCatalog& catalog) {
-    metric_table_ = MetricTable::for_this_machine(o_.metrics_dir, names_papi_presets(o_.metrics));
+    ChosenMetrics& chosen_metrics = metrics_.emplace_back();
+    MetricTable& table = chosen_metrics.table;
+    table = MetricTable::for_this_machine(o_.metrics_dir, names_papi_presets(o_.metrics));
     std::string chosen = o_.metrics;
     if (o_.topdown_level != 0) {
       const std::string level = std::to_string(o_.topdown_level);
-      const std::string group = metric_table_->topdown_group(o_.topdown_level);
+      const std::string group = table.topdown_group(o_.topdown_level);
       if (group.empty())
         throw Error(ErrorKind::InvalidArgument,
                     "--topdown needs this CPU's top-down metrics of level " + level +
@@ -454,46 +470,59 @@ class StatCommand {
                         ".");
       chosen += (chosen.empty() ? "" : ",") + group;
     }
-    metric_set_.emplace(*metric_table_, metric_table_->select(chosen), this_machine_facts(catalog));
+    chosen_metrics.set.emplace(table, table.select(chosen), this_machine_facts(catalog));
   }
 
-  // The metrics' events in groups as perf arranges them (metric_event_groups), each counted once.
+  // The metrics' events in groups as perf arranges them (metric_event_groups), each counted once:
+  // the first set's added to what is counted; the others' (further likwid groups) apart, for the
+  // marked regions.
   void add_events_of_metrics(const EventCatalog& catalog) {
     if (o_.events.lists.empty() && o_.detail == 0) groups_.clear();
     MetricGrouping rules = this_machine_grouping();
     rules.no_group = o_.metric_no_group;
-    MetricEventGroups added = metric_event_groups(*metric_table_, *metric_set_, catalog, rules, groups_);
-    for (const auto& [event, why] : added.unknown)
-      metric_notes_.push_back("A metric's event is not known here: " + why);
-    for (EventGroup& group : added.groups) {
-      std::string text;
-      for (const Event& event : group.events) text += (text.empty() ? "" : ",") + event.name;
-      metric_events_.push_back(group.events.size() > 1 ? "{" + text + "}:W" : text);
-      groups_.push_back(std::move(group));
-    }
-    if (o_.verbose && !metric_events_.empty()) {
-      std::string list;
-      for (const std::string& events : metric_events_) list += (list.empty() ? "" : " ") + events;
-      std::fprintf(stderr, "perfmon stat: the metrics' events, as counted: %s\n", list.c_str());
+    for (std::size_t m = 0; m < metrics_.size(); ++m) {
+      ChosenMetrics& chosen = metrics_[m];
+      MetricEventGroups added =
+          metric_event_groups(chosen.table, *chosen.set, catalog, rules, m == 0 ? groups_ : std::vector<EventGroup>());
+      for (const auto& [event, why] : added.unknown)
+        metric_notes_.push_back("A metric's event is not known here: " + why);
+      for (EventGroup& group : added.groups) {
+        std::string text;
+        for (const Event& event : group.events) text += (text.empty() ? "" : ",") + event.name;
+        chosen.lists.push_back(group.events.size() > 1 ? "{" + text + "}:W" : text);
+        (m == 0 ? groups_ : chosen.counted).push_back(std::move(group));
+      }
+      if (o_.verbose && !chosen.lists.empty()) {
+        std::string list;
+        for (const std::string& events : chosen.lists) list += (list.empty() ? "" : " ") + events;
+        std::fprintf(stderr, "perfmon stat: the metrics' events, as counted%s: %s\n",
+                     metrics_.size() > 1 ? (" (group " + std::to_string(m + 1) + ")").c_str() : "", list.c_str());
+      }
     }
   }
 
   // -M's metrics on the rows (with --metric-only, they alone: perf's shadow figures left out),
   // each that has no value said once.
   void add_chosen_metrics(std::vector<StatRow>& rows, double elapsed_ns, std::optional<double> user_s,
-                          std::optional<double> sys_s) {
+                          std::optional<double> sys_s, std::size_t set) {
     if (o_.metric_only)
       for (StatRow& row : rows) row.metric.reset();
-    for (std::string& note : add_metrics(rows, *metric_table_, *metric_set_, elapsed_ns, user_s, sys_s))
+    for (std::string& note : add_metrics(rows, metrics_[set].table, *metrics_[set].set, elapsed_ns, user_s, sys_s))
       if (std::find(metric_notes_.begin(), metric_notes_.end(), note) == metric_notes_.end())
         metric_notes_.push_back(std::move(note));
   }
 
   std::vector<EventGroup> groups_;
-  std::optional<MetricTable> metric_table_;
-  std::optional<MetricSet> metric_set_;
-  std::vector<std::string> metric_notes_;   // metrics without a value, said once
-  std::vector<std::string> metric_events_;  // what -M added to groups_, in order: names, groups as {a,b}:W
+  // The metrics computed: -M's (and --topdown's) one set, or each likwid group's (the first also for
+  // the whole run; with --markers, each in its regions).
+  struct ChosenMetrics {
+    MetricTable table;
+    std::optional<MetricSet> set;     // refers to table: an element of a deque, never moved
+    std::vector<std::string> lists;   // the events it adds, as the marker library counts them: {a,b}:W
+    std::vector<EventGroup> counted;  // them parsed, for a set after the first (the first's are in groups_)
+  };
+  std::deque<ChosenMetrics> metrics_;
+  std::vector<std::string> metric_notes_;  // metrics without a value, said once
   std::vector<EventSetDefinition> set_definitions_;
   PassPlan plan_;
   StatFormat format_ = StatFormat::Table;

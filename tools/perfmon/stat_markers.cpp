@@ -24,7 +24,7 @@ constexpr const char* kMissing =
 
 }  // namespace
 
-StatMarkers::StatMarkers(bool on, const std::vector<std::string>& events) {
+StatMarkers::StatMarkers(bool on, const std::vector<std::vector<std::string>>& groups) {
   if (!on) return;
   char name[] = "/tmp/perfmon-markers-XXXXXX";
   if (mkdtemp(name) == nullptr)
@@ -32,7 +32,10 @@ StatMarkers::StatMarkers(bool on, const std::vector<std::string>& events) {
                 std::string("cannot make a directory for the marker results: ") + std::strerror(errno) + ".", errno);
   dir_ = name;
   std::string lists;
-  for (const std::string& list : events) lists += (lists.empty() ? "" : ",") + list;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (g > 0) lists += '|';
+    for (std::size_t l = 0; l < groups[g].size(); ++l) lists += (l > 0 ? "," : "") + groups[g][l];
+  }
   const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
   setenv("LIKWID_EVENTS", lists.c_str(), 1);
   setenv("LIKWID_FILEPATH", (dir_ / "likwid.txt").c_str(), 1);
@@ -49,9 +52,9 @@ StatMarkers::~StatMarkers() {
     unsetenv(name);
 }
 
-std::vector<StatReport> StatMarkers::reports(const std::vector<EventGroup>& events,
-                                             std::vector<std::string>& notes) const {
-  std::vector<StatReport> out;
+std::vector<MarkedReport> StatMarkers::reports(const std::vector<EventGroup>& events,
+                                               std::vector<std::string>& notes) const {
+  std::vector<MarkedReport> out;
   if (dir_.empty()) return out;
   MarkerResults results;
   try {
@@ -75,7 +78,8 @@ std::vector<StatReport> StatMarkers::reports(const std::vector<EventGroup>& even
     const std::size_t group = region.group;
     auto [found, added] = report_of.try_emplace({tag, group}, out.size());
     if (added) {
-      StatReport& report = out.emplace_back();
+      out.push_back({group, {}});
+      StatReport& report = out.back().report;
       report.target =
           "region '" + printable(tag) + "'" + (groups.size() > 1 ? " (group " + std::to_string(group + 1) + ")" : "");
       threads.emplace_back();
@@ -98,7 +102,7 @@ std::vector<StatReport> StatMarkers::reports(const std::vector<EventGroup>& even
     longest[r] = std::max(longest[r], region.seconds);
   }
   for (std::size_t r = 0; r < out.size(); ++r) {
-    StatReport& report = out[r];
+    StatReport& report = out[r].report;
     for (const Reading& reading : threads[r])
       for (const StatRow& row : stat_rows(reading)) report.rows.push_back(row);
     // With several threads, likwid's statistics over them: the sum, the least, the most and the

@@ -15,17 +15,24 @@
 
 namespace perfmon::cli {
 
+// A region's report in one group of events.
+struct MarkedReport {
+  std::size_t group = 0;
+  StatReport report;
+};
+
 class StatMarkers {
  public:
-  // `events`: the -e lists, one likwid group. Nothing is set where `on` is false.
-  StatMarkers(bool on, const std::vector<std::string>& events);
+  // `groups`: likwid's groups of events, one at a time, each its event lists in perf's syntax.
+  // Nothing is set where `on` is false.
+  StatMarkers(bool on, const std::vector<std::vector<std::string>>& groups);
   ~StatMarkers();
   StatMarkers(const StatMarkers&) = delete;
   StatMarkers& operator=(const StatMarkers&) = delete;
 
-  // The regions' reports, or a note saying why there are none. `events`: the -e events as parsed,
-  // which name the first group's values (their units and scales).
-  std::vector<StatReport> reports(const std::vector<EventGroup>& events, std::vector<std::string>& notes) const;
+  // The regions' reports, each in its group, or a note saying why there are none. `events`: the
+  // groups' events as parsed, which name their values (their units and scales).
+  std::vector<MarkedReport> reports(const std::vector<EventGroup>& events, std::vector<std::string>& notes) const;
 
  private:
   std::filesystem::path dir_;  // empty: off

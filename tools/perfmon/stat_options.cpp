@@ -84,7 +84,7 @@ std::vector<Option> stat_options(StatOptions& o) {
       {0, "likwid-group", "name",
        "compute one of likwid's performance groups (likwid-perfctr -g NAME: BRANCH, FLOPS_DP, L2CACHE...; perfmon "
        "list likwid-groups), read from the installed likwid; -g NAME says the same where NAME is such a group",
-       [&](std::string_view v) { o.likwid_group = std::string(v); }},
+       [&](std::string_view v) { o.likwid_groups.emplace_back(v); }},
       {0, "td-level", "n", "with --topdown: the level of its metrics, 1 to 6 (default 1)",
        [&](std::string_view v) { o.topdown_level = parse_long(v, "--td-level", 1, 6); }},
       {0, "metric-only", "", "print the metrics alone (-M's, or perf's shadow figures), a column each, as perf does",
@@ -215,9 +215,13 @@ void validate(const StatOptions& o) {
     throw UsageError("-G counts a cgroup system-wide; it cannot be combined with -p or -t");
   if (o.command.empty() && targets == 0 && t.cgroup.empty() && !o.plan)
     throw UsageError("nothing to count: give a command, or a target with -p, -t, -a, -C or -G");
-  if (!o.likwid_group.empty() && (!o.metrics.empty() || o.topdown_level != 0))
+  if (!o.likwid_groups.empty() && (!o.metrics.empty() || o.topdown_level != 0))
     throw UsageError(
         "a likwid group (-g NAME, --likwid-group) computes its own metrics: give it without -M or --topdown");
+  if (o.likwid_groups.size() > 1 && !o.markers)
+    throw UsageError(
+        "several likwid groups are counted one at a time in marked regions, switched by the program "
+        "(LIKWID_MARKER_SWITCH): give them with --markers, or give one group");
   if (!o.command.empty() && (!t.pids.empty() || !t.tids.empty()))
     throw UsageError("-p and -t attach to running processes; they cannot be combined with a command");
   if (o.separator && o.json) throw UsageError("-x (CSV) and -j (JSON) exclude each other");

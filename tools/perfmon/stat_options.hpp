@@ -26,20 +26,22 @@ struct StatOptions {
   StatBreakdown per_place = StatBreakdown::Total;  // --per-socket, --per-die, --per-core, --per-node
   bool per_thread = false;
   long interval_ms = 0;
-  long interval_count = 0;   // --interval-count: stop after that many -I intervals (0: no limit)
-  long timeout_ms = 0;       // --timeout: stop after that long (0: none)
-  bool quiet = false;        // -q: no counts printed
-  bool null_run = false;     // -n: nothing counted, the command timed
-  long detail = 0;           // -d, -dd, -ddd: perf's detailed events added, up to level 3
-  std::string metrics;       // -M: metrics and groups of metrics, comma-separated
-  std::string metrics_dir;   // --metrics-dir: perf's pmu-events for this architecture
-  bool metric_only = false;  // --metric-only: the metrics alone, a column each
+  long interval_count = 0;       // --interval-count: stop after that many -I intervals (0: no limit)
+  long timeout_ms = 0;           // --timeout: stop after that long (0: none)
+  bool quiet = false;            // -q: no counts printed
+  bool null_run = false;         // -n: nothing counted, the command timed
+  long detail = 0;               // -d, -dd, -ddd: perf's detailed events added, up to level 3
+  std::string metrics;           // -M: metrics and groups of metrics, comma-separated
+  std::string metrics_dir;       // --metrics-dir: perf's pmu-events for this architecture
+  bool metric_only = false;      // --metric-only: the metrics alone, a column each
   bool metric_no_group = false;  // --metric-no-group: each metric's events counted alone
-  long topdown_level = 0;    // --topdown (1), --td-level N: the top-down metrics of that level
-  std::string likwid_group;  // --likwid-group, likwid-perfctr's -g NAME: one of likwid's performance groups
-  bool summary = false;      // --summary: with -I, the whole run's counts at the end too
-  bool sync_first = false;   // -S: sync(2) before counting, as perf stat --sync
-  bool run_table = false;    // --table: with -r, each run's wall time
+  long topdown_level = 0;        // --topdown (1), --td-level N: the top-down metrics of that level
+  // --likwid-group, likwid-perfctr's -g NAME: likwid's performance groups (several: with --markers,
+  // one at a time, switched by the program's LIKWID_MARKER_SWITCH)
+  std::vector<std::string> likwid_groups;
+  bool summary = false;     // --summary: with -I, the whole run's counts at the end too
+  bool sync_first = false;  // -S: sync(2) before counting, as perf stat --sync
+  bool run_table = false;   // --table: with -r, each run's wall time
   long repeat = 1;
   std::optional<std::string> separator;
   bool json = false;

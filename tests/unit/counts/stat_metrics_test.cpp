@@ -87,12 +87,18 @@ TEST(StatMetrics, ToolEventsAndErrors) {
   EXPECT_FALSE(rows[0].metric_error);  // exact
   EXPECT_DOUBLE_EQ(*rows[1].metric, 3);
   EXPECT_NEAR(*rows[1].metric_error, 0.06, 1e-12);
-  // In a region, the run's wall time is not the region's: no value, and the sentence says why.
+  // In a region, the run's wall time is not the region's: its time is the region's own, its
+  // counters' time enabled there (4 ms); without it, no value, and the sentence says why.
   std::vector<StatRow> region = {task_clock_ms(3)};
   region[0].region = "solve";
+  region[0].value.enabled = 4'000'000;
   const MetricSet busy(table, table.select("busy"), {});
+  EXPECT_TRUE(add_metrics(region, table, busy, 6e6).empty());
+  EXPECT_DOUBLE_EQ(*region[0].metric, 0.75);
+  region[0].value.enabled = 0;
+  region[0].metric.reset();
   EXPECT_EQ(add_metrics(region, table, busy, 6e6),
-            std::vector<std::string>{"The metric busy has no value here: duration_time is not known for a region."});
+            std::vector<std::string>{"The metric busy has no value here: duration_time is not known here."});
   EXPECT_FALSE(region[0].metric);
 }
 
