@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -152,7 +153,10 @@ class StatCommand {
         set_definitions_ = event_sets_of(catalog, o_.sets, parse_switch(o_.switching));
       for (long level = 0; level < o_.detail && !o_.null_run && o_.sets.empty(); ++level)
         for (EventGroup& group : catalog.parse(kDetailedEvents[level])) groups_.push_back(std::move(group));
-      if (!o_.metrics.empty() || o_.topdown_level != 0 || !o_.likwid_groups.empty()) add_metric_events(catalog);
+      if (!o_.metrics.empty() || o_.topdown_level != 0 || !o_.likwid_groups.empty())
+        add_metric_events(catalog);
+      else if (o_.events.lists.empty() && o_.sets.empty() && !o_.emulate && !o_.null_run)
+        add_default_topdown(catalog);
       o_.events.group_all(groups_);
       o_.events.restrict_rings(groups_);
       for (EventSetDefinition& set : set_definitions_) o_.events.restrict_rings(set.groups);
@@ -449,6 +453,27 @@ class StatCommand {
     add_events_of_metrics(catalog);
   }
 
+  // perf stat's default output where the core PMU has Intel's topdown metrics (Ice Lake on): this
+  // CPU's Default metrics (top-down level 1; level 2 too on Sapphire Rapids and its successors)
+  // beside the default events. Elsewhere nothing is read (a look at sysfs).
+  void add_default_topdown(const EventCatalog& catalog) {
+    std::error_code ignored;
+    if (!std::filesystem::exists("/sys/bus/event_source/devices/cpu/events/topdown-retiring", ignored) &&
+        !std::filesystem::exists("/sys/bus/event_source/devices/cpu_core/events/topdown-retiring", ignored))
+      return;
+    MetricTable table = MetricTable::shipped(this_cpu_id());
+    std::vector<std::size_t> chosen;
+    for (std::size_t m = 0; m < table.metrics().size(); ++m) {
+      const std::vector<std::string>& groups = table.metrics()[m].groups;
+      if (std::find(groups.begin(), groups.end(), "Default") != groups.end()) chosen.push_back(m);
+    }
+    if (chosen.empty()) return;
+    ChosenMetrics& defaults = metrics_.emplace_back();
+    defaults.table = std::move(table);
+    defaults.set.emplace(defaults.table, std::move(chosen), this_machine_facts(catalog));
+    add_events_of_metrics(catalog);
+  }
+
   void choose_metrics(const EventCatalog& catalog) {
     ChosenMetrics& chosen_metrics = metrics_.emplace_back();
     MetricTable& table = chosen_metrics.table;
@@ -477,7 +502,8 @@ class StatCommand {
   // the first set's added to what is counted; the others' (further likwid groups) apart, for the
   // marked regions.
   void add_events_of_metrics(const EventCatalog& catalog) {
-    if (o_.events.lists.empty() && o_.detail == 0) groups_.clear();
+    const bool chosen = !o_.metrics.empty() || o_.topdown_level != 0 || !o_.likwid_groups.empty();
+    if (chosen && o_.events.lists.empty() && o_.detail == 0) groups_.clear();
     MetricGrouping rules = this_machine_grouping();
     rules.no_group = o_.metric_no_group;
     for (std::size_t m = 0; m < metrics_.size(); ++m) {

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -142,6 +143,31 @@ TEST(ShippedMetricTables, ChosenByTheCpusIdAsPerfChooses) {
   EXPECT_EQ(MetricTable::shipped_model("AuthenticAMD-25-61-2"), "");
   EXPECT_TRUE(MetricTable::shipped("AuthenticAMD-25-61-2").metrics().empty());
   EXPECT_TRUE(MetricTable::shipped("").metrics().empty());
+}
+
+// perf stat's Default group, as Intel's converter makes it: top-down level 1 on models whose PMU has
+// the perf metrics (Ice Lake on), level 2 too on Sapphire Rapids and its successors, none on
+// Skylake; and Intel's MetricConstraint carried over.
+TEST(ShippedMetricTables, PerfStatsDefaultTopDownLevelsAndConstraints) {
+  auto defaults = [](const std::string& cpuid) {
+    std::set<std::string> names;
+    const MetricTable table = MetricTable::shipped(cpuid);
+    for (const MetricDefinition& metric : table.metrics())
+      if (std::find(metric.groups.begin(), metric.groups.end(), "Default") != metric.groups.end())
+        names.insert(metric.name);
+    return names;
+  };
+  const std::set<std::string> level_one = {"tma_backend_bound", "tma_bad_speculation", "tma_frontend_bound",
+                                           "tma_retiring"};
+  EXPECT_EQ(defaults("GenuineIntel-6-7E-5"), level_one);  // Ice Lake
+  const std::set<std::string> sapphire = defaults("GenuineIntel-6-8F-4");
+  EXPECT_EQ(sapphire.size(), 12u);
+  EXPECT_TRUE(std::includes(sapphire.begin(), sapphire.end(), level_one.begin(), level_one.end()));
+  EXPECT_TRUE(sapphire.contains("tma_memory_bound"));
+  EXPECT_TRUE(defaults("GenuineIntel-6-4E-3").empty());  // Skylake: no perf metrics
+  const MetricTable sapphire_table = MetricTable::shipped("GenuineIntel-6-8F-4");
+  EXPECT_EQ(sapphire_table.metrics()[*sapphire_table.find("tma_lock_latency")].constraint, "NO_GROUP_EVENTS");
+  EXPECT_EQ(sapphire_table.metrics()[*sapphire_table.find("tma_retiring")].constraint, "");
 }
 
 }  // namespace
