@@ -143,7 +143,10 @@ class StatCommand {
   int execute() {
     EventCatalog catalog;
     try {
-      if (o_.null_run)
+      // -M, --topdown or -g without -e or -d: the metrics' events alone, as perf counts them.
+      const bool metrics_alone = (!o_.metrics.empty() || o_.topdown_level != 0 || !o_.likwid_groups.empty()) &&
+                                 o_.events.lists.empty() && o_.detail == 0;
+      if (o_.null_run || metrics_alone)
         groups_.clear();  // a null run: the command's time and usage alone
       else if (o_.sets.empty())
         groups_ = !o_.events.lists.empty() ? o_.events.parse(catalog)
@@ -502,8 +505,6 @@ class StatCommand {
   // the first set's added to what is counted; the others' (further likwid groups) apart, for the
   // marked regions.
   void add_events_of_metrics(const EventCatalog& catalog) {
-    const bool chosen = !o_.metrics.empty() || o_.topdown_level != 0 || !o_.likwid_groups.empty();
-    if (chosen && o_.events.lists.empty() && o_.detail == 0) groups_.clear();
     MetricGrouping rules = this_machine_grouping();
     rules.no_group = o_.metric_no_group;
     for (std::size_t m = 0; m < metrics_.size(); ++m) {
