@@ -5,6 +5,7 @@
 #include "perfmon/address_space.hpp"       // AddressSpaces: a recording's commands and mappings
 #include "perfmon/annotation.hpp"          // AnnotationSamples: a function's samples by instruction and source line
 #include "perfmon/annotation_output.hpp"   // annotate's shapes: text and JSON
+#include "perfmon/bench_results.hpp"       // BenchResults: benchmark counts in BMF, compared with a baseline, a CI gate
 #include "perfmon/cache_geometry.hpp"      // CacheGeometry: a machine's caches (sysfs, CPUID)
 #include "perfmon/catalog.hpp"             // EventCatalog: event strings -> events and groups; listings
 #include "perfmon/control_channel.hpp"     // ControlChannel: perf's --control FIFO: enable, disable, named regions

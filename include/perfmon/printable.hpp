@@ -16,5 +16,7 @@ namespace perfmon {
 std::string printable(std::string_view text);
 // The same appended to `out`: no string of its own.
 void append_printable(std::string& out, std::string_view text);
+// printable() with XML's markup escaped (&, <, >, "): text for an XML element or attribute.
+std::string xml_text(std::string_view text);
 
 }  // namespace perfmon

@@ -75,4 +75,29 @@ void append_printable(std::string& out, std::string_view text) {
   }
 }
 
+std::string xml_text(std::string_view raw) {
+  const std::string text = printable(raw);
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace perfmon

@@ -20,32 +20,6 @@ constexpr double kWidth = 1200, kPad = 10, kFrameHeight = 16, kTop = 40, kBottom
 constexpr double kCharWidth = 7.2;  // of 12px monospace, as the script assumes too
 constexpr double kMinWidth = 0.1;   // narrower frames are not drawn
 
-// Text for XML: valid UTF-8 without control characters (printable()), markup escaped.
-std::string xml_text(std::string_view raw) {
-  const std::string text = printable(raw);
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 // The label that fits a frame's width: whole, cut with "..", or none.
 std::string fitted(std::string_view name, double width) {
   const auto chars = static_cast<std::size_t>(std::max(0.0, (width - 6) / kCharWidth));

@@ -6,8 +6,6 @@
 
 namespace perfmon::present {
 
-namespace {
-// perf prints counts with thousands separators in the table (in locales that have them).
 std::string group_thousands(double value) {
   std::string digits = format_text("%.0f", value);
   std::string out;
@@ -19,7 +17,6 @@ std::string group_thousands(double value) {
   }
   return out;
 }
-}  // namespace
 
 std::string format_text(const char* format, ...) {
   char buffer[512];

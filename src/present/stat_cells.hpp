@@ -19,6 +19,9 @@ double running_percent(const StatRow& row);
 std::optional<double> variance_percent(const StatRow& row);
 // The kernel's running time for a counted row, else 0.
 std::uint64_t event_runtime(const StatRow& row);
+// The value rounded to a whole number with thousands separators, as perf prints counts in the table
+// (in locales that have them): "1,234,567".
+std::string group_thousands(double value);
 // snprintf into a std::string.
 std::string format_text(const char* format, ...) __attribute__((format(printf, 1, 2)));
 

@@ -38,6 +38,9 @@ class Process {
 
 Result run(const std::vector<std::string>& argv);
 
+// A file's bytes ("" where it cannot be read).
+std::string read_file(const std::string& path);
+
 // Copies `program` to dir/name, strips it and puts its debug information into dir/name.debug, which
 // a .gnu_debuglink in it names (as a distribution ships a program and its -dbgsym package).
 // Returns the stripped copy's path.

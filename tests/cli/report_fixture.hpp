@@ -21,13 +21,6 @@ namespace perfmon::testing {
 
 namespace fs = std::filesystem;
 
-inline std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 class Report : public ::testing::Test {
  protected:
   void SetUp() override {

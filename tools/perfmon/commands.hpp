@@ -11,6 +11,7 @@ int run_record(std::span<char* const> args);
 int run_script(std::span<char* const> args);
 int run_report(std::span<char* const> args);
 int run_diff(std::span<char* const> args);
+int run_bench(std::span<char* const> args);
 int run_annotate(std::span<char* const> args);
 int run_top(std::span<char* const> args);
 int run_serve(std::span<char* const> args);

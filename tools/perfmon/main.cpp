@@ -32,6 +32,8 @@ constexpr Subcommand kCommands[] = {
      perfmon::cli::run_report},
     {"script", "print each sample of a perf.data file", perfmon::cli::run_script},
     {"diff", "compare two perf.data files: each function's share in both, and the change", perfmon::cli::run_diff},
+    {"bench", "a command's exact counts as benchmark results: saved, compared with a baseline, a CI gate",
+     perfmon::cli::run_bench},
     {"annotate", "show a function's source lines and instructions with the samples on each",
      perfmon::cli::run_annotate},
     {"top", "show where the machine spends its samples now, refreshed live", perfmon::cli::run_top},

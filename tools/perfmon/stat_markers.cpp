@@ -52,18 +52,23 @@ StatMarkers::~StatMarkers() {
     unsetenv(name);
 }
 
-std::vector<MarkedReport> StatMarkers::reports(const std::vector<EventGroup>& events,
-                                               std::vector<std::string>& notes) const {
-  std::vector<MarkedReport> out;
-  if (dir_.empty()) return out;
-  MarkerResults results;
+std::optional<MarkerResults> StatMarkers::results(std::vector<std::string>& notes) const {
+  if (dir_.empty()) return std::nullopt;
   try {
-    results = read_marker_results(dir_ / "markers.json");
+    return read_marker_results(dir_ / "markers.json");
   } catch (const Error& error) {
     // None at all: the program was not built with the markers; anything else is said as it is.
     notes.push_back(error.kind() == ErrorKind::System && error.errnum() == ENOENT ? kMissing : error.what());
-    return out;
+    return std::nullopt;
   }
+}
+
+std::vector<MarkedReport> StatMarkers::reports(const std::vector<EventGroup>& events,
+                                               std::vector<std::string>& notes) const {
+  std::vector<MarkedReport> out;
+  const std::optional<MarkerResults> read = results(notes);
+  if (!read) return out;
+  const MarkerResults& results = *read;
   const std::vector<std::vector<std::string>>& groups = results.groups;
   // One report per region and group, in the order first met; a row per thread and event, then
   // their sums.

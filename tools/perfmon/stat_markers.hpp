@@ -7,10 +7,12 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "perfmon/event.hpp"
+#include "perfmon/marker_results.hpp"
 #include "perfmon/stat.hpp"
 
 namespace perfmon::cli {
@@ -30,6 +32,8 @@ class StatMarkers {
   StatMarkers(const StatMarkers&) = delete;
   StatMarkers& operator=(const StatMarkers&) = delete;
 
+  // The program's marker results, or a note saying why there are none.
+  std::optional<MarkerResults> results(std::vector<std::string>& notes) const;
   // The regions' reports, each in its group, or a note saying why there are none. `events`: the
   // groups' events as parsed, which name their values (their units and scales).
   std::vector<MarkedReport> reports(const std::vector<EventGroup>& events, std::vector<std::string>& notes) const;

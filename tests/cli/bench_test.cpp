@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+// perfmon bench as a CI job runs it: exact counts on the emulated CPU, the same every run and
+// linear in the work; a baseline saved in Bencher's Metric Format (checked against BMF's JSON
+// schema); a planted 0.1 % regression failing the gate with the measure named, in the table,
+// Markdown and JUnit; the program's marked regions as benchmarks; every mistake said in one sentence.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "emulated.hpp"
+#include "process.hpp"
+
+namespace perfmon::testing {
+namespace {
+
+class Bench : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  // The loop of exactly 2N instructions and N branches (tests/emulate/loop.c), benchmarked.
+  Result bench(std::vector<std::string> options, long iterations) const {
+    std::vector<std::string> argv = {PERFMON, "bench"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), {"--", EMULATED_LOOP, std::to_string(iterations)});
+    return run(argv);
+  }
+  const std::filesystem::path dir_ =
+      std::filesystem::temp_directory_path() / ("perfmon-bench-" + std::to_string(getpid()));
+};
+
+TEST_F(Bench, EmulatedCountsAreExactTheSameEveryRunAndLinearInTheWork) {
+  REQUIRE_QEMU();
+  std::vector<nlohmann::json> measured;
+  for (const long iterations : {100'000L, 200'000L, 300'000L}) {
+    const Result r = bench({"-r", "3", "--json"}, iterations);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json bmf = nlohmann::json::parse(r.out);
+    const std::string name = "perfmon-test-emulated-loop " + std::to_string(iterations);
+    ASSERT_TRUE(bmf.contains(name)) << r.out;
+    for (const auto& [measure, metric] : bmf[name].items())
+      EXPECT_EQ(metric["lower_value"], metric["upper_value"]) << measure << ": the same in each of 3 runs";
+    measured.push_back(bmf[name]);
+  }
+  for (const char* measure : {"instructions", "branches", "branch-misses", "L1-dcache-load-misses", "LLC-load-misses"})
+    ASSERT_TRUE(measured[0].contains(measure)) << measure;
+  auto value = [&](std::size_t run, const char* measure) { return measured[run][measure]["value"].get<double>(); };
+  // Each 100,000 more iterations: 200,000 more instructions and 100,000 more branches, exactly.
+  EXPECT_EQ(value(1, "instructions") - value(0, "instructions"), 200'000);
+  EXPECT_EQ(value(2, "instructions") - value(1, "instructions"), 200'000);
+  EXPECT_EQ(value(2, "branches") - value(1, "branches"), 100'000);
+}
+
+TEST_F(Bench, APlantedRegressionFailsTheGateAndIsNamed) {
+  REQUIRE_QEMU();
+  const std::string base = (dir_ / "base.json").string(), markdown = (dir_ / "summary.md").string(),
+                    junit = (dir_ / "junit.xml").string();
+  const Result saved = bench({"--name", "loop", "--save", base}, 1'000'000);
+  ASSERT_EQ(saved.exit_code, 0) << saved.err;
+  EXPECT_NE(saved.out.find("perfmon bench: '"), std::string::npos) << saved.out;
+  EXPECT_NE(saved.out.find("on the emulated CPU ("), std::string::npos) << saved.out;
+  // The same build again: nothing changed, the gate passes.
+  const Result same = bench({"--name", "loop", "--compare", base, "--markdown", markdown}, 1'000'000);
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_TRUE(read_file(markdown).starts_with("### perfmon bench: no regression\n")) << read_file(markdown);
+  // 0.1 % more iterations: 2,000 more instructions in about 2 million, past a 0.05 % threshold.
+  const Result worse = bench({"--name", "loop", "--compare", base, "--threshold", "0.05%,branch-misses=50%",
+                              "--markdown", markdown, "--junit", junit},
+                             1'001'000);
+  EXPECT_EQ(worse.exit_code, 2) << worse.err;
+  EXPECT_NE(worse.err.find("perfmon bench: 2 measures grew past their thresholds: instructions of 'loop' +0.0"),
+            std::string::npos)
+      << worse.err;
+  EXPECT_NE(worse.err.find("% (threshold 0.05%); branches of 'loop' +0.0"), std::string::npos) << worse.err;
+  EXPECT_NE(worse.out.find("regression (threshold 0.05%)"), std::string::npos) << worse.out;
+  EXPECT_TRUE(read_file(markdown).starts_with("### perfmon bench: 2 regressions\n")) << read_file(markdown);
+  EXPECT_NE(read_file(markdown).find("| loop | instructions | "), std::string::npos) << read_file(markdown);
+  const std::string xml = read_file(junit);
+  EXPECT_NE(xml.find("tests=\"1\" failures=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<testcase classname=\"perfmon.bench\" name=\"loop\">"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<failure message=\"instructions +0.0"), std::string::npos) << xml;
+  // A threshold the change stays under: passes.
+  EXPECT_EQ(bench({"--name", "loop", "--compare", base, "--threshold", "1%"}, 1'001'000).exit_code, 0);
+}
+
+// The file --save writes is Bencher's Metric Format, by the JSON schema Bencher publishes for it
+// (https://bencher.dev/bmf.json: benchmarks, each an object of measures, each with a number
+// `value` and optional numbers `lower_value` and `upper_value`), as python3-jsonschema reads it.
+TEST_F(Bench, SavedResultsAreBencherMetricFormat) {
+  REQUIRE_QEMU();
+  if (run({"/usr/bin/python3", "-c", "import jsonschema"}).exit_code != 0)
+    GTEST_SKIP() << "python3-jsonschema is missing (scripts/install-deps installs it)";
+  const std::string saved = (dir_ / "results.json").string();
+  ASSERT_EQ(bench({"--save", saved}, 1000).exit_code, 0);
+  const Result checked = run({"/usr/bin/python3", "-c", R"(
+import json, sys, jsonschema
+measure = {"type": "object", "properties": {"value": {"type": "number"}, "lower_value": {"type": "number"},
+           "upper_value": {"type": "number"}}, "required": ["value"]}
+schema = {"$schema": "http://json-schema.org/draft-07/schema", "type": "object",
+          "patternProperties": {".+": {"type": "object", "patternProperties": {".+": measure}}}}
+document = json.load(open(sys.argv[1]))
+jsonschema.validate(document, schema)
+assert len(document) == 1 and all(len(m) == 5 for m in document.values()), document
+print("valid")
+)",
+                              saved});
+  EXPECT_EQ(checked.exit_code, 0) << checked.err;
+  EXPECT_EQ(checked.out, "valid\n");
+}
+
+TEST_F(Bench, EachMarkedRegionIsABenchmark) {
+  REQUIRE_QEMU();
+  if (std::string(EMULATED_REGION).empty())
+    GTEST_SKIP() << "this is the sanitizer build: a sanitized program does not run under qemu-user (its shadow memory)";
+  const std::string saved = (dir_ / "regions.json").string();  // the program prints too: the file alone is BMF
+  const Result r = run({PERFMON, "bench", "--save", saved, "--markers", "-r", "2", "--", LIKWID_THREADS});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json bmf = nlohmann::json::parse(read_file(saved));
+  for (const char* region : {"work", "outer", "inner"}) EXPECT_TRUE(bmf.contains(region)) << r.out;
+  // Each thread's inner region runs the same instructions every time: their sum does not vary.
+  EXPECT_EQ(bmf["inner"]["instructions"]["lower_value"], bmf["inner"]["instructions"]["upper_value"]) << r.out;
+  EXPECT_GT(bmf["inner"]["instructions"]["value"].get<double>(), 0);
+}
+
+TEST_F(Bench, MistakesAreSaidInOneSentence) {
+  REQUIRE_QEMU();
+  const Result failing = run({PERFMON, "bench", "--", EMULATED_LOOP, "1", "2000"});  // more threads than it takes
+  EXPECT_EQ(failing.exit_code, 1);
+  EXPECT_NE(failing.err.find("' exited with status "), std::string::npos) << failing.err;
+  EXPECT_NE(failing.err.find(": a benchmark's counts are kept only from a run that succeeds (fix the command first)."),
+            std::string::npos)
+      << failing.err;
+  const std::string missing = (dir_ / "none.json").string();
+  const Result no_base = bench({"--compare", missing}, 10);
+  EXPECT_EQ(no_base.exit_code, 129);
+  EXPECT_NE(no_base.err.find("cannot read " + missing +
+                             " (No such file or directory): give results perfmon bench --save wrote (Bencher's "
+                             "Metric Format)."),
+            std::string::npos)
+      << no_base.err;
+  const std::string fifo = (dir_ / "fifo").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(bench({"--compare", fifo}, 10).exit_code, 129);  // refused, never waited on
+  std::ofstream(dir_ / "broken.json") << "{\"loop\": [";
+  const Result broken = bench({"--compare", (dir_ / "broken.json").string()}, 10);
+  EXPECT_NE(broken.err.find("broken.json is not JSON"), std::string::npos) << broken.err;
+  const Result threshold = bench({"--compare", missing, "--threshold", "fast"}, 10);
+  EXPECT_EQ(threshold.exit_code, 129);
+  EXPECT_NE(threshold.err.find("--threshold takes a percent ('0.1%') or MEASURE=PERCENT pairs"), std::string::npos)
+      << threshold.err;
+  EXPECT_EQ(bench({"--threshold", "1%"}, 10).exit_code, 129);  // without --compare
+  EXPECT_EQ(run({PERFMON, "bench"}).exit_code, 129);           // no command
+  EXPECT_EQ(bench({"-e", "no-such-event"}, 10).exit_code, 129);
+}
+
+}  // namespace
+}  // namespace perfmon::testing

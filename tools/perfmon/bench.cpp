@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: Apache-2.0
+// perfmon bench: a command's counts as benchmark results a CI job keeps and compares — exact and
+// the same every run on the emulated CPU (the default), or the PMU's user-space counts (--native);
+// the whole command one benchmark, or each region the program marks one (--markers); saved in
+// Bencher's Metric Format, compared with a baseline, and a gate that fails where a measure grew
+// past its threshold (docs/bench.md).
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "errors.hpp"
+#include "options.hpp"
+#include "output.hpp"
+#include "perfmon/bench_results.hpp"
+#include "perfmon/catalog.hpp"
+#include "perfmon/error.hpp"
+#include "perfmon/measurement.hpp"
+#include "perfmon/output_file.hpp"
+#include "perfmon/printable.hpp"
+#include "stat_markers.hpp"
+#include "waited_signals.hpp"
+
+namespace perfmon::cli {
+
+namespace {
+
+constexpr const char* kSynopsis =
+    "perfmon bench [-e EVENTS] [-r N] [--native] [--name NAME] [--markers] [--save FILE] [--compare BASE "
+    "[--threshold PCT]] [--json] [--markdown FILE] [--junit FILE] -- COMMAND [ARGS]";
+// What every benchmark reports: instructions, branches, and the models' (or the PMU's) misses.
+constexpr const char* kMeasures = "instructions,branches,branch-misses,L1-dcache-load-misses,LLC-load-misses";
+constexpr int kRegressionStatus = 2;  // the gate failed: a measure grew past its threshold
+
+struct BenchOptions {
+  std::vector<std::string> events;  // -e: more measures
+  long runs = 0;                    // -r; 0: 1 on the emulated CPU (exact), 5 on the PMU
+  bool native = false;
+  std::string name;
+  bool markers = false;
+  std::string save, compare, markdown, junit;
+  std::string threshold;
+  bool json = false;
+  std::vector<std::string> command;
+};
+
+// Each benchmark's values of each measure, a run at a time, in the order first met.
+class Collected {
+ public:
+  void add(const std::string& benchmark, const std::string& measure, double value) {
+    auto found =
+        std::find_if(benchmarks_.begin(), benchmarks_.end(), [&](const auto& b) { return b.first == benchmark; });
+    if (found == benchmarks_.end()) found = benchmarks_.insert(benchmarks_.end(), {benchmark, {}});
+    auto& measures = found->second;
+    auto named = std::find_if(measures.begin(), measures.end(), [&](const auto& m) { return m.first == measure; });
+    if (named == measures.end()) named = measures.insert(measures.end(), {measure, {}});
+    named->second.push_back(value);
+  }
+  // The mean of each, with the least and the most.
+  BenchResults results() const {
+    BenchResults out;
+    for (const auto& [benchmark, measures] : benchmarks_) {
+      BenchResult& result = out.emplace_back();
+      result.benchmark = benchmark;
+      for (const auto& [measure, values] : measures) {
+        double sum = 0;
+        for (const double value : values) sum += value;
+        const auto [least, most] = std::minmax_element(values.begin(), values.end());
+        result.measures.push_back({measure, sum / static_cast<double>(values.size()), *least, *most});
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::vector<double>>>>> benchmarks_;
+};
+
+// A measure's name: the event's, without the ":u" the PMU's are counted with, so that a baseline
+// counted one way reads the same names as one counted the other.
+std::string measure_name(std::string event) {
+  if (event.ends_with(":u")) event.resize(event.size() - 2);
+  return event;
+}
+
+// A command's name as a benchmark: its program's file name and its arguments ("gzip -9 data"),
+// the same wherever the project is checked out.
+std::string benchmark_name(const std::vector<std::string>& command) {
+  std::vector<std::string> words = command;
+  words.front() = std::filesystem::path(words.front()).filename().string();
+  std::string text;
+  for (const std::string& word : words) text += (text.empty() ? "" : " ") + word;
+  return text;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string text;
+  for (const std::string& word : words) text += (text.empty() ? "" : " ") + word;
+  return text;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  OutputFile out(path, nullptr);
+  out.write(text);
+  commit(out);
+}
+
+class Bench {
+ public:
+  explicit Bench(BenchOptions& options) : o_(options) {}
+
+  int execute() {
+    EventCatalog catalog;
+    std::string events = o_.native ? std::string() : std::string(kMeasures);
+    if (o_.native)
+      for (const std::string& measure : comma_list(kMeasures)) events += (events.empty() ? "" : ",") + measure + ":u";
+    for (const std::string& list : o_.events) events += "," + list;
+    const std::vector<EventGroup> groups = catalog.parse(events);
+    const long runs = o_.runs > 0 ? o_.runs : o_.native ? 5 : 1;
+    std::string counted_on;
+    for (long run = 0; run < runs; ++run) {
+      StatMarkers markers(o_.markers, {{events}});
+      MeasurementRequest request;
+      request.groups = groups;
+      request.command = o_.command;
+      request.emulate = !o_.native;
+      std::unique_ptr<Measurement> measurement = measure(request);
+      counted_on = measurement->counting_on();  // " on /usr/bin/qemu-x86_64"
+      if (counted_on.starts_with(" on ")) counted_on.erase(0, 4);
+      RunHooks hooks;
+      const RunResult result = perfmon::run(*measurement, hooks);
+      if (result.interrupted) throw Error(ErrorKind::System, "interrupted: no results kept.");
+      if (result.exit && result.exit->exit_code() != 0)
+        throw Error(ErrorKind::CommandFailed,
+                    "'" + printable(joined(o_.command)) + "' exited with status " +
+                        std::to_string(result.exit->exit_code()) +
+                        ": a benchmark's counts are kept only from a run that succeeds (fix the command first).");
+      collect(result.reading, markers);
+    }
+    const BenchResults results = collected_.results();
+    if (results.empty() && o_.markers)
+      throw Error(ErrorKind::InvalidArgument,
+                  (notes_.empty() ? std::string("the program marked no region") : notes_.front()) +
+                      (notes_.empty() ? ": mark its benchmarks with likwid's Marker API (LIKWID_MARKER_START/STOP, "
+                                        "docs/regions.md), or leave out --markers."
+                                      : ""));
+    if (results.empty())
+      throw Error(
+          ErrorKind::Unsupported,
+          "none of the measures can be counted here" +
+              (notes_.empty() ? std::string()
+                              : " (" + notes_.front().substr(0, notes_.front().find_last_not_of('.') + 1) + ")") +
+              (o_.native ? ": leave out --native, and perfmon bench counts on the emulated CPU." : "."));
+    const std::string title =
+        "perfmon bench: '" + printable(joined(o_.command)) + "' " +
+        (o_.native ? "on this CPU's PMU, user space" : "on the emulated CPU (" + counted_on + ")") + ", " +
+        std::to_string(runs) + (runs == 1 ? " run" : " runs");
+    const bool varied = std::ranges::any_of(results, [](const BenchResult& result) {
+      return std::ranges::any_of(result.measures, [](const BenchMeasure& m) { return m.upper != m.lower; });
+    });
+    if (varied && !o_.native)
+      notes_.push_back(
+          "The counts varied between runs: the emulated CPU counts exactly what runs, and the program's "
+          "threads did not run the same instructions each time (they interleave, wait and spin "
+          "differently); a single thread's counts do not vary.");
+    if (!o_.save.empty()) write_file(o_.save, bench_results_json(results));
+    std::vector<BenchChange> changes;
+    if (!o_.compare.empty()) {
+      changes = compare_bench_results(read_bench_results_file(o_.compare), results,
+                                      o_.threshold.empty() ? BenchThresholds{} : parse_bench_thresholds(o_.threshold));
+    }
+    OutputFile out("", stdout);
+    if (o_.json) {
+      out.write(bench_results_json(results));
+    } else {
+      out.write(title + "\n\n" + bench_results_table(results));
+      if (!o_.compare.empty()) out.write("\nAgainst " + printable(o_.compare) + ":\n\n" + bench_changes_table(changes));
+      for (const std::string& note : notes_) out.write("\n" + note + "\n");
+    }
+    commit(out);
+    if (!o_.markdown.empty())
+      write_file(o_.markdown, o_.compare.empty() ? "### perfmon bench\n\n```\n" + bench_results_table(results) + "```\n"
+                                                 : bench_changes_markdown(changes));
+    if (!o_.junit.empty()) write_file(o_.junit, bench_junit(results, changes));
+    return gate(changes);
+  }
+
+ private:
+  // The run's counts: the whole command's, or each marked region's summed over its threads.
+  void collect(const Reading& reading, const StatMarkers& markers) {
+    if (!o_.markers) {
+      const std::string benchmark = o_.name.empty() ? benchmark_name(o_.command) : o_.name;
+      std::vector<std::string> taken;  // an event named twice is one measure
+      for (const ReadingEvent& event : reading.events) {
+        const std::string measure = measure_name(event.event.name);
+        if (std::find(taken.begin(), taken.end(), measure) != taken.end()) continue;
+        taken.push_back(measure);
+        if (event.supported) {
+          collected_.add(benchmark, measure, event.value.scaled());
+        } else if (std::none_of(notes_.begin(), notes_.end(),
+                                [&](const std::string& note) { return note.starts_with(event.event.name + " "); })) {
+          notes_.push_back(event.event.name + " is left out: " + event.unsupported_reason);
+        }
+      }
+      return;
+    }
+    const std::optional<MarkerResults> results = markers.results(notes_);
+    if (!results) return;
+    std::map<std::string, std::vector<double>> sums;  // per region: each event's, over the threads
+    std::vector<std::string> order;
+    for (const MarkedRegionResult& region : results->regions) {
+      std::vector<double>& sum = sums[region.tag];
+      if (sum.empty()) order.push_back(region.tag);
+      sum.resize(std::max(sum.size(), region.values.size()));
+      for (std::size_t e = 0; e < region.values.size(); ++e) sum[e] += region.values[e].scaled();
+    }
+    const std::vector<std::string> none;
+    const std::vector<std::string>& names = results->groups.empty() ? none : results->groups.front();
+    for (const std::string& tag : order)
+      for (std::size_t e = 0; e < sums[tag].size() && e < names.size(); ++e)
+        collected_.add(tag, measure_name(names[e]), sums[tag][e]);
+  }
+
+  // Exit 2 with one sentence where a measure grew past its threshold.
+  static int gate(const std::vector<BenchChange>& changes) {
+    const std::string grew = bench_regressions(changes);
+    if (grew.empty()) return 0;
+    std::fprintf(stderr, "perfmon bench: %s\n", grew.c_str());
+    return kRegressionStatus;
+  }
+
+  BenchOptions& o_;
+  Collected collected_;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace
+
+int run_bench(std::span<char* const> args) {
+  BenchOptions o;
+  std::vector<Option> options = {
+      {'e', "event", "events",
+       "more measures, as perf's event list: the emulated CPU's or the PMU's events (the defaults: instructions, "
+       "branches, branch-misses, L1-dcache-load-misses, LLC-load-misses)",
+       [&](std::string_view v) { o.events.emplace_back(v); }},
+      {'r', "repeat", "n",
+       "run the command n times (default 1 on the emulated CPU, whose counts do not vary; 5 with --native)",
+       [&](std::string_view v) { o.runs = parse_long(v, "-r", 1, 100000); }},
+      {0, "native", "", "count on this CPU's PMU, in user space (:u), instead of the emulated CPU",
+       [&](std::string_view) { o.native = true; }},
+      {0, "name", "name", "the benchmark's name (default: the command line)",
+       [&](std::string_view v) { o.name = std::string(v); }},
+      {0, "markers", "", "each region the program marks (likwid's Marker API) a benchmark, its threads summed",
+       [&](std::string_view) { o.markers = true; }},
+      {0, "save", "file", "write the results to FILE in Bencher's Metric Format (BMF JSON)",
+       [&](std::string_view v) { o.save = std::string(v); }},
+      {0, "compare", "file",
+       "compare with results saved before (BMF): a table of changes, and exit status 2 where a measure grew past "
+       "its threshold",
+       [&](std::string_view v) { o.compare = std::string(v); }},
+      {0, "threshold", "pct",
+       "how much a measure may grow: a percent for all ('0.05%'; default 0.1%), or MEASURE=PCT pairs "
+       "('instructions=0.01%,branch-misses=1%')",
+       [&](std::string_view v) { o.threshold = std::string(v); }},
+      {0, "json", "", "print the results in Bencher's Metric Format instead of the table",
+       [&](std::string_view) { o.json = true; }},
+      {0, "markdown", "file", "write the results, or with --compare the changes, as GitHub-flavoured Markdown",
+       [&](std::string_view v) { o.markdown = std::string(v); }},
+      {0, "junit", "file", "write JUnit XML: each benchmark a test case, failed where a measure regressed",
+       [&](std::string_view v) { o.junit = std::string(v); }},
+  };
+  if (auto status =
+          parse_command_line(args, "bench", kSynopsis, options, o.command, [&](const std::vector<std::string>& words) {
+            if (words.empty())
+              throw UsageError("nothing to benchmark: give a command (perfmon bench -- ./my-benchmark)");
+            if (!o.threshold.empty() && o.compare.empty())
+              throw UsageError("--threshold applies to --compare's changes: give --compare BASE too");
+          }))
+    return *status;
+  try {
+    if (!o.threshold.empty()) (void)parse_bench_thresholds(o.threshold);  // a mistake said before anything runs
+    WaitedSignals waited;
+    Bench bench(o);
+    return bench.execute();
+  } catch (const Error& error) {
+    if (error.kind() == ErrorKind::InvalidEvent || error.kind() == ErrorKind::UnknownEvent ||
+        error.kind() == ErrorKind::InvalidArgument)
+      return report_event_error("bench", error);
+    // A command that ran and failed: 1 (126 and 127 say it could not be run).
+    if (error.kind() == ErrorKind::CommandFailed && error.errnum() == 0) return report_error("bench", error, 1);
+    return report_run_error("bench", error);
+  }
+}
+
+}  // namespace perfmon::cli
