@@ -73,6 +73,10 @@ std::string bench_results_table(const BenchResults& results);
 // The comparison as a table: base, now, change, and what it is ("regression", "improvement",
 // "new", "gone").
 std::string bench_changes_table(const std::vector<BenchChange>& changes);
+// Where a measure changed, by function (perfmon bench --explain): each change's benchmark is a
+// function, its values the function's counts; a line each, in the order given, with the change
+// as a count and in percent.
+std::string bench_functions_table(const std::vector<BenchChange>& functions);
 // The same in GitHub-flavoured Markdown, under a heading that says how many regressions.
 std::string bench_changes_markdown(const std::vector<BenchChange>& changes);
 // One sentence naming each measure that grew past its threshold, by how much ("instructions of

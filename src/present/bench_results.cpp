@@ -230,6 +230,19 @@ std::string bench_changes_table(const std::vector<BenchChange>& changes) {
   return aligned(lines, "llrrrl");
 }
 
+std::string bench_functions_table(const std::vector<BenchChange>& functions) {
+  std::vector<std::vector<std::string>> lines = {{"function", "base", "now", "change", ""}};
+  for (const BenchChange& change : functions) {
+    const double grew = change.now.value_or(0) - change.base.value_or(0);
+    lines.push_back({printable(change.benchmark), number_text(change.base.value_or(0)),
+                     number_text(change.now.value_or(0)), (grew > 0 ? "+" : "") + number_text(grew),
+                     change.percent ? "(" + percent_text(*change.percent) + ")"
+                     : change.base  ? ""
+                                    : "(new)"});
+  }
+  return aligned(lines, "lrrrl");
+}
+
 std::string bench_changes_markdown(const std::vector<BenchChange>& changes) {
   const auto regressions =
       std::count_if(changes.begin(), changes.end(), [](const BenchChange& c) { return c.regression; });

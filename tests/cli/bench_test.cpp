@@ -130,6 +130,35 @@ TEST_F(Bench, EachMarkedRegionIsABenchmark) {
   EXPECT_GT(bmf["inner"]["instructions"]["value"].get<double>(), 0);
 }
 
+// docs/bench.md's example project end to end: the baseline saved and recorded on main; the commit
+// that makes parse_digits do 0.1 % more work fails the gate, and --explain names parse_digits
+// first, with the differential flame graph drawn; the baseline's own build passes.
+TEST_F(Bench, TheExampleProjectsRegressionIsCaughtAndExplained) {
+  REQUIRE_QEMU();
+  const std::string base = (dir_ / "base.json").string(), recording = (dir_ / "base.data").string(),
+                    svg = (dir_ / "diff.svg").string();
+  const Result saved =
+      run({PERFMON, "bench", "--name", "example", "--save", base, "--record", recording, "--", BENCH_EXAMPLE});
+  ASSERT_EQ(saved.exit_code, 0) << saved.err;
+  const Result same =
+      run({PERFMON, "bench", "--name", "example", "--compare", base, "--explain", recording, "--", BENCH_EXAMPLE});
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(same.out.find("Where the instructions changed"), std::string::npos) << same.out;
+  const Result worse = run({PERFMON, "bench", "--name", "example", "--compare", base, "--threshold", "0.05%",
+                            "--explain", recording, "--flame-graph", svg, "--", BENCH_EXAMPLE_MORE_WORK});
+  EXPECT_EQ(worse.exit_code, 2) << worse.err;
+  EXPECT_NE(worse.err.find("instructions of 'example' +0.1"), std::string::npos) << worse.err;
+  const std::size_t explained = worse.out.find("Where the instructions changed");
+  ASSERT_NE(explained, std::string::npos) << worse.out;
+  std::istringstream lines(worse.out.substr(explained));
+  std::string line;
+  for (int skipped = 0; skipped < 4 && std::getline(lines, line);) ++skipped;  // the sentence, a blank, the header
+  EXPECT_TRUE(line.starts_with("  parse_digits ")) << worse.out;               // the function the commit changed, first
+  const std::string picture = read_file(svg);
+  EXPECT_NE(picture.find("<svg"), std::string::npos);
+  EXPECT_NE(picture.find("parse_digits"), std::string::npos);
+}
+
 TEST_F(Bench, MistakesAreSaidInOneSentence) {
   REQUIRE_QEMU();
   const Result failing = run({PERFMON, "bench", "--", EMULATED_LOOP, "1", "2000"});  // more threads than it takes
@@ -156,8 +185,16 @@ TEST_F(Bench, MistakesAreSaidInOneSentence) {
   EXPECT_EQ(threshold.exit_code, 129);
   EXPECT_NE(threshold.err.find("--threshold takes a percent ('0.1%') or MEASURE=PERCENT pairs"), std::string::npos)
       << threshold.err;
-  EXPECT_EQ(bench({"--threshold", "1%"}, 10).exit_code, 129);  // without --compare
-  EXPECT_EQ(run({PERFMON, "bench"}).exit_code, 129);           // no command
+  EXPECT_EQ(bench({"--threshold", "1%"}, 10).exit_code, 129);   // without --compare
+  EXPECT_EQ(bench({"--explain", missing}, 10).exit_code, 129);  // without --compare
+  // --explain's base must be a recording: a BMF file is not one.
+  const std::string results = (dir_ / "results.json").string();
+  ASSERT_EQ(bench({"--save", results}, 10).exit_code, 0);
+  const Result not_recording = bench({"--compare", results, "--explain", results}, 10);
+  EXPECT_NE(not_recording.exit_code, 0);
+  EXPECT_NE(not_recording.err.find("perfmon bench: "), std::string::npos) << not_recording.err;
+  EXPECT_EQ(lines_of(not_recording.err).size(), 1u) << not_recording.err;
+  EXPECT_EQ(run({PERFMON, "bench"}).exit_code, 129);  // no command
   EXPECT_EQ(bench({"-e", "no-such-event"}, 10).exit_code, 129);
 }
 

@@ -3,7 +3,10 @@
 // the same every run on the emulated CPU (the default), or the PMU's user-space counts (--native);
 // the whole command one benchmark, or each region the program marks one (--markers); saved in
 // Bencher's Metric Format, compared with a baseline, and a gate that fails where a measure grew
-// past its threshold (docs/bench.md).
+// past its threshold; and why it grew: the functions whose instructions changed, from a recording
+// of each build on the emulated CPU (--record, --explain) (docs/bench.md).
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -19,10 +22,15 @@
 #include "output.hpp"
 #include "perfmon/bench_results.hpp"
 #include "perfmon/catalog.hpp"
+#include "perfmon/emulated.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/measurement.hpp"
 #include "perfmon/output_file.hpp"
+#include "perfmon/perf_data.hpp"
 #include "perfmon/printable.hpp"
+#include "perfmon/report_diff.hpp"
+#include "perfmon/report_output.hpp"
+#include "profile_reading.hpp"
 #include "stat_markers.hpp"
 #include "waited_signals.hpp"
 
@@ -31,8 +39,15 @@ namespace perfmon::cli {
 namespace {
 
 constexpr const char* kSynopsis =
-    "perfmon bench [-e EVENTS] [-r N] [--native] [--name NAME] [--markers] [--save FILE] [--compare BASE "
-    "[--threshold PCT]] [--json] [--markdown FILE] [--junit FILE] -- COMMAND [ARGS]";
+    "perfmon bench [-e EVENTS] [-r N] [--native] [--name NAME] [--markers] [--save FILE] [--record FILE] [--compare "
+    "BASE "
+    "[--threshold PCT] [--explain BASE.data [--flame-graph FILE]]] [--json] [--markdown FILE] [--junit FILE] -- "
+    "COMMAND "
+    "[ARGS]";
+// A recording's samples: about this many, the period the instructions over it.
+constexpr std::uint64_t kSamplesPerRecording = 100'000;
+// The functions --explain lists.
+constexpr std::size_t kExplainedFunctions = 10;
 // What every benchmark reports: instructions, branches, and the models' (or the PMU's) misses.
 constexpr const char* kMeasures = "instructions,branches,branch-misses,L1-dcache-load-misses,LLC-load-misses";
 constexpr int kRegressionStatus = 2;  // the gate failed: a measure grew past its threshold
@@ -44,6 +59,7 @@ struct BenchOptions {
   std::string name;
   bool markers = false;
   std::string save, compare, markdown, junit;
+  std::string record, explain, flame_graph;  // perf.data of this run; the base's; a differential flame graph
   std::string threshold;
   bool json = false;
   std::vector<std::string> command;
@@ -110,6 +126,50 @@ void write_file(const std::string& path, const std::string& text) {
   commit(out);
 }
 
+// The command run once more on the emulated CPU, its instructions sampled every `period` with the
+// calls they were in, into a perf.data file at `path` (as perfmon record --emulate -g writes it).
+void record_instructions(const std::vector<std::string>& command, std::uint64_t period, const std::string& path) {
+  EmulatorOptions options;
+  options.sample_period = period;
+  options.sample_callchains = true;
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  options.samples_directory = parent.empty() ? "." : parent.string();
+  EmulatedWorkload workload(command, options);
+  CommandOf<EmulatedWorkload> run(workload);
+  run.start();
+  RunHooks hooks;
+  RunResult result;
+  wait_until_done(&run, Target::emulated(workload), hooks, RunOptions{}, result);
+  OutputFile out(path, nullptr);
+  PerfDataHost host = describe_this_host(command);
+  host.arch = workload.architecture();
+  PerfDataWriter file(out.seekable_fd(), {{"instructions:u (emulated)", workload.sample_attr(), {}}});
+  workload.read_samples([&](const perf_event_header& record) { file.write(record); });
+  file.finish(host);
+  commit(out);
+}
+
+// Where the instructions changed between two recordings: each function's sampled instructions in
+// both (samples times the period), the largest growth first. Functions are compared by name alone:
+// the two builds' programs may lie at other paths.
+std::string explained(const Profile& base, const Profile& now) {
+  DiffOptions options;
+  options.sort = {ReportKey::Symbol};
+  std::vector<DiffRow> rows = diff_rows(base, 0, now, 0, options);
+  auto growth = [](const DiffRow& row) {
+    return static_cast<double>(row.new_period) - static_cast<double>(row.base_period);
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const DiffRow& a, const DiffRow& b) { return growth(a) > growth(b); });
+  BenchResults base_side, now_side;
+  for (std::size_t r = 0; r < rows.size() && r < kExplainedFunctions; ++r) {
+    const DiffRow& row = rows[r];
+    const double before = static_cast<double>(row.base_period), after = static_cast<double>(row.new_period);
+    if (row.baseline) base_side.push_back({row.symbol, {{"instructions", before, before, before}}});
+    if (row.now) now_side.push_back({row.symbol, {{"instructions", after, after, after}}});
+  }
+  return bench_functions_table(compare_bench_results(base_side, now_side, BenchThresholds{}));
+}
+
 class Bench {
  public:
   explicit Bench(BenchOptions& options) : o_(options) {}
@@ -169,6 +229,19 @@ class Bench {
           "threads did not run the same instructions each time (they interleave, wait and spin "
           "differently); a single thread's counts do not vary.");
     if (!o_.save.empty()) write_file(o_.save, bench_results_json(results));
+    // --explain's base, read first: a mistake is said before anything more runs.
+    std::optional<PerfDataReader> base_recording;
+    if (!o_.explain.empty()) {
+      base_recording.emplace(o_.explain);
+      if (base_recording->events().empty() || base_recording->events().front().attr.sample_period == 0)
+        throw Error(ErrorKind::InvalidArgument, printable(o_.explain) +
+                                                    " holds no sampled instructions: give a recording perfmon bench "
+                                                    "--record wrote of the base build.");
+    }
+    // This build recorded as the base was (its period), or about kSamplesPerRecording samples.
+    const std::uint64_t period =
+        base_recording ? base_recording->events().front().attr.sample_period : period_of(results);
+    if (!o_.record.empty()) record_instructions(o_.command, period, o_.record);
     std::vector<BenchChange> changes;
     if (!o_.compare.empty()) {
       changes = compare_bench_results(read_bench_results_file(o_.compare), results,
@@ -180,6 +253,7 @@ class Bench {
     } else {
       out.write(title + "\n\n" + bench_results_table(results));
       if (!o_.compare.empty()) out.write("\nAgainst " + printable(o_.compare) + ":\n\n" + bench_changes_table(changes));
+      if (base_recording && !bench_regressions(changes).empty()) out.write(explain(*base_recording, period));
       for (const std::string& note : notes_) out.write("\n" + note + "\n");
     }
     commit(out);
@@ -226,6 +300,37 @@ class Bench {
         collected_.add(tag, measure_name(names[e]), sums[tag][e]);
   }
 
+  // The sample period of a recording of about kSamplesPerRecording samples of the first benchmark.
+  static std::uint64_t period_of(const BenchResults& results) {
+    for (const BenchMeasure& measure : results.front().measures)
+      if (measure.name == "instructions")
+        return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(measure.value) / kSamplesPerRecording);
+    return 1000;
+  }
+
+  // --explain: the functions whose instructions changed between the base's recording and this
+  // build's (--record's, or one made now), largest growth first; with --flame-graph, the
+  // differential flame graph.
+  std::string explain(const PerfDataReader& base_file, std::uint64_t period) const {
+    const std::string now_path =
+        !o_.record.empty()
+            ? o_.record
+            : (std::filesystem::temp_directory_path() / ("perfmon-bench-" + std::to_string(::getpid()) + ".data"))
+                  .string();
+    if (o_.record.empty()) record_instructions(o_.command, period, now_path);
+    const PerfDataReader now_file(now_path);
+    const std::unique_ptr<Profile> base = read_profile(base_file, ProfileOptions{}, 0);
+    const std::unique_ptr<Profile> now = read_profile(now_file, ProfileOptions{}, 0);
+    if (o_.record.empty()) std::filesystem::remove(now_path);
+    if (!o_.flame_graph.empty()) {
+      const FlameGraphBase against{*base, 0};
+      write_file(o_.flame_graph,
+                 format_flame_graph(*now, 0, "perfmon bench: instructions against " + printable(o_.explain), &against));
+    }
+    return "\nWhere the instructions changed (each function's sampled instructions, " + printable(o_.explain) +
+           " against this build):\n\n" + explained(*base, *now);
+  }
+
   // Exit 2 with one sentence where a measure grew past its threshold.
   static int gate(const std::vector<BenchChange>& changes) {
     const std::string grew = bench_regressions(changes);
@@ -267,6 +372,17 @@ int run_bench(std::span<char* const> args) {
        "how much a measure may grow: a percent for all ('0.05%'; default 0.1%), or MEASURE=PCT pairs "
        "('instructions=0.01%,branch-misses=1%')",
        [&](std::string_view v) { o.threshold = std::string(v); }},
+      {0, "record", "file",
+       "also record the command's instructions on the emulated CPU, sampled with their calls, into FILE (perf.data): "
+       "the base --explain compares with",
+       [&](std::string_view v) { o.record = std::string(v); }},
+      {0, "explain", "file",
+       "with --compare, where a measure regressed: record this build as the base's FILE was recorded and list the "
+       "functions whose instructions grew most",
+       [&](std::string_view v) { o.explain = std::string(v); }},
+      {0, "flame-graph", "file",
+       "with --explain: write the differential flame graph (SVG) of this build against the base",
+       [&](std::string_view v) { o.flame_graph = std::string(v); }},
       {0, "json", "", "print the results in Bencher's Metric Format instead of the table",
        [&](std::string_view) { o.json = true; }},
       {0, "markdown", "file", "write the results, or with --compare the changes, as GitHub-flavoured Markdown",
@@ -280,6 +396,12 @@ int run_bench(std::span<char* const> args) {
               throw UsageError("nothing to benchmark: give a command (perfmon bench -- ./my-benchmark)");
             if (!o.threshold.empty() && o.compare.empty())
               throw UsageError("--threshold applies to --compare's changes: give --compare BASE too");
+            if (!o.explain.empty() && o.compare.empty())
+              throw UsageError("--explain says why a measure grew against --compare's base: give --compare BASE too");
+            if (!o.flame_graph.empty() && o.explain.empty())
+              throw UsageError("--flame-graph draws --explain's two recordings: give --explain BASE.data too");
+            if ((!o.record.empty() || !o.explain.empty()) && o.native)
+              throw UsageError("--record and --explain sample the emulated CPU: leave out --native");
           }))
     return *status;
   try {
