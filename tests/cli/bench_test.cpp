@@ -76,19 +76,50 @@ TEST_F(Bench, APlantedRegressionFailsTheGateAndIsNamed) {
                               "--markdown", markdown, "--junit", junit},
                              1'001'000);
   EXPECT_EQ(worse.exit_code, 2) << worse.err;
-  EXPECT_NE(worse.err.find("perfmon bench: 2 measures grew past their thresholds: instructions of 'loop' +0.0"),
+  EXPECT_NE(worse.err.find("perfmon bench: 2 measures grew past their thresholds: instructions of 'loop' +0.1"),
             std::string::npos)
       << worse.err;
-  EXPECT_NE(worse.err.find("% (threshold 0.05%); branches of 'loop' +0.0"), std::string::npos) << worse.err;
+  EXPECT_NE(worse.err.find("% (threshold 0.05%); branches of 'loop' +0.1"), std::string::npos) << worse.err;
   EXPECT_NE(worse.out.find("regression (threshold 0.05%)"), std::string::npos) << worse.out;
   EXPECT_TRUE(read_file(markdown).starts_with("### perfmon bench: 2 regressions\n")) << read_file(markdown);
   EXPECT_NE(read_file(markdown).find("| loop | instructions | "), std::string::npos) << read_file(markdown);
   const std::string xml = read_file(junit);
   EXPECT_NE(xml.find("tests=\"1\" failures=\"1\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("<testcase classname=\"perfmon.bench\" name=\"loop\">"), std::string::npos) << xml;
-  EXPECT_NE(xml.find("<failure message=\"instructions +0.0"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<failure message=\"instructions +0.1"), std::string::npos) << xml;
   // A threshold the change stays under: passes.
   EXPECT_EQ(bench({"--name", "loop", "--compare", base, "--threshold", "1%"}, 1'001'000).exit_code, 0);
+}
+
+// A CI job's own variables (a branch's name, a commit's hash: here of several lengths) do not
+// change the counts: the command gets a cleared environment, with what it needs (PATH); with
+// --keep-env it gets them all.
+TEST_F(Bench, TheJobsOwnVariablesDoNotChangeTheCounts) {
+  REQUIRE_QEMU();
+  auto instructions = [&](const std::string& value, bool keep) {
+    std::vector<std::string> argv = {"/usr/bin/env", "CI_BRANCH=" + value, PERFMON,       "bench",
+                                     "--json",       "--measures",         "instructions"};
+    if (keep) argv.push_back("--keep-env");
+    argv.insert(argv.end(), {"--", BENCH_EXAMPLE, "1000"});
+    const Result r = run(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    // After the program's own line ("checksum ..."), perfmon bench's BMF.
+    return nlohmann::json::parse(r.out.substr(r.out.find("{\n")))
+        .begin()
+        .value()["instructions"]["value"]
+        .get<double>();
+  };
+  const double counted = instructions("main", false);
+  for (const std::size_t length : {1, 17, 150, 200}) EXPECT_EQ(instructions(std::string(length, 'x'), false), counted);
+  auto seen = [&](bool keep) {  // what the command sees: env prints its environment
+    std::vector<std::string> argv = {"/usr/bin/env", "CI_BRANCH=main", PERFMON, "bench", "--measures", "instructions"};
+    if (keep) argv.push_back("--keep-env");
+    argv.insert(argv.end(), {"--", "/usr/bin/env"});
+    return run(argv).out;
+  };
+  EXPECT_EQ(seen(false).find("CI_BRANCH=main\n"), std::string::npos);
+  EXPECT_NE(seen(false).find("PATH="), std::string::npos);
+  EXPECT_NE(seen(true).find("CI_BRANCH=main\n"), std::string::npos);
 }
 
 // The file --save writes is Bencher's Metric Format, by the JSON schema Bencher publishes for it

@@ -53,13 +53,15 @@ constexpr const char* kMeasures = "instructions,branches,branch-misses,L1-dcache
 constexpr int kRegressionStatus = 2;  // the gate failed: a measure grew past its threshold
 
 struct BenchOptions {
-  std::vector<std::string> events;  // -e: more measures
-  long runs = 0;                    // -r; 0: 1 on the emulated CPU (exact), 5 on the PMU
+  std::vector<std::string> events;   // -e: more measures
+  std::string measures = kMeasures;  // --measures: the measures, in place of the defaults
+  long runs = 0;                     // -r; 0: 1 on the emulated CPU (exact), 5 on the PMU
   bool native = false;
   std::string name;
   bool markers = false;
   std::string save, compare, markdown, junit;
   std::string record, explain, flame_graph;  // perf.data of this run; the base's; a differential flame graph
+  bool keep_environment = false;             // --keep-env: the command gets the whole environment
   std::string threshold;
   bool json = false;
   std::vector<std::string> command;
@@ -120,6 +122,40 @@ std::string joined(const std::vector<std::string>& words) {
   return text;
 }
 
+// The command's environment while it is benchmarked: the caller's cleared but for what a run needs
+// and what does not vary between a job's runs, so that a CI job's own variables (a branch's name,
+// a commit's hash) do not change what the program's start-up executes (callgrind-based tools clear
+// it too). Kept: PATH, HOME, LANG, LC_ALL, TMPDIR, LD_LIBRARY_PATH, and the variables of perfmon,
+// likwid, PAPI, QEMU and OpenMP (PERFMON_, LIKWID_, PAPI_, QEMU_, OMP_).
+class BenchEnvironment {
+ public:
+  explicit BenchEnvironment(bool keep_all) {
+    if (keep_all) return;
+    saved_ = environ;
+    for (char** entry = environ; *entry != nullptr; ++entry)
+      if (kept(*entry)) kept_.push_back(*entry);
+    kept_.push_back(nullptr);
+    environ = kept_.data();
+  }
+  ~BenchEnvironment() {
+    if (saved_ != nullptr) environ = saved_;
+  }
+  BenchEnvironment(const BenchEnvironment&) = delete;
+  BenchEnvironment& operator=(const BenchEnvironment&) = delete;
+
+ private:
+  static bool kept(std::string_view entry) {
+    const std::string_view name = entry.substr(0, entry.find('='));
+    for (const std::string_view exact : {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "LD_LIBRARY_PATH"})
+      if (name == exact) return true;
+    for (const std::string_view prefix : {"PERFMON_", "LIKWID_", "PAPI_", "QEMU_", "OMP_"})
+      if (name.starts_with(prefix)) return true;
+    return false;
+  }
+  char** saved_ = nullptr;
+  std::vector<char*> kept_;
+};
+
 void write_file(const std::string& path, const std::string& text) {
   OutputFile out(path, nullptr);
   out.write(text);
@@ -128,13 +164,16 @@ void write_file(const std::string& path, const std::string& text) {
 
 // The command run once more on the emulated CPU, its instructions sampled every `period` with the
 // calls they were in, into a perf.data file at `path` (as perfmon record --emulate -g writes it).
-void record_instructions(const std::vector<std::string>& command, std::uint64_t period, const std::string& path) {
+void record_instructions(const std::vector<std::string>& command, std::uint64_t period, const std::string& path,
+                         bool keep_environment) {
   EmulatorOptions options;
   options.sample_period = period;
   options.sample_callchains = true;
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   options.samples_directory = parent.empty() ? "." : parent.string();
+  std::optional<BenchEnvironment> environment(std::in_place, keep_environment);
   EmulatedWorkload workload(command, options);
+  environment.reset();
   CommandOf<EmulatedWorkload> run(workload);
   run.start();
   RunHooks hooks;
@@ -176,15 +215,16 @@ class Bench {
 
   int execute() {
     EventCatalog catalog;
-    std::string events = o_.native ? std::string() : std::string(kMeasures);
-    if (o_.native)
-      for (const std::string& measure : comma_list(kMeasures)) events += (events.empty() ? "" : ",") + measure + ":u";
-    for (const std::string& list : o_.events) events += "," + list;
+    std::string events;
+    for (const std::string& measure : comma_list(o_.measures))
+      events += (events.empty() ? "" : ",") + measure + (o_.native && !measure.ends_with(":u") ? ":u" : "");
+    for (const std::string& list : o_.events) events += (events.empty() ? "" : ",") + list;
     const std::vector<EventGroup> groups = catalog.parse(events);
     const long runs = o_.runs > 0 ? o_.runs : o_.native ? 5 : 1;
     std::string counted_on;
     for (long run = 0; run < runs; ++run) {
       StatMarkers markers(o_.markers, {{events}});
+      const BenchEnvironment environment(o_.keep_environment);  // after the markers' variables are set
       MeasurementRequest request;
       request.groups = groups;
       request.command = o_.command;
@@ -241,7 +281,7 @@ class Bench {
     // This build recorded as the base was (its period), or about kSamplesPerRecording samples.
     const std::uint64_t period =
         base_recording ? base_recording->events().front().attr.sample_period : period_of(results);
-    if (!o_.record.empty()) record_instructions(o_.command, period, o_.record);
+    if (!o_.record.empty()) record_instructions(o_.command, period, o_.record, o_.keep_environment);
     std::vector<BenchChange> changes;
     if (!o_.compare.empty()) {
       changes = compare_bench_results(read_bench_results_file(o_.compare), results,
@@ -317,7 +357,7 @@ class Bench {
             ? o_.record
             : (std::filesystem::temp_directory_path() / ("perfmon-bench-" + std::to_string(::getpid()) + ".data"))
                   .string();
-    if (o_.record.empty()) record_instructions(o_.command, period, now_path);
+    if (o_.record.empty()) record_instructions(o_.command, period, now_path, o_.keep_environment);
     const PerfDataReader now_file(now_path);
     const std::unique_ptr<Profile> base = read_profile(base_file, ProfileOptions{}, 0);
     const std::unique_ptr<Profile> now = read_profile(now_file, ProfileOptions{}, 0);
@@ -353,6 +393,10 @@ int run_bench(std::span<char* const> args) {
        "more measures, as perf's event list: the emulated CPU's or the PMU's events (the defaults: instructions, "
        "branches, branch-misses, L1-dcache-load-misses, LLC-load-misses)",
        [&](std::string_view v) { o.events.emplace_back(v); }},
+      {0, "measures", "events",
+       "the measures in place of the defaults (--measures instructions: the emulated CPU counts only what it is asked "
+       "for, and instructions alone cost least)",
+       [&](std::string_view v) { o.measures = std::string(v); }},
       {'r', "repeat", "n",
        "run the command n times (default 1 on the emulated CPU, whose counts do not vary; 5 with --native)",
        [&](std::string_view v) { o.runs = parse_long(v, "-r", 1, 100000); }},
@@ -360,6 +404,11 @@ int run_bench(std::span<char* const> args) {
        [&](std::string_view) { o.native = true; }},
       {0, "name", "name", "the benchmark's name (default: the command line)",
        [&](std::string_view v) { o.name = std::string(v); }},
+      {0, "keep-env", "",
+       "give the command the whole environment (by default it gets PATH, HOME, LANG, LC_ALL, TMPDIR, "
+       "LD_LIBRARY_PATH and the PERFMON_, LIKWID_, PAPI_, QEMU_ and OMP_ variables only, so that a CI job's own "
+       "variables do not change the counts)",
+       [&](std::string_view) { o.keep_environment = true; }},
       {0, "markers", "", "each region the program marks (likwid's Marker API) a benchmark, its threads summed",
        [&](std::string_view) { o.markers = true; }},
       {0, "save", "file", "write the results to FILE in Bencher's Metric Format (BMF JSON)",
