@@ -106,20 +106,17 @@ std::string measure_name(std::string event) {
   return event;
 }
 
-// A command's name as a benchmark: its program's file name and its arguments ("gzip -9 data"),
-// the same wherever the project is checked out.
-std::string benchmark_name(const std::vector<std::string>& command) {
-  std::vector<std::string> words = command;
-  words.front() = std::filesystem::path(words.front()).filename().string();
+std::string joined(const std::vector<std::string>& words) {
   std::string text;
   for (const std::string& word : words) text += (text.empty() ? "" : " ") + word;
   return text;
 }
 
-std::string joined(const std::vector<std::string>& words) {
-  std::string text;
-  for (const std::string& word : words) text += (text.empty() ? "" : " ") + word;
-  return text;
+// A command's name as a benchmark: its program's file name and its arguments ("gzip -9 data"),
+// the same wherever the project is checked out.
+std::string benchmark_name(std::vector<std::string> command) {
+  command.front() = std::filesystem::path(command.front()).filename().string();
+  return joined(command);
 }
 
 // The command's environment while it is benchmarked: the caller's cleared but for what a run needs
