@@ -161,6 +161,24 @@ TEST_F(Bench, EachMarkedRegionIsABenchmark) {
   EXPECT_GT(bmf["inner"]["instructions"]["value"].get<double>(), 0);
 }
 
+// A program's PAPI high-level regions (PAPI_hl_region_begin/_end, libperfmon-papi) as benchmarks,
+// each summed over its threads and instances; the single-threaded one the same every run; --markers
+// and --papi refused together.
+TEST_F(Bench, EachPapiRegionIsABenchmark) {
+  REQUIRE_QEMU();
+  if (std::string(PAPI_HL_PROGRAM).empty()) GTEST_SKIP() << "papi.h is missing (Debian's libpapi-dev)";
+  if (std::string(EMULATED_REGION).empty())
+    GTEST_SKIP() << "this is the sanitizer build: a sanitized program does not run under qemu-user (its shadow memory)";
+  const std::string saved = (dir_ / "papi.json").string();
+  const Result r = run({PERFMON, "bench", "--papi", "-r", "2", "--save", saved, "--", PAPI_HL_PROGRAM});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json bmf = nlohmann::json::parse(read_file(saved));
+  for (const char* region : {"main", "work", "outer", "inner"}) EXPECT_TRUE(bmf.contains(region)) << bmf;
+  EXPECT_EQ(bmf["main"]["instructions"]["lower_value"], bmf["main"]["instructions"]["upper_value"]) << bmf;
+  EXPECT_GT(bmf["inner"]["instructions"]["value"].get<double>(), 0);
+  EXPECT_EQ(run({PERFMON, "bench", "--papi", "--markers", "--", PAPI_HL_PROGRAM}).exit_code, 129);
+}
+
 // docs/bench.md's example project end to end: the baseline saved and recorded on main; the commit
 // that makes parse_digits do 0.1 % more work fails the gate, and --explain names parse_digits
 // first, with the differential flame graph drawn; the baseline's own build passes.

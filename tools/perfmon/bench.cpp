@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // perfmon bench: a command's counts as benchmark results a CI job keeps and compares — exact and
 // the same every run on the emulated CPU (the default), or the PMU's user-space counts (--native);
-// the whole command one benchmark, or each region the program marks one (--markers); saved in
+// the whole command one benchmark, or each region the program marks one (--markers for likwid's
+// Marker API, --papi for PAPI's high-level API); saved in
 // Bencher's Metric Format, compared with a baseline, and a gate that fails where a measure grew
 // past its threshold; and why it grew: the functions whose instructions changed, from a recording
 // of each build on the emulated CPU (--record, --explain) (docs/bench.md).
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -32,6 +36,8 @@
 #include "perfmon/report_output.hpp"
 #include "profile_reading.hpp"
 #include "stat_markers.hpp"
+
+#include <nlohmann/json.hpp>
 #include "waited_signals.hpp"
 
 namespace perfmon::cli {
@@ -39,7 +45,8 @@ namespace perfmon::cli {
 namespace {
 
 constexpr const char* kSynopsis =
-    "perfmon bench [-e EVENTS] [-r N] [--native] [--name NAME] [--markers] [--save FILE] [--record FILE] [--compare "
+    "perfmon bench [-e EVENTS] [-r N] [--native] [--name NAME] [--markers | --papi] [--save FILE] [--record FILE] "
+    "[--compare "
     "BASE "
     "[--threshold PCT] [--explain BASE.data [--flame-graph FILE]]] [--json] [--markdown FILE] [--junit FILE] -- "
     "COMMAND "
@@ -59,6 +66,7 @@ struct BenchOptions {
   bool native = false;
   std::string name;
   bool markers = false;
+  bool papi = false;  // --papi: PAPI's high-level regions
   std::string save, compare, markdown, junit;
   std::string record, explain, flame_graph;  // perf.data of this run; the base's; a differential flame graph
   bool keep_environment = false;             // --keep-env: the command gets the whole environment
@@ -118,6 +126,74 @@ std::string benchmark_name(std::vector<std::string> command) {
   command.front() = std::filesystem::path(command.front()).filename().string();
   return joined(command);
 }
+
+// PAPI's high-level library's results (libperfmon-papi's, or PAPI's own): PAPI_EVENTS and
+// PAPI_OUTPUT_DIRECTORY set for the command, a temporary directory read back once it ran and removed.
+class PapiRegions {
+ public:
+  PapiRegions(bool on, const std::string& events) {
+    if (!on) return;
+    char name[] = "/tmp/perfmon-bench-papi-XXXXXX";
+    if (::mkdtemp(name) == nullptr)
+      throw Error(ErrorKind::System,
+                  std::string("cannot make a directory for PAPI's results: ") + std::strerror(errno) + ".", errno);
+    dir_ = name;
+    ::setenv("PAPI_OUTPUT_DIRECTORY", dir_.c_str(), 1);
+    ::setenv("PAPI_EVENTS", events.c_str(), 1);
+  }
+  ~PapiRegions() {
+    if (dir_.empty()) return;
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+    ::unsetenv("PAPI_OUTPUT_DIRECTORY");
+    ::unsetenv("PAPI_EVENTS");
+  }
+  PapiRegions(const PapiRegions&) = delete;
+  PapiRegions& operator=(const PapiRegions&) = delete;
+
+  // Each region's value of each event, summed over its threads and instances, in the order first
+  // met: {region, {event, value}}; a note where the program wrote none.
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>> sums(
+      const std::vector<std::string>& events, std::vector<std::string>& notes) const {
+    std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>> out;
+    std::error_code missing;
+    for (const auto& file : std::filesystem::directory_iterator(dir_ / "papi_hl_output", missing)) {
+      std::ifstream in(file.path());
+      const nlohmann::json rank = nlohmann::json::parse(in, nullptr, false);
+      if (!rank.is_object() || !rank.contains("threads") || !rank["threads"].is_object()) continue;
+      for (const auto& thread : rank["threads"].items()) {
+        if (!thread.value().is_object() || !thread.value().contains("regions")) continue;
+        for (const auto& entry : thread.value()["regions"].items()) {
+          const nlohmann::json& region = entry.value();
+          if (!region.is_object() || !region.contains("name") || !region["name"].is_string()) continue;
+          const std::string name = region["name"].get<std::string>();
+          auto found = std::find_if(out.begin(), out.end(), [&](const auto& r) { return r.first == name; });
+          if (found == out.end()) found = out.insert(out.end(), {name, {}});
+          for (const std::string& event : events) {
+            if (!region.contains(event)) continue;
+            const nlohmann::json& value = region[event].is_object() ? region[event]["region_value"] : region[event];
+            const double number = value.is_string() ? std::strtod(value.get<std::string>().c_str(), nullptr) : 0;
+            auto named = std::find_if(found->second.begin(), found->second.end(),
+                                      [&](const auto& e) { return e.first == event; });
+            if (named == found->second.end())
+              found->second.emplace_back(event, number);
+            else
+              named->second += number;
+          }
+        }
+      }
+    }
+    if (out.empty())
+      notes.push_back(
+          "the program wrote no PAPI high-level results: link it with -lperfmon-papi (or PAPI's "
+          "libpapi), mark its regions with PAPI_hl_region_begin and _end, and let it exit normally "
+          "(docs/regions.md).");
+    return out;
+  }
+
+ private:
+  std::filesystem::path dir_;
+};
 
 // The command's environment while it is benchmarked: the caller's cleared but for what a run needs
 // and what does not vary between a job's runs, so that a CI job's own variables (a branch's name,
@@ -221,7 +297,8 @@ class Bench {
     std::string counted_on;
     for (long run = 0; run < runs; ++run) {
       StatMarkers markers(o_.markers, {{events}});
-      const BenchEnvironment environment(o_.keep_environment);  // after the markers' variables are set
+      const PapiRegions papi(o_.papi, events);
+      const BenchEnvironment environment(o_.keep_environment);  // after the markers' and PAPI's variables are set
       MeasurementRequest request;
       request.groups = groups;
       request.command = o_.command;
@@ -237,10 +314,15 @@ class Bench {
                     "'" + printable(joined(o_.command)) + "' exited with status " +
                         std::to_string(result.exit->exit_code()) +
                         ": a benchmark's counts are kept only from a run that succeeds (fix the command first).");
-      collect(result.reading, markers);
+      if (o_.papi) {
+        for (const auto& [region, sums] : papi.sums(comma_list(events), notes_))
+          for (const auto& [event, value] : sums) collected_.add(region, measure_name(event), value);
+      } else {
+        collect(result.reading, markers);
+      }
     }
     const BenchResults results = collected_.results();
-    if (results.empty() && o_.markers)
+    if (results.empty() && (o_.markers || o_.papi))
       throw Error(ErrorKind::InvalidArgument,
                   (notes_.empty() ? std::string("the program marked no region") : notes_.front()) +
                       (notes_.empty() ? ": mark its benchmarks with likwid's Marker API (LIKWID_MARKER_START/STOP, "
@@ -408,6 +490,10 @@ int run_bench(std::span<char* const> args) {
        [&](std::string_view) { o.keep_environment = true; }},
       {0, "markers", "", "each region the program marks (likwid's Marker API) a benchmark, its threads summed",
        [&](std::string_view) { o.markers = true; }},
+      {0, "papi", "",
+       "each region the program marks with PAPI's high-level API (PAPI_hl_region_begin, linked with -lperfmon-papi) a "
+       "benchmark, its threads and instances summed",
+       [&](std::string_view) { o.papi = true; }},
       {0, "save", "file", "write the results to FILE in Bencher's Metric Format (BMF JSON)",
        [&](std::string_view v) { o.save = std::string(v); }},
       {0, "compare", "file",
@@ -446,6 +532,8 @@ int run_bench(std::span<char* const> args) {
               throw UsageError("--explain says why a measure grew against --compare's base: give --compare BASE too");
             if (!o.flame_graph.empty() && o.explain.empty())
               throw UsageError("--flame-graph draws --explain's two recordings: give --explain BASE.data too");
+            if (o.markers && o.papi)
+              throw UsageError("--markers and --papi read the regions of one API each: give one of them");
             if ((!o.record.empty() || !o.explain.empty()) && o.native)
               throw UsageError("--record and --explain sample the emulated CPU: leave out --native");
           }))
