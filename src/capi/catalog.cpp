@@ -43,20 +43,34 @@ int perfmon_catalog_list(const perfmon_catalog* catalog, const char* source, per
   });
 }
 
+}  // extern "C"
+
+namespace {
+
+// This CPU's preset of that name, its expression parsed (over native events only: PAPI's table
+// names no other preset); throws perfmon::Error (ENOENT) where the table has none.
+perfmon::MetricExpression preset_expression(const char* preset) {
+  const perfmon::MetricTable presets = perfmon::papi_presets_for(perfmon::this_cpu_id());
+  const std::optional<std::size_t> found = presets.find(preset);
+  if (!found)
+    throw perfmon::Error(perfmon::ErrorKind::UnknownEvent,
+                         std::string(preset) + " is not one of PAPI's presets for this CPU.", ENOENT);
+  return perfmon::MetricExpression::parse(presets.metrics()[*found].expression);
+}
+
+}  // namespace
+
+extern "C" {
+
 int perfmon_papi_preset_event(const char* preset, char* event, size_t size) {
   if (preset == nullptr || event == nullptr || size == 0)
     return null_argument("a preset's name and room for its event are needed.");
   return guarded([&] {
-    const perfmon::MetricTable presets = perfmon::papi_presets_for(perfmon::this_cpu_id());
-    const std::optional<std::size_t> found = presets.find(preset);
-    if (!found) return fail(ENOENT, (std::string(preset) + " is not one of PAPI's presets for this CPU.").c_str());
-    const perfmon::MetricExpression expression = perfmon::MetricExpression::parse(presets.metrics()[*found].expression);
+    const perfmon::MetricExpression expression = preset_expression(preset);
     // One native event: the preset's expression is that event's name alone (NOT_DERIVED).
-    if (expression.names().size() != 1 ||
-        perfmon::escaped_metric_name(expression.names().front()) != presets.metrics()[*found].expression)
-      return fail(EDOM, (std::string(preset) + " is derived from several events here (" +
-                         presets.metrics()[*found].expression + ").")
-                            .c_str());
+    if (expression.names().size() != 1 || perfmon::escaped_metric_name(expression.names().front()) != expression.text())
+      return fail(EDOM,
+                  (std::string(preset) + " is derived from several events here (" + expression.text() + ").").c_str());
     copy_string(event, size, expression.names().front());
     return 0;
   });
@@ -66,12 +80,8 @@ int perfmon_papi_preset_open(const char* preset, perfmon_papi_preset** out) {
   if (preset == nullptr || out == nullptr) return null_argument("a preset's name and room for its handle are needed.");
   *out = nullptr;
   return guarded([&] {
-    auto opened = std::make_unique<perfmon_papi_preset>();
-    opened->presets = perfmon::papi_presets_for(perfmon::this_cpu_id());
-    const std::optional<std::size_t> found = opened->presets.find(preset);
-    if (!found) return fail(ENOENT, (std::string(preset) + " is not one of PAPI's presets for this CPU.").c_str());
-    opened->set.emplace(opened->presets, std::vector<std::size_t>{*found}, perfmon::MetricFacts{});
-    for (const std::string& event : opened->set->events())
+    auto opened = std::make_unique<perfmon_papi_preset>(preset_expression(preset));
+    for (const std::string& event : opened->expression.names())
       opened->events += (opened->events.empty() ? "" : ",") + event;
     *out = opened.release();
     return 0;
@@ -83,14 +93,13 @@ const char* perfmon_papi_preset_events(const perfmon_papi_preset* preset) {
 }
 
 size_t perfmon_papi_preset_event_count(const perfmon_papi_preset* preset) {
-  return preset == nullptr ? 0 : preset->set->events().size();
+  return preset == nullptr ? 0 : preset->expression.names().size();
 }
 
+// No allocation: libperfmon-papi calls it at every region's end.
 double perfmon_papi_preset_value(const perfmon_papi_preset* preset, const double* counts) {
   if (preset == nullptr || counts == nullptr) return std::nan("");
-  const std::vector<perfmon::MetricResult> results =
-      preset->set->evaluate(std::span<const double>(counts, preset->set->events().size()));
-  return results.front().value;
+  return preset->expression.evaluate(std::span<const double>(counts, preset->expression.names().size()));
 }
 
 void perfmon_papi_preset_close(perfmon_papi_preset* preset) {

@@ -52,11 +52,10 @@ struct perfmon_default_buffer {
   perfmon::DefaultFormatBuffer buffer;
 };
 
-// A PAPI preset compiled: its table (which the set refers to), the set of that one metric, and its
-// events as one list.
+// A PAPI preset compiled: its expression over native events, and those events as one list.
 struct perfmon_papi_preset {
-  perfmon::MetricTable presets;
-  std::optional<perfmon::MetricSet> set;
+  explicit perfmon_papi_preset(perfmon::MetricExpression parsed) : expression(std::move(parsed)) {}
+  perfmon::MetricExpression expression;
   std::string events;
 };
 
