@@ -9,13 +9,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,21 +35,14 @@
 #include "perfmon/report_output.hpp"
 #include "profile_reading.hpp"
 #include "stat_markers.hpp"
-
-#include <nlohmann/json.hpp>
+#include "temporary_directory.hpp"
 #include "waited_signals.hpp"
 
 namespace perfmon::cli {
 
 namespace {
 
-constexpr const char* kSynopsis =
-    "perfmon bench [-e EVENTS] [-r N] [--native] [--name NAME] [--markers | --papi] [--save FILE] [--record FILE] "
-    "[--compare "
-    "BASE "
-    "[--threshold PCT] [--explain BASE.data [--flame-graph FILE]]] [--json] [--markdown FILE] [--junit FILE] -- "
-    "COMMAND "
-    "[ARGS]";
+constexpr const char* kSynopsis = "perfmon bench [<options>] [--] <command> [<args>]";
 // A recording's samples: about this many, the period the instructions over it.
 constexpr std::uint64_t kSamplesPerRecording = 100'000;
 // The functions --explain lists.
@@ -75,17 +67,18 @@ struct BenchOptions {
   std::vector<std::string> command;
 };
 
+// A list of named entries in the order first met: the entry of `name`, made where there is none.
+template <typename Value>
+Value& entry(std::vector<std::pair<std::string, Value>>& list, const std::string& name) {
+  const auto found = std::find_if(list.begin(), list.end(), [&](const auto& named) { return named.first == name; });
+  return found != list.end() ? found->second : list.emplace_back(name, Value{}).second;
+}
+
 // Each benchmark's values of each measure, a run at a time, in the order first met.
 class Collected {
  public:
   void add(const std::string& benchmark, const std::string& measure, double value) {
-    auto found =
-        std::find_if(benchmarks_.begin(), benchmarks_.end(), [&](const auto& b) { return b.first == benchmark; });
-    if (found == benchmarks_.end()) found = benchmarks_.insert(benchmarks_.end(), {benchmark, {}});
-    auto& measures = found->second;
-    auto named = std::find_if(measures.begin(), measures.end(), [&](const auto& m) { return m.first == measure; });
-    if (named == measures.end()) named = measures.insert(measures.end(), {measure, {}});
-    named->second.push_back(value);
+    entry(entry(benchmarks_, benchmark), measure).push_back(value);
   }
   // The mean of each, with the least and the most.
   BenchResults results() const {
@@ -127,37 +120,46 @@ std::string benchmark_name(std::vector<std::string> command) {
   return joined(command);
 }
 
+// Each region's count of each measure, summed over its threads and instances, in the order first
+// met: one run's values of the benchmarks a program's regions are.
+class RegionSums {
+ public:
+  void add(const std::string& region, const std::string& measure, double value) {
+    entry(entry(sums_, region), measure_name(measure)) += value;
+  }
+  bool empty() const noexcept { return sums_.empty(); }
+  void into(Collected& collected) const {
+    for (const auto& [region, measures] : sums_)
+      for (const auto& [measure, value] : measures) collected.add(region, measure, value);
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>> sums_;
+};
+
 // PAPI's high-level library's results (libperfmon-papi's, or PAPI's own): PAPI_EVENTS and
-// PAPI_OUTPUT_DIRECTORY set for the command, a temporary directory read back once it ran and removed.
+// PAPI_OUTPUT_DIRECTORY set for the command, a directory of perfmon's own read back once it ran.
 class PapiRegions {
  public:
   PapiRegions(bool on, const std::string& events) {
     if (!on) return;
-    char name[] = "/tmp/perfmon-bench-papi-XXXXXX";
-    if (::mkdtemp(name) == nullptr)
-      throw Error(ErrorKind::System,
-                  std::string("cannot make a directory for PAPI's results: ") + std::strerror(errno) + ".", errno);
-    dir_ = name;
-    ::setenv("PAPI_OUTPUT_DIRECTORY", dir_.c_str(), 1);
+    dir_.emplace("PAPI's results");
+    ::setenv("PAPI_OUTPUT_DIRECTORY", dir_->path().c_str(), 1);
     ::setenv("PAPI_EVENTS", events.c_str(), 1);
   }
   ~PapiRegions() {
-    if (dir_.empty()) return;
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
+    if (!dir_) return;
     ::unsetenv("PAPI_OUTPUT_DIRECTORY");
     ::unsetenv("PAPI_EVENTS");
   }
   PapiRegions(const PapiRegions&) = delete;
   PapiRegions& operator=(const PapiRegions&) = delete;
 
-  // Each region's value of each event, summed over its threads and instances, in the order first
-  // met: {region, {event, value}}; a note where the program wrote none.
-  std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>> sums(
-      const std::vector<std::string>& events, std::vector<std::string>& notes) const {
-    std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>> out;
+  // Each region's value of each event; a note where the program wrote none.
+  RegionSums sums(const std::vector<std::string>& events, std::vector<std::string>& notes) const {
+    RegionSums out;
     std::error_code missing;
-    for (const auto& file : std::filesystem::directory_iterator(dir_ / "papi_hl_output", missing)) {
+    for (const auto& file : std::filesystem::directory_iterator(dir_->path() / "papi_hl_output", missing)) {
       std::ifstream in(file.path());
       const nlohmann::json rank = nlohmann::json::parse(in, nullptr, false);
       if (!rank.is_object() || !rank.contains("threads") || !rank["threads"].is_object()) continue;
@@ -166,19 +168,12 @@ class PapiRegions {
         for (const auto& entry : thread.value()["regions"].items()) {
           const nlohmann::json& region = entry.value();
           if (!region.is_object() || !region.contains("name") || !region["name"].is_string()) continue;
-          const std::string name = region["name"].get<std::string>();
-          auto found = std::find_if(out.begin(), out.end(), [&](const auto& r) { return r.first == name; });
-          if (found == out.end()) found = out.insert(out.end(), {name, {}});
           for (const std::string& event : events) {
             if (!region.contains(event)) continue;
             const nlohmann::json& value = region[event].is_object() ? region[event]["region_value"] : region[event];
-            const double number = value.is_string() ? std::strtod(value.get<std::string>().c_str(), nullptr) : 0;
-            auto named = std::find_if(found->second.begin(), found->second.end(),
-                                      [&](const auto& e) { return e.first == event; });
-            if (named == found->second.end())
-              found->second.emplace_back(event, number);
-            else
-              named->second += number;
+            // PAPI writes every number as a string.
+            out.add(region["name"].get<std::string>(), event,
+                    value.is_string() ? std::strtod(value.get<std::string>().c_str(), nullptr) : 0);
           }
         }
       }
@@ -192,7 +187,7 @@ class PapiRegions {
   }
 
  private:
-  std::filesystem::path dir_;
+  std::optional<TemporaryDirectory> dir_;
 };
 
 // The command's environment while it is benchmarked: the caller's cleared but for what a run needs
@@ -287,6 +282,18 @@ class Bench {
   explicit Bench(BenchOptions& options) : o_(options) {}
 
   int execute() {
+    // The bases first: a mistake in them is said before anything runs, and --save may replace
+    // --compare's file (a baseline brought up to date) only once it has been read.
+    const std::optional<BenchResults> base =
+        o_.compare.empty() ? std::nullopt : std::optional(read_bench_results_file(o_.compare));
+    std::optional<PerfDataReader> base_recording;
+    if (!o_.explain.empty()) {
+      base_recording.emplace(o_.explain);
+      if (base_recording->events().empty() || base_recording->events().front().attr.sample_period == 0)
+        throw Error(ErrorKind::InvalidArgument, printable(o_.explain) +
+                                                    " holds no sampled instructions: give a recording perfmon bench "
+                                                    "--record wrote of the base build.");
+    }
     EventCatalog catalog;
     std::string events;
     for (const std::string& measure : comma_list(o_.measures))
@@ -314,12 +321,10 @@ class Bench {
                     "'" + printable(joined(o_.command)) + "' exited with status " +
                         std::to_string(result.exit->exit_code()) +
                         ": a benchmark's counts are kept only from a run that succeeds (fix the command first).");
-      if (o_.papi) {
-        for (const auto& [region, sums] : papi.sums(comma_list(events), notes_))
-          for (const auto& [event, value] : sums) collected_.add(region, measure_name(event), value);
-      } else {
+      if (o_.papi)
+        papi.sums(comma_list(events), notes_).into(collected_);
+      else
         collect(result.reading, markers);
-      }
     }
     const BenchResults results = collected_.results();
     if (results.empty() && (o_.markers || o_.papi))
@@ -348,37 +353,27 @@ class Bench {
           "threads did not run the same instructions each time (they interleave, wait and spin "
           "differently); a single thread's counts do not vary.");
     if (!o_.save.empty()) write_file(o_.save, bench_results_json(results));
-    // --explain's base, read first: a mistake is said before anything more runs.
-    std::optional<PerfDataReader> base_recording;
-    if (!o_.explain.empty()) {
-      base_recording.emplace(o_.explain);
-      if (base_recording->events().empty() || base_recording->events().front().attr.sample_period == 0)
-        throw Error(ErrorKind::InvalidArgument, printable(o_.explain) +
-                                                    " holds no sampled instructions: give a recording perfmon bench "
-                                                    "--record wrote of the base build.");
-    }
     // This build recorded as the base was (its period), or about kSamplesPerRecording samples.
     const std::uint64_t period =
         base_recording ? base_recording->events().front().attr.sample_period : period_of(results);
     if (!o_.record.empty()) record_instructions(o_.command, period, o_.record, o_.keep_environment);
     std::vector<BenchChange> changes;
-    if (!o_.compare.empty()) {
-      changes = compare_bench_results(read_bench_results_file(o_.compare), results,
+    if (base)
+      changes = compare_bench_results(*base, results,
                                       o_.threshold.empty() ? BenchThresholds{} : parse_bench_thresholds(o_.threshold));
-    }
     OutputFile out("", stdout);
     if (o_.json) {
       out.write(bench_results_json(results));
     } else {
       out.write(title + "\n\n" + bench_results_table(results));
-      if (!o_.compare.empty()) out.write("\nAgainst " + printable(o_.compare) + ":\n\n" + bench_changes_table(changes));
+      if (base) out.write("\nAgainst " + printable(o_.compare) + ":\n\n" + bench_changes_table(changes));
       if (base_recording && !bench_regressions(changes).empty()) out.write(explain(*base_recording, period));
       for (const std::string& note : notes_) out.write("\n" + note + "\n");
     }
     commit(out);
     if (!o_.markdown.empty())
-      write_file(o_.markdown, o_.compare.empty() ? "### perfmon bench\n\n```\n" + bench_results_table(results) + "```\n"
-                                                 : bench_changes_markdown(changes));
+      write_file(o_.markdown, base ? bench_changes_markdown(changes)
+                                   : "### perfmon bench\n\n```\n" + bench_results_table(results) + "```\n");
     if (!o_.junit.empty()) write_file(o_.junit, bench_junit(results, changes));
     return gate(changes);
   }
@@ -403,20 +398,13 @@ class Bench {
       return;
     }
     const std::optional<MarkerResults> results = markers.results(notes_);
-    if (!results) return;
-    std::map<std::string, std::vector<double>> sums;  // per region: each event's, over the threads
-    std::vector<std::string> order;
-    for (const MarkedRegionResult& region : results->regions) {
-      std::vector<double>& sum = sums[region.tag];
-      if (sum.empty()) order.push_back(region.tag);
-      sum.resize(std::max(sum.size(), region.values.size()));
-      for (std::size_t e = 0; e < region.values.size(); ++e) sum[e] += region.values[e].scaled();
-    }
-    const std::vector<std::string> none;
-    const std::vector<std::string>& names = results->groups.empty() ? none : results->groups.front();
-    for (const std::string& tag : order)
-      for (std::size_t e = 0; e < sums[tag].size() && e < names.size(); ++e)
-        collected_.add(tag, measure_name(names[e]), sums[tag][e]);
+    if (!results || results->groups.empty()) return;
+    const std::vector<std::string>& names = results->groups.front();
+    RegionSums sums;
+    for (const MarkedRegionResult& region : results->regions)
+      for (std::size_t e = 0; e < region.values.size() && e < names.size(); ++e)
+        sums.add(region.tag, names[e], region.values[e].scaled());
+    sums.into(collected_);
   }
 
   // The sample period of a recording of about kSamplesPerRecording samples of the first benchmark.
@@ -431,16 +419,13 @@ class Bench {
   // build's (--record's, or one made now), largest growth first; with --flame-graph, the
   // differential flame graph.
   std::string explain(const PerfDataReader& base_file, std::uint64_t period) const {
-    const std::string now_path =
-        !o_.record.empty()
-            ? o_.record
-            : (std::filesystem::temp_directory_path() / ("perfmon-bench-" + std::to_string(::getpid()) + ".data"))
-                  .string();
-    if (o_.record.empty()) record_instructions(o_.command, period, now_path, o_.keep_environment);
+    std::optional<TemporaryDirectory> scratch;  // where this build's recording goes without --record
+    if (o_.record.empty()) scratch.emplace("this build's recording");
+    const std::string now_path = scratch ? (scratch->path() / "now.data").string() : o_.record;
+    if (scratch) record_instructions(o_.command, period, now_path, o_.keep_environment);
     const PerfDataReader now_file(now_path);
     const std::unique_ptr<Profile> base = read_profile(base_file, ProfileOptions{}, 0);
     const std::unique_ptr<Profile> now = read_profile(now_file, ProfileOptions{}, 0);
-    if (o_.record.empty()) std::filesystem::remove(now_path);
     if (!o_.flame_graph.empty()) {
       const FlameGraphBase against{*base, 0};
       write_file(o_.flame_graph,
@@ -544,12 +529,10 @@ int run_bench(std::span<char* const> args) {
     Bench bench(o);
     return bench.execute();
   } catch (const Error& error) {
-    if (error.kind() == ErrorKind::InvalidEvent || error.kind() == ErrorKind::UnknownEvent ||
-        error.kind() == ErrorKind::InvalidArgument)
-      return report_event_error("bench", error);
     // A command that ran and failed: 1 (126 and 127 say it could not be run).
-    if (error.kind() == ErrorKind::CommandFailed && error.errnum() == 0) return report_error("bench", error, 1);
-    return report_run_error("bench", error);
+    if (error.kind() == ErrorKind::CommandFailed)
+      return error.errnum() == 0 ? report_error("bench", error, 1) : report_run_error("bench", error);
+    return report_event_error("bench", error);  // 129 for what the command line got wrong, else 1
   }
 }
 

@@ -26,11 +26,7 @@ constexpr const char* kMissing =
 
 StatMarkers::StatMarkers(bool on, const std::vector<std::vector<std::string>>& groups) {
   if (!on) return;
-  char name[] = "/tmp/perfmon-markers-XXXXXX";
-  if (mkdtemp(name) == nullptr)
-    throw Error(ErrorKind::System,
-                std::string("cannot make a directory for the marker results: ") + std::strerror(errno) + ".", errno);
-  dir_ = name;
+  dir_.emplace("the marker results");
   std::string lists;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     if (g > 0) lists += '|';
@@ -38,24 +34,22 @@ StatMarkers::StatMarkers(bool on, const std::vector<std::vector<std::string>>& g
   }
   const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
   setenv("LIKWID_EVENTS", lists.c_str(), 1);
-  setenv("LIKWID_FILEPATH", (dir_ / "likwid.txt").c_str(), 1);
+  setenv("LIKWID_FILEPATH", (dir_->path() / "likwid.txt").c_str(), 1);
   setenv("LIKWID_MODE", "perf_event", 1);
   setenv("LIKWID_THREADS", ("0-" + std::to_string(cpus - 1)).c_str(), 1);
-  setenv("PERFMON_MARKERS_JSON", (dir_ / "markers.json").c_str(), 1);
+  setenv("PERFMON_MARKERS_JSON", (dir_->path() / "markers.json").c_str(), 1);
 }
 
 StatMarkers::~StatMarkers() {
-  if (dir_.empty()) return;
-  std::error_code ignored;
-  std::filesystem::remove_all(dir_, ignored);
+  if (!dir_) return;
   for (const char* name : {"LIKWID_EVENTS", "LIKWID_FILEPATH", "LIKWID_MODE", "LIKWID_THREADS", "PERFMON_MARKERS_JSON"})
     unsetenv(name);
 }
 
 std::optional<MarkerResults> StatMarkers::results(std::vector<std::string>& notes) const {
-  if (dir_.empty()) return std::nullopt;
+  if (!dir_) return std::nullopt;
   try {
-    return read_marker_results(dir_ / "markers.json");
+    return read_marker_results(dir_->path() / "markers.json");
   } catch (const Error& error) {
     // None at all: the program was not built with the markers; anything else is said as it is.
     notes.push_back(error.kind() == ErrorKind::System && error.errnum() == ENOENT ? kMissing : error.what());

@@ -14,6 +14,7 @@
 #include "perfmon/event.hpp"
 #include "perfmon/marker_results.hpp"
 #include "perfmon/stat.hpp"
+#include "temporary_directory.hpp"
 
 namespace perfmon::cli {
 
@@ -39,7 +40,7 @@ class StatMarkers {
   std::vector<MarkedReport> reports(const std::vector<EventGroup>& events, std::vector<std::string>& notes) const;
 
  private:
-  std::filesystem::path dir_;  // empty: off
+  std::optional<TemporaryDirectory> dir_;  // none: off
 };
 
 }  // namespace perfmon::cli
