@@ -16,6 +16,8 @@ namespace perfmon {
 // A command word found as execvp finds it: a path if it has a slash, else the first executable
 // file of that name on PATH. Sets errno (ENOENT, EACCES) when there is none.
 std::optional<std::string> find_program(const std::string& name);
+// The one sentence for a command `name` that cannot be run (exec's or find_program's errno `err`).
+Error cannot_run(const std::string& name, int err);
 
 struct WorkloadExit {
   int status = 0;         // wait(2) status

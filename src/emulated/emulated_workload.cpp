@@ -318,13 +318,7 @@ EmulatedWorkload::EmulatedWorkload(std::vector<std::string> argv, const Emulator
   if (argv_.empty()) throw Error(ErrorKind::InvalidArgument, "no command to run: the argument list is empty.");
   const std::string& name = argv_.front();
   const std::optional<std::string> program = find_program(name);
-  if (!program) {
-    const int err = errno;
-    throw Error(ErrorKind::CommandFailed,
-                "cannot run '" + name + "': " + std::strerror(err) + "; " +
-                    (err == EACCES ? "check that it is an executable file." : "check the command's name and PATH."),
-                err);
-  }
+  if (!program) throw cannot_run(name, errno);
   // A script runs its interpreter, which must be a program QEMU can run.
   std::vector<std::string> interpreter = script_interpreter(*program);
   const std::string& binary = interpreter.empty() ? *program : interpreter.front();

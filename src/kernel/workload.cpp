@@ -24,6 +24,13 @@ bool is_file(const std::string& path, int mode) {
 
 }  // namespace
 
+Error cannot_run(const std::string& name, int err) {
+  const char* advice = err == ENOENT   ? "check the command's name and PATH"
+                       : err == EACCES ? "check that it is an executable file"
+                                       : "check the command";
+  return Error(ErrorKind::CommandFailed, "cannot run '" + name + "': " + std::strerror(err) + "; " + advice + ".", err);
+}
+
 std::optional<std::string> find_program(const std::string& name) {
   if (name.find('/') != std::string::npos) {
     if (is_file(name, X_OK)) return name;
@@ -131,11 +138,7 @@ void Workload::start() {
     WorkloadExit exit;
     while (!wait(exit)) {
     }
-    std::string advice = err == ENOENT   ? "check the command's name and PATH"
-                         : err == EACCES ? "check that it is an executable file"
-                                         : "check the command";
-    throw Error(ErrorKind::CommandFailed,
-                "cannot run '" + argv_.front() + "': " + std::strerror(err) + "; " + advice + ".", err);
+    throw cannot_run(argv_.front(), err);
   }
 }
 

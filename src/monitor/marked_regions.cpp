@@ -26,11 +26,18 @@ constexpr std::size_t kNoGroup = static_cast<std::size_t>(-1);
 std::atomic<std::uint64_t> next_serial{1};
 
 // The live instances by serial, for the threads that end: a thread's counters are closed when it
-// exits (its sums stay), unless its MarkedRegions went first.
+// exits (its sums stay), unless its MarkedRegions went first. Never destroyed: the C APIs' users
+// close their regions as the process exits, from ELF destructors or atexit handlers that may run
+// after a static's destructor (libperfmon-gbench writes its results from one).
 std::mutex live_mutex;
 std::map<std::uint64_t, MarkedRegions::State*>& live() {
-  static std::map<std::uint64_t, MarkedRegions::State*> instances;
-  return instances;
+  union Registry {
+    Registry() : instances() {}
+    ~Registry() {}
+    std::map<std::uint64_t, MarkedRegions::State*> instances;
+  };
+  static Registry registry;
+  return registry.instances;
 }
 
 double now_seconds() {
