@@ -208,6 +208,72 @@ TEST_F(Bench, TheExampleProjectsRegressionIsCaughtAndExplained) {
   EXPECT_NE(picture.find("parse_digits"), std::string::npos);
 }
 
+// Each benchmark of a Google Benchmark binary a benchmark of its own, its timed loop counted alone:
+// BM_Spin/N's loop spins N times, so 2,000 more iterations are exactly 4,000 more instructions; the
+// set-up's two million before the loop are not counted, nor a thread's first marker calls (their
+// symbols' binding); two threads count twice what one does, within the few instructions a second
+// thread's harness adds; a single-threaded benchmark's second run counts the same.
+TEST_F(Bench, EachGoogleBenchmarkIsABenchmarkItsLoopCountedAlone) {
+  REQUIRE_QEMU();
+  if (std::string(GBENCH_PROGRAM).empty())
+    GTEST_SKIP() << "no Google Benchmark binary here: libbenchmark-dev is missing, or this is the sanitizer build "
+                    "(a sanitized program does not run under qemu-user)";
+  const std::string saved = (dir_ / "gbench.json").string();  // the benchmarks print too: the file alone is BMF
+  const Result r = run({PERFMON, "bench", "--google-benchmark", "--measures", "instructions,branches", "-r", "2",
+                        "--save", saved, "--", GBENCH_PROGRAM});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json bmf = nlohmann::json::parse(read_file(saved));
+  ASSERT_EQ(bmf.size(), 3u) << bmf.dump();
+  auto instructions = [&](const char* benchmark) {
+    EXPECT_TRUE(bmf.contains(benchmark)) << benchmark << ": " << bmf.dump();
+    const nlohmann::json& measure = bmf[benchmark]["instructions"];
+    if (std::string_view(benchmark).find("threads:") == std::string_view::npos) {  // threads interleave differently
+      EXPECT_EQ(measure["lower_value"], measure["upper_value"]) << benchmark << ": the same in both runs";
+    }
+    return measure["value"].get<double>();
+  };
+  const double one = instructions("BM_Spin/1000"), more = instructions("BM_Spin/3000");
+  EXPECT_EQ(more - one, 4000) << r.out;
+  EXPECT_EQ(
+      bmf["BM_Spin/3000"]["branches"]["value"].get<double>() - bmf["BM_Spin/1000"]["branches"]["value"].get<double>(),
+      2000);
+  EXPECT_LT(one, 2'000 + 2'000) << "more than the loop and the markers' own cost of some 1,600 were counted";
+  EXPECT_NEAR(instructions("BM_Spin/1000/threads:2"), 2 * one, 100) << r.out;
+  // A program that is no Google Benchmark binary: one sentence.
+  const Result not_gbench = run({PERFMON, "bench", "--google-benchmark", "--", "false"});
+  EXPECT_EQ(not_gbench.exit_code, 129);
+  EXPECT_NE(not_gbench.err.find("failed: --google-benchmark runs a Google Benchmark binary"), std::string::npos)
+      << not_gbench.err;
+  EXPECT_EQ(run({PERFMON, "bench", "--google-benchmark", "--markers", "--", GBENCH_PROGRAM}).exit_code, 129);
+  const Result missing = run({PERFMON, "bench", "--google-benchmark", "--", "/nonexistent/benchmarks"});
+  EXPECT_EQ(missing.exit_code, 127);
+  EXPECT_EQ(missing.err,
+            "perfmon bench: cannot run '/nonexistent/benchmarks': No such file or directory; check the command's name "
+            "and PATH.\n");
+}
+
+// Natively, a region's event that this machine cannot count (no PMU in a VM) is left out with the
+// reason, never shown as a zero; what it can count (task-clock) is kept.
+TEST_F(Bench, NativeRegionsLeaveOutWhatCannotBeCountedNeverAZero) {
+  if (std::string(EMULATED_REGION).empty()) GTEST_SKIP() << "this is the sanitizer build: --markers is tested without";
+  const std::string saved = (dir_ / "native.json").string();
+  const Result r = run({PERFMON, "bench", "--markers", "--native", "-e", "task-clock", "-r", "2", "--save", saved, "--",
+                        LIKWID_THREADS});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json bmf = nlohmann::json::parse(read_file(saved));
+  ASSERT_TRUE(bmf.contains("work")) << bmf;
+  for (const auto& [region, measures] : bmf.items())
+    for (const auto& [measure, value] : measures.items())
+      EXPECT_GT(value["value"].get<double>(), 0) << region << " " << measure;
+  EXPECT_TRUE(bmf["work"].contains("task-clock")) << bmf;
+  if (!bmf["work"].contains("instructions")) {
+    EXPECT_NE(r.out.find("instructions:u, branches:u, branch-misses:u, L1-dcache-load-misses:u and LLC-load-misses:u "
+                         "are left out: "),
+              std::string::npos)
+        << r.out;
+  }
+}
+
 TEST_F(Bench, MistakesAreSaidInOneSentence) {
   REQUIRE_QEMU();
   const Result failing = run({PERFMON, "bench", "--", EMULATED_LOOP, "1", "2000"});  // more threads than it takes

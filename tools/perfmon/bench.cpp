@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // perfmon bench: a command's counts as benchmark results a CI job keeps and compares — exact and
 // the same every run on the emulated CPU (the default), or the PMU's user-space counts (--native);
-// the whole command one benchmark, or each region the program marks one (--markers for likwid's
-// Marker API, --papi for PAPI's high-level API); saved in
+// the whole command one benchmark, each region the program marks one (--markers for likwid's
+// Marker API, --papi for PAPI's high-level API), or each benchmark of a Google Benchmark binary
+// one, its timed loop counted alone (--google-benchmark); saved in
 // Bencher's Metric Format, compared with a baseline, and a gate that fails where a measure grew
 // past its threshold; and why it grew: the functions whose instructions changed, from a recording
 // of each build on the emulated CPU (--record, --explain) (docs/bench.md).
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,6 +37,7 @@
 #include "perfmon/printable.hpp"
 #include "perfmon/report_diff.hpp"
 #include "perfmon/report_output.hpp"
+#include "perfmon/workload.hpp"
 #include "profile_reading.hpp"
 #include "stat_markers.hpp"
 #include "temporary_directory.hpp"
@@ -50,6 +55,12 @@ constexpr std::size_t kExplainedFunctions = 10;
 // What every benchmark reports: instructions, branches, and the models' (or the PMU's) misses.
 constexpr const char* kMeasures = "instructions,branches,branch-misses,L1-dcache-load-misses,LLC-load-misses";
 constexpr int kRegressionStatus = 2;  // the gate failed: a measure grew past its threshold
+// The region libperfmon-gbench makes of a Google Benchmark's timed loop (compat/libgbench/loops.c).
+constexpr const char* kGoogleBenchmarkRegion = "google-benchmark-loop";
+// Each benchmark's loop run once, or as often as the benchmark itself says (->Iterations(n)):
+// libbenchmark 1.7 takes the first run that lasts min_time (libbenchmark 1.8 and later take "0" too,
+// with a warning that it wants a unit).
+constexpr const char* kOneIteration = "--benchmark_min_time=0";
 
 struct BenchOptions {
   std::vector<std::string> events;   // -e: more measures
@@ -58,7 +69,8 @@ struct BenchOptions {
   bool native = false;
   std::string name;
   bool markers = false;
-  bool papi = false;  // --papi: PAPI's high-level regions
+  bool papi = false;              // --papi: PAPI's high-level regions
+  bool google_benchmark = false;  // --google-benchmark: each benchmark of a Google Benchmark binary
   std::string save, compare, markdown, junit;
   std::string record, explain, flame_graph;  // perf.data of this run; the base's; a differential flame graph
   bool keep_environment = false;             // --keep-env: the command gets the whole environment
@@ -120,6 +132,141 @@ std::string benchmark_name(std::vector<std::string> command) {
   return joined(command);
 }
 
+// What runs as one benchmark: its name, and the command that runs it.
+struct Benchmarked {
+  std::string name;
+  std::vector<std::string> command;
+};
+
+// What `command` prints on its standard output (its standard error and input /dev/null); nothing
+// where it exits with other than 0. Throws where it cannot be run.
+std::optional<std::string> output_of(const std::vector<std::string>& command) {
+  int ends[2];
+  if (::pipe2(ends, O_CLOEXEC) != 0) throw Error(ErrorKind::System, "cannot make a pipe to list the benchmarks", errno);
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO);
+  ::posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  ::posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  std::vector<char*> argv;
+  for (const std::string& word : command) argv.push_back(const_cast<char*>(word.c_str()));
+  argv.push_back(nullptr);
+  pid_t child = 0;
+  const int spawned = ::posix_spawnp(&child, argv[0], &actions, nullptr, argv.data(), environ);
+  ::posix_spawn_file_actions_destroy(&actions);
+  ::close(ends[1]);
+  std::string text;
+  char buffer[4096];
+  for (ssize_t got = 0;
+       spawned == 0 && ((got = ::read(ends[0], buffer, sizeof buffer)) > 0 || (got < 0 && errno == EINTR));)
+    if (got > 0) text.append(buffer, static_cast<std::size_t>(got));
+  ::close(ends[0]);
+  if (spawned != 0) throw cannot_run(command.front(), spawned);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  return text;
+}
+
+// A benchmark's name as a regular expression that matches it alone.
+std::string matching_only(const std::string& name) {
+  std::string pattern = "^";
+  for (const char c : name) {
+    if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) pattern += '\\';
+    pattern += c;
+  }
+  return pattern + "$";
+}
+
+// Each benchmark of a Google Benchmark binary (--benchmark_list_tests), run by itself, its loop once.
+std::vector<Benchmarked> google_benchmarks(const std::vector<std::string>& command) {
+  std::vector<std::string> listing = command;
+  listing.emplace_back("--benchmark_list_tests=true");
+  const std::optional<std::string> names = output_of(listing);
+  if (!names)
+    throw Error(ErrorKind::InvalidArgument, "'" + printable(joined(listing)) +
+                                                "' failed: --google-benchmark runs a Google Benchmark binary (one "
+                                                "built with libbenchmark and BENCHMARK_MAIN), which lists its "
+                                                "benchmarks so; leave out --google-benchmark for other programs.");
+  std::vector<Benchmarked> benchmarks;
+  std::size_t from = 0;
+  for (std::size_t end; (end = names->find('\n', from)) != std::string::npos; from = end + 1) {
+    const std::string name = names->substr(from, end - from);
+    if (name.empty()) continue;
+    Benchmarked& one = benchmarks.emplace_back(Benchmarked{name, command});
+    one.command.push_back("--benchmark_filter=" + matching_only(name));
+    one.command.emplace_back(kOneIteration);
+  }
+  if (benchmarks.empty())
+    throw Error(ErrorKind::InvalidArgument, "'" + printable(joined(listing)) +
+                                                "' lists no benchmark: register some with BENCHMARK(), or check "
+                                                "--benchmark_filter among the arguments.");
+  return benchmarks;
+}
+
+// libperfmon-gbench (compat/libgbench): $PERFMON_GBENCH_PRELOAD, in the tree this perfmon is
+// installed in (bin/../lib/perfmon/), where it was installed, or where it was built.
+std::string gbench_preload() {
+  if (const char* path = std::getenv("PERFMON_GBENCH_PRELOAD"); path != nullptr && *path != '\0') return path;
+  std::vector<std::filesystem::path> candidates;
+  std::error_code unknown;
+  if (const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", unknown); !unknown)
+    candidates.push_back(self.parent_path() / ".." / PERFMON_INSTALL_LIBDIR / "perfmon" / "libperfmon-gbench.so");
+  candidates.emplace_back(PERFMON_GBENCH_INSTALLED);
+  candidates.emplace_back(PERFMON_GBENCH_BUILT);
+  for (const std::filesystem::path& candidate : candidates)
+    if (::access(candidate.c_str(), R_OK) == 0) return candidate.lexically_normal().string();
+  throw Error(ErrorKind::Unsupported,
+              "--google-benchmark needs libperfmon-gbench.so, which is not beside this perfmon (lib/perfmon/): "
+              "reinstall perfmon, or set PERFMON_GBENCH_PRELOAD to the library.");
+}
+
+// The dynamic linker's settings for a program whose regions are benchmarks, while it runs:
+// LD_BIND_NOW, so that no region pays for binding a symbol at its first call (a thread's first
+// region, and of two threads the first to finish, would count some 800 instructions more each);
+// with --google-benchmark, libperfmon-gbench preloaded. On the emulated CPU through QEMU's
+// QEMU_SET_ENV, which sets the guest's environment alone (QEMU itself is no benchmark).
+class RegionLinking {
+ public:
+  RegionLinking(bool regions, bool google_benchmark, bool native) {
+    if (!regions) return;
+    std::vector<std::pair<std::string, std::string>> settings{{"LD_BIND_NOW", "1"}};
+    if (google_benchmark) {
+      const std::string library = gbench_preload();
+      if (!native && library.find(',') != std::string::npos)
+        throw Error(ErrorKind::InvalidArgument, "QEMU cannot be given a library whose path holds a comma (" +
+                                                    printable(library) + "): install perfmon under another prefix.");
+      settings.emplace_back("LD_PRELOAD", library);
+    }
+    if (native) {
+      for (const auto& [name, value] : settings) set(name, value);
+      return;
+    }
+    const char* others = std::getenv("QEMU_SET_ENV");
+    std::string guest = others != nullptr ? others : "";
+    for (const auto& [name, value] : settings) guest += (guest.empty() ? "" : ",") + name + "=" + value;
+    set("QEMU_SET_ENV", guest);
+  }
+  ~RegionLinking() {
+    for (const auto& [name, before] : saved_)
+      if (before)
+        ::setenv(name.c_str(), before->c_str(), 1);
+      else
+        ::unsetenv(name.c_str());
+  }
+  RegionLinking(const RegionLinking&) = delete;
+  RegionLinking& operator=(const RegionLinking&) = delete;
+
+ private:
+  void set(const std::string& name, const std::string& value) {
+    const char* before = std::getenv(name.c_str());
+    saved_.emplace_back(name, before != nullptr ? std::optional<std::string>(before) : std::nullopt);
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
 // Each region's count of each measure, summed over its threads and instances, in the order first
 // met: one run's values of the benchmarks a program's regions are.
 class RegionSums {
@@ -127,14 +274,36 @@ class RegionSums {
   void add(const std::string& region, const std::string& measure, double value) {
     entry(entry(sums_, region), measure_name(measure)) += value;
   }
+  // A marked region's values of the events `names`: those its counters never ran for (an event the
+  // marker library could not open, as on a machine without a PMU) are left out, never a zero.
+  void add_counted(const std::string& region, const std::vector<std::string>& names,
+                   const std::vector<CounterValue>& values) {
+    for (std::size_t e = 0; e < values.size() && e < names.size(); ++e)
+      if (values[e].counted())
+        add(region, names[e], values[e].scaled());
+      else if (std::find(uncounted_.begin(), uncounted_.end(), names[e]) == uncounted_.end())
+        uncounted_.push_back(names[e]);
+  }
   bool empty() const noexcept { return sums_.empty(); }
   void into(Collected& collected) const {
     for (const auto& [region, measures] : sums_)
       for (const auto& [measure, value] : measures) collected.add(region, measure, value);
   }
+  // The events that no region counted.
+  std::vector<std::string> never_counted() const {
+    std::vector<std::string> names;
+    for (const std::string& name : uncounted_)
+      if (std::none_of(sums_.begin(), sums_.end(), [&](const auto& region) {
+            return std::any_of(region.second.begin(), region.second.end(),
+                               [&](const auto& measure) { return measure.first == measure_name(name); });
+          }))
+        names.push_back(name);
+    return names;
+  }
 
  private:
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>> sums_;
+  std::vector<std::string> uncounted_;
 };
 
 // PAPI's high-level library's results (libperfmon-papi's, or PAPI's own): PAPI_EVENTS and
@@ -193,8 +362,8 @@ class PapiRegions {
 // The command's environment while it is benchmarked: the caller's cleared but for what a run needs
 // and what does not vary between a job's runs, so that a CI job's own variables (a branch's name,
 // a commit's hash) do not change what the program's start-up executes (callgrind-based tools clear
-// it too). Kept: PATH, HOME, LANG, LC_ALL, TMPDIR, LD_LIBRARY_PATH, and the variables of perfmon,
-// likwid, PAPI, QEMU and OpenMP (PERFMON_, LIKWID_, PAPI_, QEMU_, OMP_).
+// it too). Kept: PATH, HOME, LANG, LC_ALL, TMPDIR, LD_LIBRARY_PATH, LD_PRELOAD, LD_BIND_NOW, and the variables of
+// perfmon, likwid, PAPI, QEMU and OpenMP (PERFMON_, LIKWID_, PAPI_, QEMU_, OMP_).
 class BenchEnvironment {
  public:
   explicit BenchEnvironment(bool keep_all) {
@@ -214,7 +383,8 @@ class BenchEnvironment {
  private:
   static bool kept(std::string_view entry) {
     const std::string_view name = entry.substr(0, entry.find('='));
-    for (const std::string_view exact : {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "LD_LIBRARY_PATH"})
+    for (const std::string_view exact :
+         {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "LD_LIBRARY_PATH", "LD_PRELOAD", "LD_BIND_NOW"})
       if (name == exact) return true;
     for (const std::string_view prefix : {"PERFMON_", "LIKWID_", "PAPI_", "QEMU_", "OMP_"})
       if (name.starts_with(prefix)) return true;
@@ -301,33 +471,16 @@ class Bench {
     for (const std::string& list : o_.events) events += (events.empty() ? "" : ",") + list;
     const std::vector<EventGroup> groups = catalog.parse(events);
     const long runs = o_.runs > 0 ? o_.runs : o_.native ? 5 : 1;
+    const std::vector<Benchmarked> benchmarked =
+        o_.google_benchmark
+            ? google_benchmarks(o_.command)
+            : std::vector<Benchmarked>{{o_.name.empty() ? benchmark_name(o_.command) : o_.name, o_.command}};
     std::string counted_on;
-    for (long run = 0; run < runs; ++run) {
-      StatMarkers markers(o_.markers, {{events}});
-      const PapiRegions papi(o_.papi, events);
-      const BenchEnvironment environment(o_.keep_environment);  // after the markers' and PAPI's variables are set
-      MeasurementRequest request;
-      request.groups = groups;
-      request.command = o_.command;
-      request.emulate = !o_.native;
-      std::unique_ptr<Measurement> measurement = measure(request);
-      counted_on = measurement->counting_on();  // " on /usr/bin/qemu-x86_64"
-      if (counted_on.starts_with(" on ")) counted_on.erase(0, 4);
-      RunHooks hooks;
-      const RunResult result = perfmon::run(*measurement, hooks);
-      if (result.interrupted) throw Error(ErrorKind::System, "interrupted: no results kept.");
-      if (result.exit && result.exit->exit_code() != 0)
-        throw Error(ErrorKind::CommandFailed,
-                    "'" + printable(joined(o_.command)) + "' exited with status " +
-                        std::to_string(result.exit->exit_code()) +
-                        ": a benchmark's counts are kept only from a run that succeeds (fix the command first).");
-      if (o_.papi)
-        papi.sums(comma_list(events), notes_).into(collected_);
-      else
-        collect(result.reading, markers);
-    }
+    for (long run = 0; run < runs; ++run)
+      for (const Benchmarked& one : benchmarked) counted_on = run_once(one, events, groups);
     const BenchResults results = collected_.results();
-    if (results.empty() && (o_.markers || o_.papi))
+    note_left_out();
+    if (results.empty() && (o_.markers || o_.papi) && !regions_marked_)
       throw Error(ErrorKind::InvalidArgument,
                   (notes_.empty() ? std::string("the program marked no region") : notes_.front()) +
                       (notes_.empty() ? ": mark its benchmarks with likwid's Marker API (LIKWID_MARKER_START/STOP, "
@@ -356,7 +509,7 @@ class Bench {
     // This build recorded as the base was (its period), or about kSamplesPerRecording samples.
     const std::uint64_t period =
         base_recording ? base_recording->events().front().attr.sample_period : period_of(results);
-    if (!o_.record.empty()) record_instructions(o_.command, period, o_.record, o_.keep_environment);
+    if (!o_.record.empty()) record_instructions(recorded_command(), period, o_.record, o_.keep_environment);
     std::vector<BenchChange> changes;
     if (base)
       changes = compare_bench_results(*base, results,
@@ -379,10 +532,75 @@ class Bench {
   }
 
  private:
+  // One run of one benchmark, its counts collected; says what counted them ("/usr/bin/qemu-x86_64").
+  std::string run_once(const Benchmarked& one, const std::string& events, const std::vector<EventGroup>& groups) {
+    StatMarkers markers(o_.markers || o_.google_benchmark, {{events}});
+    const PapiRegions papi(o_.papi, events);
+    const RegionLinking linking(o_.markers || o_.papi || o_.google_benchmark, o_.google_benchmark, o_.native);
+    const BenchEnvironment environment(o_.keep_environment);  // after the markers' and PAPI's variables are set
+    MeasurementRequest request;
+    request.groups = groups;
+    request.command = one.command;
+    request.emulate = !o_.native;
+    std::unique_ptr<Measurement> measurement = measure(request);
+    std::string counted_on = measurement->counting_on();  // " on /usr/bin/qemu-x86_64"
+    if (counted_on.starts_with(" on ")) counted_on.erase(0, 4);
+    RunHooks hooks;
+    const RunResult result = perfmon::run(*measurement, hooks);
+    if (result.interrupted) throw Error(ErrorKind::System, "interrupted: no results kept.");
+    if (result.exit && result.exit->exit_code() != 0)
+      throw Error(ErrorKind::CommandFailed,
+                  "'" + printable(joined(one.command)) + "' exited with status " +
+                      std::to_string(result.exit->exit_code()) +
+                      ": a benchmark's counts are kept only from a run that succeeds (fix the command first).");
+    if (o_.papi)
+      papi.sums(comma_list(events), notes_).into(collected_);
+    else if (o_.google_benchmark)
+      collect_loop(one.name, markers, result.reading);
+    else
+      collect(one.name, result.reading, markers);
+    return counted_on;
+  }
+
+  // What --record and --explain record: the command, or a Google Benchmark binary's every benchmark
+  // with its loop once.
+  std::vector<std::string> recorded_command() const {
+    std::vector<std::string> command = o_.command;
+    if (o_.google_benchmark) command.emplace_back(kOneIteration);
+    return command;
+  }
+
+  // A Google Benchmark's run: its timed loop's counts (libperfmon-gbench's region), summed over the
+  // benchmark's threads.
+  void collect_loop(const std::string& benchmark, const StatMarkers& markers, const Reading& whole) {
+    const std::optional<MarkerResults> results = markers.results(notes_);
+    std::size_t threads = 0;
+    std::uint64_t loops = 0;
+    RegionSums sums;
+    if (results && !results->groups.empty())
+      for (const MarkedRegionResult& region : results->regions) {
+        if (region.tag != kGoogleBenchmarkRegion) continue;
+        ++threads;
+        loops += region.count;
+        regions_marked_ = true;
+        sums.add_counted(benchmark, results->groups.front(), region.values);
+      }
+    if (threads == 0)
+      throw Error(ErrorKind::InvalidArgument,
+                  "benchmark " + printable(benchmark) +
+                      " ran no timed loop that perfmon saw: --google-benchmark needs the program linked with "
+                      "libbenchmark.so (-lbenchmark, not its static archive), whose calls it intercepts.");
+    if (loops > threads)
+      notes_.push_back(printable(benchmark) + " ran its loop " + std::to_string(loops) + " times in " +
+                       std::to_string(threads) + (threads == 1 ? " thread" : " threads") +
+                       " (its own MinTime or Repetitions): its counts are their sum.");
+    sums.into(collected_);
+    left_out_of_regions(sums, whole);
+  }
+
   // The run's counts: the whole command's, or each marked region's summed over its threads.
-  void collect(const Reading& reading, const StatMarkers& markers) {
+  void collect(const std::string& benchmark, const Reading& reading, const StatMarkers& markers) {
     if (!o_.markers) {
-      const std::string benchmark = o_.name.empty() ? benchmark_name(o_.command) : o_.name;
       std::vector<std::string> taken;  // an event named twice is one measure
       for (const ReadingEvent& event : reading.events) {
         const std::string measure = measure_name(event.event.name);
@@ -390,9 +608,8 @@ class Bench {
         taken.push_back(measure);
         if (event.supported) {
           collected_.add(benchmark, measure, event.value.scaled());
-        } else if (std::none_of(notes_.begin(), notes_.end(),
-                                [&](const std::string& note) { return note.starts_with(event.event.name + " "); })) {
-          notes_.push_back(event.event.name + " is left out: " + event.unsupported_reason);
+        } else {
+          left_out(event.event.name, event.unsupported_reason);
         }
       }
       return;
@@ -401,10 +618,40 @@ class Bench {
     if (!results || results->groups.empty()) return;
     const std::vector<std::string>& names = results->groups.front();
     RegionSums sums;
-    for (const MarkedRegionResult& region : results->regions)
-      for (std::size_t e = 0; e < region.values.size() && e < names.size(); ++e)
-        sums.add(region.tag, names[e], region.values[e].scaled());
+    for (const MarkedRegionResult& region : results->regions) sums.add_counted(region.tag, names, region.values);
+    regions_marked_ = regions_marked_ || !results->regions.empty();
     sums.into(collected_);
+    left_out_of_regions(sums, reading);
+  }
+
+  // An event this machine cannot count, noted once with the others left out for the same reason.
+  void left_out(const std::string& name, const std::string& reason) {
+    auto same =
+        std::find_if(left_out_.begin(), left_out_.end(), [&](const auto& entry) { return entry.first == reason; });
+    if (same == left_out_.end()) same = left_out_.insert(left_out_.end(), {reason, {}});
+    if (std::find(same->second.begin(), same->second.end(), name) == same->second.end()) same->second.push_back(name);
+  }
+
+  // The events no marked region counted, with the reason the run's own measurement of them gives.
+  void left_out_of_regions(const RegionSums& sums, const Reading& whole) {
+    for (const std::string& name : sums.never_counted()) {
+      std::string reason = "the program's marker library could not count it.";
+      for (const ReadingEvent& event : whole.events)
+        if (event.event.name == name && !event.supported) reason = event.unsupported_reason;
+      left_out(name, reason);
+    }
+  }
+
+  // The left-out events' notes, first among the notes: "a, b and c are left out: why".
+  void note_left_out() {
+    std::vector<std::string> notes;
+    for (const auto& [reason, names] : left_out_) {
+      std::string list;
+      for (std::size_t i = 0; i < names.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+      notes.push_back(list + (names.size() == 1 ? " is" : " are") + " left out: " + reason);
+    }
+    notes_.insert(notes_.begin(), notes.begin(), notes.end());
   }
 
   // The sample period of a recording of about kSamplesPerRecording samples of the first benchmark.
@@ -422,7 +669,7 @@ class Bench {
     std::optional<TemporaryDirectory> scratch;  // where this build's recording goes without --record
     if (o_.record.empty()) scratch.emplace("this build's recording");
     const std::string now_path = scratch ? (scratch->path() / "now.data").string() : o_.record;
-    if (scratch) record_instructions(o_.command, period, now_path, o_.keep_environment);
+    if (scratch) record_instructions(recorded_command(), period, now_path, o_.keep_environment);
     const PerfDataReader now_file(now_path);
     const std::unique_ptr<Profile> base = read_profile(base_file, ProfileOptions{}, 0);
     const std::unique_ptr<Profile> now = read_profile(now_file, ProfileOptions{}, 0);
@@ -446,6 +693,8 @@ class Bench {
   BenchOptions& o_;
   Collected collected_;
   std::vector<std::string> notes_;
+  bool regions_marked_ = false;  // a marked region's results came back, counted or not
+  std::vector<std::pair<std::string, std::vector<std::string>>> left_out_;  // events by the reason
 };
 
 }  // namespace
@@ -479,6 +728,10 @@ int run_bench(std::span<char* const> args) {
        "each region the program marks with PAPI's high-level API (PAPI_hl_region_begin, linked with -lperfmon-papi) a "
        "benchmark, its threads and instances summed",
        [&](std::string_view) { o.papi = true; }},
+      {0, "google-benchmark", "",
+       "each benchmark of a Google Benchmark binary (libbenchmark, linked dynamically) a benchmark: run by itself, "
+       "its timed loop once (or its own Iterations), counted alone",
+       [&](std::string_view) { o.google_benchmark = true; }},
       {0, "save", "file", "write the results to FILE in Bencher's Metric Format (BMF JSON)",
        [&](std::string_view v) { o.save = std::string(v); }},
       {0, "compare", "file",
@@ -517,8 +770,11 @@ int run_bench(std::span<char* const> args) {
               throw UsageError("--explain says why a measure grew against --compare's base: give --compare BASE too");
             if (!o.flame_graph.empty() && o.explain.empty())
               throw UsageError("--flame-graph draws --explain's two recordings: give --explain BASE.data too");
-            if (o.markers && o.papi)
-              throw UsageError("--markers and --papi read the regions of one API each: give one of them");
+            if (o.markers + o.papi + o.google_benchmark > 1)
+              throw UsageError(
+                  "--markers, --papi and --google-benchmark each say what a benchmark is: give one of them");
+            if (o.google_benchmark && !o.name.empty())
+              throw UsageError("--name names the whole command's benchmark: --google-benchmark names each by its own");
             if ((!o.record.empty() || !o.explain.empty()) && o.native)
               throw UsageError("--record and --explain sample the emulated CPU: leave out --native");
           }))
