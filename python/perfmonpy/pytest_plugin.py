@@ -1,0 +1,182 @@
+# SPDX-License-Identifier: Apache-2.0
+"""perfmon's pytest plugin: a block of a test counted exactly, each test a benchmark (docs/bench.md).
+
+    def test_parse(perfmon_bench):
+        text = make_input()          # the set-up: not counted
+        with perfmon_bench:          # or perfmon_bench(parse, text)
+            parse(text)
+
+    pytest --perfmon=bench.json                             # save
+    pytest --perfmon=now.json --perfmon-compare=bench.json  # and compare: exit status 2 on a regression
+
+--perfmon runs the whole test session again under perfmon bench --markers, on perfmon's emulated
+CPU (Python under QEMU: the counts are exact and the same every run) or with --perfmon-native on
+this CPU's PMU; each test's blocks are a region named by the test's id, their counts summed, and the
+results are saved in Bencher's Metric Format. Without --perfmon the fixture runs the block and
+counts nothing, so the tests run as tests too. A project turns the plugin on where it wants it
+(`-p perfmonpy.pytest_plugin`, or `pytest_plugins = ["perfmonpy.pytest_plugin"]` in a conftest.py):
+it is no pytest11 entry point, which would import perfmonpy into every pytest session.
+"""
+
+import gc
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+_OPTIONS = ("--perfmon", "--perfmon-compare", "--perfmon-threshold", "--perfmon-native")
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("perfmon", "perfmon: exact counts of perfmon_bench blocks (docs/bench.md)")
+    group.addoption("--perfmon", metavar="FILE", help="count each test's perfmon_bench blocks under perfmon bench "
+                    "(the emulated CPU) and save the results to FILE (Bencher's Metric Format)")
+    group.addoption("--perfmon-compare", metavar="BASE", help="compare with results saved before: exit status 2 "
+                    "where a measure grew past its threshold (perfmon bench --compare)")
+    group.addoption("--perfmon-threshold", metavar="PCT", default="1%", help="how much a measure may grow "
+                    "(perfmon bench --threshold; default 1%%: CPython's caches keyed by address move a block's "
+                    "count when the session before it changes, docs/bench.md)")
+    group.addoption("--perfmon-native", action="store_true", help="count on this CPU's PMU (perfmon bench --native) "
+                    "instead of the emulated CPU")
+
+
+def _without_our_options(args):
+    """The session's arguments less --perfmon's own, for the session perfmon bench runs."""
+    kept, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in _OPTIONS:
+            skip = arg != "--perfmon-native"
+        elif not arg.startswith(tuple(option + "=" for option in _OPTIONS)):
+            kept.append(arg)
+    return kept
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """With --perfmon, outside perfmon: the session run again under perfmon bench, its status ours."""
+    saved = config.getoption("perfmon")
+    if not saved or "PERFMON_MARKERS_JSON" in os.environ:
+        return None
+    perfmon = os.environ.get("PERFMON") or shutil.which("perfmon")
+    if perfmon is None:
+        raise pytest.UsageError("--perfmon runs the tests under perfmon bench, and perfmon is not on PATH: install "
+                                "perfmon, or set PERFMON to its path.")
+    command = [perfmon, "bench", "--markers", "--keep-env", "--save", saved]
+    if config.getoption("perfmon_compare"):
+        command += ["--compare", config.getoption("perfmon_compare"), "--threshold",
+                    config.getoption("perfmon_threshold")]
+    if config.getoption("perfmon_native"):
+        command.append("--native")
+    # The session's own arguments: they load this plugin again as they loaded it here (-p, or a
+    # conftest.py).
+    args = _without_our_options([str(arg) for arg in config.invocation_params.args])
+    # The same hashes every run: Python's string hashing is seeded at random otherwise, and with it
+    # what a dict or set costs.
+    environment = dict(os.environ, PYTHONHASHSEED=os.environ.get("PYTHONHASHSEED", "0"))
+    return subprocess.call(command + ["--", sys.executable, "-m", "pytest", *args],
+                           cwd=str(config.invocation_params.dir), env=environment)
+
+
+class _Regions:
+    """Each test's blocks as perfmon bench --markers reads a marker library's results
+    (PERFMON_MARKERS_JSON: perfmon/marker_results.hpp), counted with perfmon's own counters of
+    the calling thread: on the emulated CPU, read from perfmon's QEMU plugin."""
+
+    def __init__(self, events, path):
+        from ._counting import counters
+        self._events = events.split(",")
+        self._counters = counters(events, inherit=False)
+        self._path = path
+        self._regions = {}  # tag: [count, seconds, [[raw, enabled, running], ...], emulated]
+        self._started = None
+        self._collecting = False
+
+    def start(self):
+        if self._started is not None:
+            raise RuntimeError("perfmon_bench blocks do not nest: end one before the next.")
+        # No collection of the garbage in the block, and none owed to it from before: what a
+        # collection costs is the state of the whole session, not the block's work.
+        gc.collect()
+        self._collecting = gc.isenabled()
+        gc.disable()
+        self._started = time.perf_counter()
+        self._counters.__enter__()
+
+    def stop(self, tag):
+        self._counters.__exit__(None, None, None)
+        if self._collecting:
+            gc.enable()
+        seconds, self._started = time.perf_counter() - self._started, None
+        region = self._regions.setdefault(tag, [0, 0.0, [[0, 0, 0] for _ in self._events], False])
+        region[0] += 1
+        region[1] += seconds
+        values = self._counters.values
+        for sums, row in zip(region[2], values):
+            sums[0] += int(row["value"])
+            sums[1] += int(row["enabled"])
+            sums[2] += int(row["running"])
+        region[3] = bool(values["emulated"].any())
+
+    def write(self):
+        regions = [{"tag": tag, "group": 0, "thread": 0, "tid": os.getpid(), "cpu": -1, "count": count,
+                    "seconds": seconds, "values": [{"raw": raw, "enabled": enabled, "running": running}
+                                                   for raw, enabled, running in values], "emulated": emulated}
+                   for tag, (count, seconds, values, emulated) in self._regions.items()]
+        with open(self._path, "w", encoding="utf-8") as out:
+            json.dump({"groups": [self._events], "regions": regions}, out)
+
+
+_regions = None
+
+
+def pytest_configure(config):
+    """Under perfmon bench --markers (or perfmon stat --markers): count the blocks of its events."""
+    global _regions
+    path, events = os.environ.get("PERFMON_MARKERS_JSON"), os.environ.get("LIKWID_EVENTS")
+    if path and events:
+        if "|" in events:
+            raise pytest.UsageError("perfmon_bench counts one group of events: give perfmon one event list "
+                                    f"(not {events}).")
+        _regions = _Regions(events, path)
+
+
+def pytest_unconfigure(config):
+    global _regions
+    if _regions is not None:
+        _regions.write()
+        _regions = None
+
+
+class PerfmonBench:
+    """The perfmon_bench fixture: `with perfmon_bench:` or `perfmon_bench(function, *args, **kwargs)`
+    counts the block or the call as a region named by the test's id, under perfmon; elsewhere it
+    only runs it."""
+
+    def __init__(self, tag):
+        self.tag = tag
+
+    def __call__(self, function, *args, **kwargs):
+        with self:
+            return function(*args, **kwargs)
+
+    def __enter__(self):
+        if _regions is not None:
+            _regions.start()
+        return self
+
+    def __exit__(self, kind, value, trace):
+        if _regions is not None:
+            _regions.stop(self.tag)
+        return False
+
+
+@pytest.fixture
+def perfmon_bench(request):
+    """Counts a block of the test exactly under pytest --perfmon (docs/bench.md)."""
+    return PerfmonBench(request.node.nodeid)
