@@ -9,6 +9,7 @@
 // of each build on the emulated CPU (--record, --explain) (docs/bench.md).
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -267,6 +268,54 @@ class RegionLinking {
   std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
 
+// A Google Benchmark's own output while it runs, kept aside: its timings of one iteration (on the
+// emulated CPU, of QEMU's) are no result, and perfmon bench's table is. Shown where it fails.
+class CapturedOutput {
+ public:
+  explicit CapturedOutput(bool on) {
+    if (!on) return;
+    std::fflush(stdout);
+    std::fflush(stderr);
+    file_ = ::memfd_create("perfmon bench: a benchmark's output", MFD_CLOEXEC);
+    if (file_ < 0) throw Error(ErrorKind::System, "cannot make a file for a benchmark's output", errno);
+    saved_out_ = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    saved_err_ = ::fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    ::dup2(file_, STDOUT_FILENO);
+    ::dup2(file_, STDERR_FILENO);
+  }
+  ~CapturedOutput() { restore(); }
+  CapturedOutput(const CapturedOutput&) = delete;
+  CapturedOutput& operator=(const CapturedOutput&) = delete;
+
+  // Standard output and error back as they were; what the benchmark wrote copied to standard error.
+  void show() {
+    if (file_ < 0) return;
+    restore();
+    std::string text;
+    char buffer[4096];
+    for (off_t at = 0;;) {
+      const ssize_t got = ::pread(file_, buffer, sizeof buffer, at);
+      if (got <= 0) break;
+      text.append(buffer, static_cast<std::size_t>(got));
+      at += got;
+    }
+    std::fputs(text.c_str(), stderr);
+  }
+
+ private:
+  void restore() {
+    if (saved_out_ < 0) return;
+    std::fflush(stdout);
+    std::fflush(stderr);
+    ::dup2(saved_out_, STDOUT_FILENO);
+    ::dup2(saved_err_, STDERR_FILENO);
+    ::close(saved_out_);
+    ::close(saved_err_);
+    saved_out_ = saved_err_ = -1;
+  }
+  int file_ = -1, saved_out_ = -1, saved_err_ = -1;
+};
+
 // Each region's count of each measure, summed over its threads and instances, in the order first
 // met: one run's values of the benchmarks a program's regions are.
 class RegionSums {
@@ -401,14 +450,16 @@ void write_file(const std::string& path, const std::string& text) {
 }
 
 // The command run once more on the emulated CPU, its instructions sampled every `period` with the
-// calls they were in, into a perf.data file at `path` (as perfmon record --emulate -g writes it).
+// calls they were in, into a perf.data file at `path` (as perfmon record --emulate -g writes it);
+// `quiet`: its output kept aside.
 void record_instructions(const std::vector<std::string>& command, std::uint64_t period, const std::string& path,
-                         bool keep_environment) {
+                         bool keep_environment, bool quiet) {
   EmulatorOptions options;
   options.sample_period = period;
   options.sample_callchains = true;
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   options.samples_directory = parent.empty() ? "." : parent.string();
+  const CapturedOutput output(quiet);
   std::optional<BenchEnvironment> environment(std::in_place, keep_environment);
   EmulatedWorkload workload(command, options);
   environment.reset();
@@ -509,7 +560,8 @@ class Bench {
     // This build recorded as the base was (its period), or about kSamplesPerRecording samples.
     const std::uint64_t period =
         base_recording ? base_recording->events().front().attr.sample_period : period_of(results);
-    if (!o_.record.empty()) record_instructions(recorded_command(), period, o_.record, o_.keep_environment);
+    if (!o_.record.empty())
+      record_instructions(recorded_command(), period, o_.record, o_.keep_environment, o_.google_benchmark);
     std::vector<BenchChange> changes;
     if (base)
       changes = compare_bench_results(*base, results,
@@ -542,17 +594,20 @@ class Bench {
     request.groups = groups;
     request.command = one.command;
     request.emulate = !o_.native;
+    CapturedOutput output(o_.google_benchmark);  // before the command is started: it inherits where they go
     std::unique_ptr<Measurement> measurement = measure(request);
     std::string counted_on = measurement->counting_on();  // " on /usr/bin/qemu-x86_64"
     if (counted_on.starts_with(" on ")) counted_on.erase(0, 4);
     RunHooks hooks;
     const RunResult result = perfmon::run(*measurement, hooks);
     if (result.interrupted) throw Error(ErrorKind::System, "interrupted: no results kept.");
-    if (result.exit && result.exit->exit_code() != 0)
+    if (result.exit && result.exit->exit_code() != 0) {
+      output.show();
       throw Error(ErrorKind::CommandFailed,
                   "'" + printable(joined(one.command)) + "' exited with status " +
                       std::to_string(result.exit->exit_code()) +
                       ": a benchmark's counts are kept only from a run that succeeds (fix the command first).");
+    }
     if (o_.papi)
       papi.sums(comma_list(events), notes_).into(collected_);
     else if (o_.google_benchmark)
@@ -669,7 +724,7 @@ class Bench {
     std::optional<TemporaryDirectory> scratch;  // where this build's recording goes without --record
     if (o_.record.empty()) scratch.emplace("this build's recording");
     const std::string now_path = scratch ? (scratch->path() / "now.data").string() : o_.record;
-    if (scratch) record_instructions(recorded_command(), period, now_path, o_.keep_environment);
+    if (scratch) record_instructions(recorded_command(), period, now_path, o_.keep_environment, o_.google_benchmark);
     const PerfDataReader now_file(now_path);
     const std::unique_ptr<Profile> base = read_profile(base_file, ProfileOptions{}, 0);
     const std::unique_ptr<Profile> now = read_profile(now_file, ProfileOptions{}, 0);
