@@ -774,8 +774,8 @@ int run_bench(std::span<char* const> args) {
        [&](std::string_view v) { o.name = std::string(v); }},
       {0, "keep-env", "",
        "give the command the whole environment (by default it gets PATH, HOME, LANG, LC_ALL, TMPDIR, "
-       "LD_LIBRARY_PATH and the PERFMON_, LIKWID_, PAPI_, QEMU_ and OMP_ variables only, so that a CI job's own "
-       "variables do not change the counts)",
+       "LD_LIBRARY_PATH, LD_PRELOAD, LD_BIND_NOW and the PERFMON_, LIKWID_, PAPI_, QEMU_ and OMP_ variables only, so "
+       "that a CI job's own variables do not change the counts)",
        [&](std::string_view) { o.keep_environment = true; }},
       {0, "markers", "", "each region the program marks (likwid's Marker API) a benchmark, its threads summed",
        [&](std::string_view) { o.markers = true; }},
