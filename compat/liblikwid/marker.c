@@ -18,7 +18,6 @@
 
 #include "perfmon/perfmon.h"
 
-#include "../common/json_string.h"
 #include "groups.h"
 
 enum { kMaxGroups = 64, kMaxThreads = 256, kMaxEvents = 64 };
@@ -228,37 +227,6 @@ static int write_likwid_file(const char* path, size_t results) {
   return fclose(out) == 0 ? 0 : -1;
 }
 
-/* perfmon's results: every value with its enabled and running times, for perfmon stat --markers. */
-static int write_perfmon_json(const char* path, size_t results) {
-  FILE* out = fopen(path, "w");
-  if (out == NULL) return -1;
-  fputs("{\"groups\":[", out);
-  for (size_t g = 0; g < perfmon_markers_group_count(markers); ++g) {
-    fputs(g == 0 ? "[" : ",[", out);
-    for (size_t e = 0; e < perfmon_markers_event_count(markers, g); ++e) {
-      if (e > 0) fputc(',', out);
-      write_json_string(out, perfmon_markers_event_name(markers, g, e));
-    }
-    fputc(']', out);
-  }
-  fputs("],\"regions\":[", out);
-  perfmon_marked_result result;
-  for (size_t i = 0; i < results; ++i) {
-    perfmon_markers_result(markers, i, &result);
-    fputs(i == 0 ? "\n{\"tag\":" : ",\n{\"tag\":", out);
-    write_json_string(out, result.tag);
-    fprintf(out, ",\"group\":%zu,\"thread\":%zu,\"tid\":%d,\"cpu\":%d,\"count\":%llu,\"seconds\":%.9f,\"values\":[",
-            result.group, result.thread, (int)result.tid, result.cpu, (unsigned long long)result.count, result.seconds);
-    for (size_t v = 0; v < result.value_count; ++v)
-      fprintf(out, "%s{\"raw\":%llu,\"enabled\":%llu,\"running\":%llu}", v == 0 ? "" : ",",
-              (unsigned long long)result.values[v].raw, (unsigned long long)result.values[v].enabled,
-              (unsigned long long)result.values[v].running);
-    fprintf(out, "],\"emulated\":%s}", result.emulated ? "true" : "false");
-  }
-  fputs("]}\n", out);
-  return fclose(out) == 0 ? 0 : -1;
-}
-
 void likwid_markerClose(void) {
   if (markers == NULL) return;
   const size_t results = perfmon_markers_take_results(markers);
@@ -266,8 +234,8 @@ void likwid_markerClose(void) {
   const char* json = getenv("PERFMON_MARKERS_JSON");
   if (file != NULL && write_likwid_file(file, results) != 0)
     fprintf(stderr, "WARN: cannot write the marker file %s: %s\n", file, strerror(errno));
-  if (json != NULL && *json != '\0' && write_perfmon_json(json, results) != 0)
-    fprintf(stderr, "WARN: cannot write perfmon's marker results %s: %s\n", json, strerror(errno));
+  if (json != NULL && *json != '\0' && perfmon_markers_write_results(markers, json) != 0)
+    fprintf(stderr, "WARN: cannot write perfmon's marker results: %s\n", perfmon_last_error());
   perfmon_markers_close(markers);
   markers = NULL;
 }

@@ -28,7 +28,8 @@
  * version 5) for a recording's sampler let go before its end (perfmon_recording_release),
  * PERFMON_7 (API version 6) for PAPI's presets (perfmon_papi_preset_event), PERFMON_8 (API version
  * 7) for those PAPI derives from several events (perfmon_papi_preset_open) and likwid's groups
- * (perfmon_likwid_group_open).
+ * (perfmon_likwid_group_open), PERFMON_9 (API version 8) for marked regions' results written in
+ * perfmon's file (perfmon_markers_write_results).
  */
 #ifndef PERFMON_PERFMON_H
 #define PERFMON_PERFMON_H
@@ -41,7 +42,7 @@
 extern "C" {
 #endif
 
-#define PERFMON_API_VERSION 7
+#define PERFMON_API_VERSION 8
 
 /* The C ABI version of the library in use, and its release ("0.1.0"). */
 int perfmon_api_version(void);
@@ -475,6 +476,10 @@ typedef struct perfmon_marked_result {
 } perfmon_marked_result;
 size_t perfmon_markers_take_results(perfmon_markers* markers);
 int perfmon_markers_result(const perfmon_markers* markers, size_t index, perfmon_marked_result* result);
+/* Every thread's regions so far written to `path` in perfmon's file of marker results, the one
+ * perfmon stat --markers and perfmon bench --markers read (PERFMON_MARKERS_JSON): whole, or not
+ * at all. 0, or an errno (perfmon_last_error says why). */
+int perfmon_markers_write_results(const perfmon_markers* markers, const char* path);
 
 /* ---- perfmon2's default sampling format (docs/sampling.md) ----------------------------------- */
 

@@ -39,6 +39,7 @@
 #include "perfmon/printable.hpp"           // printable: outside text made safe for a terminal
 #include "perfmon/probe.hpp"               // probe_event: can this machine count it
 #include "perfmon/profile.hpp"             // Profile: samples summed per command, file, function and stack
+#include "perfmon/program_regions.hpp"     // ProgramRegion: a program's own regions, counted under perfmon
 #include "perfmon/random_period.hpp"       // RandomPeriod: perfmon2's randomized sampling periods
 #include "perfmon/reading.hpp"             // Reading: what any measurement counted, for every report
 #include "perfmon/recording.hpp"           // Recording: a sampler recorded into a perf.data file, start to end

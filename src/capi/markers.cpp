@@ -2,6 +2,7 @@
 // The C ABI: marked regions (perfmon/marked_regions.hpp).
 #include "capi/handles.hpp"
 #include "perfmon/marked_regions.hpp"
+#include "perfmon/marker_results.hpp"
 
 using namespace perfmon::capi;
 
@@ -153,6 +154,14 @@ int perfmon_markers_result(const perfmon_markers* markers, size_t index, perfmon
   *result = {taken.tag.c_str(), taken.group,   taken.tid,     taken.thread,  taken.cpu,
              taken.count,       taken.seconds, values.size(), values.data(), taken.emulated ? 1 : 0};
   return 0;
+}
+
+int perfmon_markers_write_results(const perfmon_markers* markers, const char* path) {
+  if (markers == nullptr || path == nullptr) return null_argument("markers and a path are needed.");
+  return guarded([&] {
+    perfmon::write_marker_results(path, markers->regions);
+    return 0;
+  });
 }
 
 }  // extern "C"

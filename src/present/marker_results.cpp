@@ -11,6 +11,7 @@
 
 #include "kernel/fd.hpp"
 #include "perfmon/error.hpp"
+#include "perfmon/output_file.hpp"
 
 namespace perfmon {
 
@@ -126,6 +127,30 @@ MarkerResults read_marker_results(const std::string& path) {
   }
   text.resize(got);
   return parse_marker_results(text);
+}
+
+std::string marker_results_json(const MarkedRegions& regions) {
+  Json groups = Json::array();
+  for (std::size_t g = 0; g < regions.group_count(); ++g) groups.push_back(regions.event_names(g));
+  std::string text = "{\"groups\":" + groups.dump() + ",\"regions\":[";
+  bool first = true;
+  for (const MarkedRegionResult& result : regions.results()) {
+    Json values = Json::array();
+    for (const CounterValue& value : result.values)
+      values.push_back({{"raw", value.raw}, {"enabled", value.enabled}, {"running", value.running}});
+    const Json region = {{"tag", result.tag},         {"group", result.group}, {"thread", result.thread},
+                         {"tid", result.tid},         {"cpu", result.cpu},     {"count", result.count},
+                         {"seconds", result.seconds}, {"values", values},      {"emulated", result.emulated}};
+    text += (first ? "\n" : ",\n") + region.dump(-1, ' ', false, Json::error_handler_t::replace);
+    first = false;
+  }
+  return text + "]}\n";
+}
+
+void write_marker_results(const std::string& path, const MarkedRegions& regions) {
+  OutputFile out(path, nullptr);
+  out.write(marker_results_json(regions));
+  out.commit();
 }
 
 }  // namespace perfmon

@@ -161,6 +161,38 @@ TEST_F(Bench, EachMarkedRegionIsABenchmark) {
   EXPECT_GT(bmf["inner"]["instructions"]["value"].get<double>(), 0);
 }
 
+// A program's regions marked with perfmon's own API (perfmon::ProgramRegion, no other library) as
+// benchmarks, the same every run: 2,000 more iterations are exactly 12,000 more instructions in
+// "outer" (its 2n and the 4n of "inner", which it holds), 8,000 in "inner", and 8,000 in "threaded"
+// (2n in each of two threads, summed). Without perfmon the regions count nothing.
+TEST_F(Bench, EachRegionOfPerfmonsOwnApiIsABenchmark) {
+  REQUIRE_QEMU();
+  if (std::string(PROGRAM_REGIONS).empty())
+    GTEST_SKIP() << "this is the sanitizer build: a sanitized program does not run under qemu-user (its shadow memory)";
+  auto instructions = [&](const char* n) {
+    const std::string saved = (dir_ / (std::string("regions-") + n + ".json")).string();
+    const Result r = run({PERFMON, "bench", "--markers", "--measures", "instructions", "-r", "2", "--save", saved, "--",
+                          PROGRAM_REGIONS, n});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("counted\n"), std::string::npos) << r.out;
+    const nlohmann::json bmf = nlohmann::json::parse(read_file(saved));
+    std::map<std::string, double> values;
+    for (const char* region : {"outer", "inner", "threaded"}) {
+      EXPECT_TRUE(bmf.contains(region)) << bmf;
+      const nlohmann::json& measure = bmf[region]["instructions"];
+      EXPECT_EQ(measure["lower_value"], measure["upper_value"]) << region << ": the same in both runs";
+      values[region] = measure["value"].get<double>();
+    }
+    return values;
+  };
+  std::map<std::string, double> one = instructions("1000"), three = instructions("3000");
+  EXPECT_EQ(three["outer"] - one["outer"], 12'000);
+  EXPECT_EQ(three["inner"] - one["inner"], 8'000);
+  EXPECT_EQ(three["threaded"] - one["threaded"], 8'000);
+  EXPECT_LT(one["inner"], 4'000 + 2'000) << "more than the loop and the regions' own cost";
+  EXPECT_EQ(run({PROGRAM_REGIONS, "10"}).out, "not counted\n");
+}
+
 // A program's PAPI high-level regions (PAPI_hl_region_begin/_end, libperfmon-papi) as benchmarks,
 // each summed over its threads and instances; the single-threaded one the same every run; --markers
 // and --papi refused together.

@@ -206,8 +206,9 @@ TEST(CliMarkers, WithoutActivationEveryCallIsANoOp) {
 TEST(CliMarkers, AProgramWithoutMarkersIsToldWhatToDo) {
   Result r = run({PERFMON, "stat", "--markers", "-e", kGetppid, "--", WORKER, "getppid", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("the program wrote no marker results: build it with -DLIKWID_PERFMON, link it with "
-                       "-lperfmon-likwid"),
+  EXPECT_NE(r.err.find("the program wrote no marker results: mark its regions with perfmon::ProgramRegion "
+                       "(perfmon/program_regions.hpp), or with likwid's Marker API built with -DLIKWID_PERFMON and "
+                       "linked with -lperfmon-likwid"),
             std::string::npos)
       << r.err;
   r = run({PERFMON, "stat", "--markers", "-e", kGetppid, "-p", "1"});

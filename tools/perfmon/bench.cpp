@@ -534,8 +534,8 @@ class Bench {
     if (results.empty() && (o_.markers || o_.papi) && !regions_marked_)
       throw Error(ErrorKind::InvalidArgument,
                   (notes_.empty() ? std::string("the program marked no region") : notes_.front()) +
-                      (notes_.empty() ? ": mark its benchmarks with likwid's Marker API (LIKWID_MARKER_START/STOP, "
-                                        "docs/regions.md), or leave out --markers."
+                      (notes_.empty() ? ": mark its benchmarks with perfmon::ProgramRegion or likwid's Marker API "
+                                        "(docs/regions.md), or leave out --markers."
                                       : ""));
     if (results.empty())
       throw Error(
@@ -777,7 +777,8 @@ int run_bench(std::span<char* const> args) {
        "LD_LIBRARY_PATH, LD_PRELOAD, LD_BIND_NOW and the PERFMON_, LIKWID_, PAPI_, QEMU_ and OMP_ variables only, so "
        "that a CI job's own variables do not change the counts)",
        [&](std::string_view) { o.keep_environment = true; }},
-      {0, "markers", "", "each region the program marks (likwid's Marker API) a benchmark, its threads summed",
+      {0, "markers", "",
+       "each region the program marks (perfmon::ProgramRegion, likwid's Marker API) a benchmark, its threads summed",
        [&](std::string_view) { o.markers = true; }},
       {0, "papi", "",
        "each region the program marks with PAPI's high-level API (PAPI_hl_region_begin, linked with -lperfmon-papi) a "

@@ -19,8 +19,9 @@ namespace perfmon::cli {
 namespace {
 
 constexpr const char* kMissing =
-    "the program wrote no marker results: build it with -DLIKWID_PERFMON, link it with -lperfmon-likwid "
-    "(pkg-config libperfmon-likwid) and end its regions with LIKWID_MARKER_CLOSE (docs/regions.md).";
+    "the program wrote no marker results: mark its regions with perfmon::ProgramRegion (perfmon/program_regions.hpp), "
+    "or with likwid's Marker API built with -DLIKWID_PERFMON and linked with -lperfmon-likwid (pkg-config "
+    "libperfmon-likwid) and ended with LIKWID_MARKER_CLOSE, and let it exit normally (docs/regions.md).";
 
 }  // namespace
 
@@ -38,11 +39,13 @@ StatMarkers::StatMarkers(bool on, const std::vector<std::vector<std::string>>& g
   setenv("LIKWID_MODE", "perf_event", 1);
   setenv("LIKWID_THREADS", ("0-" + std::to_string(cpus - 1)).c_str(), 1);
   setenv("PERFMON_MARKERS_JSON", (dir_->path() / "markers.json").c_str(), 1);
+  setenv("PERFMON_MARKERS_EVENTS", lists.c_str(), 1);  // perfmon's own regions (perfmon/program_regions.hpp)
 }
 
 StatMarkers::~StatMarkers() {
   if (!dir_) return;
-  for (const char* name : {"LIKWID_EVENTS", "LIKWID_FILEPATH", "LIKWID_MODE", "LIKWID_THREADS", "PERFMON_MARKERS_JSON"})
+  for (const char* name : {"LIKWID_EVENTS", "LIKWID_FILEPATH", "LIKWID_MODE", "LIKWID_THREADS", "PERFMON_MARKERS_JSON",
+                           "PERFMON_MARKERS_EVENTS"})
     unsetenv(name);
 }
 

@@ -120,7 +120,8 @@ std::vector<Option> stat_options(StatOptions& o) {
        "enable NAME / disable NAME to count named regions apart",
        [&](std::string_view v) { o.control = std::string(v); }},
       {0, "markers", "",
-       "count the regions the program marks with likwid's Marker API (linked with -lperfmon-likwid), per thread",
+       "count the regions the program marks with perfmon::ProgramRegion or likwid's Marker API (linked with "
+       "-lperfmon-likwid), per thread",
        [&](std::string_view) { o.markers = true; }},
       {'i', "no-inherit", "", "do not count threads and processes the command creates",
        [&](std::string_view) { o.inherit = false; }},
