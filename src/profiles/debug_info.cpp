@@ -4,11 +4,8 @@
 #include "profiles/symbol_table.hpp"
 
 #if PERFMON_HAVE_LIBDW
-#include <dwarf.h>
-#include <elfutils/libdw.h>
-#include <elfutils/libdwfl.h>
-
 #include "profiles/dwfl_files.hpp"
+#include "profiles/libdw.hpp"
 #endif
 
 namespace perfmon::analysis {
@@ -26,7 +23,7 @@ struct DebugInfo::Session {
   bool has_function = false;
 
   ~Session() {
-    if (dwfl != nullptr) dwfl_end(dwfl);
+    if (dwfl != nullptr) dw().dwfl_end(dwfl);
   }
 };
 
@@ -37,10 +34,11 @@ namespace {
 // inlined copy.
 std::string function_name(Dwarf_Die* die) {
   Dwarf_Attribute attribute;
-  const char* linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attribute));
-  if (linkage == nullptr) linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attribute));
+  const char* linkage = dw().dwarf_formstring(dw().dwarf_attr_integrate(die, DW_AT_linkage_name, &attribute));
+  if (linkage == nullptr)
+    linkage = dw().dwarf_formstring(dw().dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attribute));
   if (linkage != nullptr) return demangled_function_name(linkage);
-  const char* name = dwarf_diename(die);
+  const char* name = dw().dwarf_diename(die);
   return name != nullptr ? name : "";
 }
 
@@ -51,22 +49,24 @@ std::string call_file(Dwarf_Die* call) {
   Dwarf_Die unit;
   Dwarf_Files* files = nullptr;
   std::size_t count = 0;
-  if (dwarf_formudata(dwarf_attr(call, DW_AT_call_file, &attribute), &index) != 0 ||
-      dwarf_diecu(call, &unit, nullptr, nullptr) == nullptr || dwarf_getsrcfiles(&unit, &files, &count) != 0 ||
-      index >= count)
+  if (dw().dwarf_formudata(dw().dwarf_attr(call, DW_AT_call_file, &attribute), &index) != 0 ||
+      dw().dwarf_diecu(call, &unit, nullptr, nullptr) == nullptr ||
+      dw().dwarf_getsrcfiles(&unit, &files, &count) != 0 || index >= count)
     return {};
-  const char* name = dwarf_filesrc(files, index, nullptr, nullptr);
+  const char* name = dw().dwarf_filesrc(files, index, nullptr, nullptr);
   return name != nullptr ? name : "";
 }
 
 unsigned call_line(Dwarf_Die* call) {
   Dwarf_Attribute attribute;
   Dwarf_Word line = 0;
-  return dwarf_formudata(dwarf_attr(call, DW_AT_call_line, &attribute), &line) == 0 ? static_cast<unsigned>(line) : 0;
+  return dw().dwarf_formudata(dw().dwarf_attr(call, DW_AT_call_line, &attribute), &line) == 0
+             ? static_cast<unsigned>(line)
+             : 0;
 }
 
 bool holds(Dwarf_Die* die, Dwarf_Addr pc) {
-  return dwarf_haspc(die, pc) > 0;  // < 0: no address attributes, as a declaration has
+  return dw().dwarf_haspc(die, pc) > 0;  // < 0: no address attributes, as a declaration has
 }
 
 // The scopes that can hold code (libdw's dwarf_getscopes descends the same).
@@ -89,20 +89,20 @@ bool holds_scopes(int tag) {
 // children of a unit imported there (dwz's partial units) count as the parent's.
 bool child_holding(Dwarf_Die* parent, Dwarf_Addr pc, Dwarf_Die& found) {
   Dwarf_Die child;
-  if (dwarf_child(parent, &child) != 0) return false;
+  if (dw().dwarf_child(parent, &child) != 0) return false;
   do {
-    const int tag = dwarf_tag(&child);
+    const int tag = dw().dwarf_tag(&child);
     if (tag == DW_TAG_imported_unit) {
       Dwarf_Attribute attribute;
       Dwarf_Die imported;
-      if (dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &attribute), &imported) != nullptr &&
+      if (dw().dwarf_formref_die(dw().dwarf_attr(&child, DW_AT_import, &attribute), &imported) != nullptr &&
           child_holding(&imported, pc, found))
         return true;
     } else if (holds_scopes(tag) && holds(&child, pc)) {
       found = child;
       return true;
     }
-  } while (dwarf_siblingof(&child, &child) == 0);
+  } while (dw().dwarf_siblingof(&child, &child) == 0);
   return false;
 }
 
@@ -120,7 +120,7 @@ std::vector<Dwarf_Die> inlined_calls(DebugInfo::Session& s, Dwarf_Die* unit, Dwa
     s.has_function = false;
     for (Dwarf_Die next, *at = unit; !s.has_function && child_holding(at, pc, next); at = &scope) {
       scope = next;
-      if (dwarf_tag(&scope) == DW_TAG_subprogram) {
+      if (dw().dwarf_tag(&scope) == DW_TAG_subprogram) {
         s.function = scope;
         s.has_function = true;
       }
@@ -129,7 +129,7 @@ std::vector<Dwarf_Die> inlined_calls(DebugInfo::Session& s, Dwarf_Die* unit, Dwa
   }
   std::vector<Dwarf_Die> calls;
   for (Dwarf_Die next; child_holding(&scope, pc, next); scope = next) {
-    const int tag = dwarf_tag(&next);
+    const int tag = dw().dwarf_tag(&next);
     if (tag == DW_TAG_subprogram) calls.clear();  // a function nested in it: the innermost is the one
     if (tag == DW_TAG_inlined_subroutine) calls.push_back(next);
   }
@@ -139,28 +139,29 @@ std::vector<Dwarf_Die> inlined_calls(DebugInfo::Session& s, Dwarf_Die* unit, Dwa
 }  // namespace
 
 std::unique_ptr<DebugInfo> DebugInfo::open(const std::string& path, const std::string& debug_root) {
+  if (libdw() == nullptr) return nullptr;  // no libdw.so.1 here: no DWARF
   auto session = std::make_unique<Session>();
   session->search_path = ":.debug:" + debug_root;
   session->search_path_text = session->search_path.data();
-  session->callbacks = {dwfl_build_id_find_elf, find_regular_debuginfo, dwfl_offline_section_address,
+  session->callbacks = {dw().dwfl_build_id_find_elf, find_regular_debuginfo, dw().dwfl_offline_section_address,
                         &session->search_path_text};
-  session->dwfl = dwfl_begin(&session->callbacks);
+  session->dwfl = dw().dwfl_begin(&session->callbacks);
   if (session->dwfl == nullptr) return nullptr;
-  dwfl_report_begin(session->dwfl);
+  dw().dwfl_report_begin(session->dwfl);
   // Loaded at 0 plus its own addresses: libdwfl's addresses are then the file's.
   session->module = report_regular_elf(session->dwfl, path, 0, true);
-  dwfl_report_end(session->dwfl, nullptr, nullptr);
+  dw().dwfl_report_end(session->dwfl, nullptr, nullptr);
   if (session->module == nullptr) return nullptr;
   // A stripped program without its debug file (a distribution's compiler) has none: no address of
   // it is then looked up, nor kept.
   Dwarf_Addr bias = 0;
-  if (dwfl_module_getdwarf(session->module, &bias) == nullptr) return nullptr;
+  if (dw().dwfl_module_getdwarf(session->module, &bias) == nullptr) return nullptr;
   return std::make_unique<DebugInfo>(std::move(session));
 }
 
 bool DebugInfo::look_up(std::uint64_t address, SourcePlace& place) {
   Dwarf_Addr bias = 0;
-  Dwarf_Die* unit = dwfl_module_addrdie(session_->module, address, &bias);
+  Dwarf_Die* unit = dw().dwfl_module_addrdie(session_->module, address, &bias);
   if (unit == nullptr) return false;
   place.inlined.clear();
   std::vector<Dwarf_Die> calls = inlined_calls(*session_, unit, address - bias);
@@ -168,9 +169,9 @@ bool DebugInfo::look_up(std::uint64_t address, SourcePlace& place) {
     place.inlined.push_back(function_name(&*call));  // innermost first
   place.file.clear();
   place.line = 0;
-  if (Dwfl_Line* line = dwfl_module_getsrc(session_->module, address)) {
+  if (Dwfl_Line* line = dw().dwfl_module_getsrc(session_->module, address)) {
     int number = 0;
-    if (const char* file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr)) {
+    if (const char* file = dw().dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr)) {
       place.file = file;
       place.line = number > 0 ? static_cast<unsigned>(number) : 0;
     }
@@ -181,7 +182,7 @@ bool DebugInfo::look_up(std::uint64_t address, SourcePlace& place) {
 std::vector<SourceFrame> DebugInfo::frames(std::uint64_t address) {
   std::vector<SourceFrame> found;
   Dwarf_Addr bias = 0;
-  Dwarf_Die* unit = dwfl_module_addrdie(session_->module, address, &bias);
+  Dwarf_Die* unit = dw().dwfl_module_addrdie(session_->module, address, &bias);
   if (unit == nullptr) return found;
   std::vector<Dwarf_Die> calls = inlined_calls(*session_, unit, address - bias);
   // Each level's line is where it calls the next: the next inlined call's call site.
@@ -192,9 +193,9 @@ std::vector<SourceFrame> DebugInfo::frames(std::uint64_t address) {
     found.push_back({function_name(&call), "", 0});
   }
   // The innermost's is the line table's.
-  if (Dwfl_Line* line = dwfl_module_getsrc(session_->module, address)) {
+  if (Dwfl_Line* line = dw().dwfl_module_getsrc(session_->module, address)) {
     int number = 0;
-    if (const char* file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr)) {
+    if (const char* file = dw().dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr)) {
       found.back().file = file;
       found.back().line = number > 0 ? static_cast<unsigned>(number) : 0;
     }

@@ -10,9 +10,8 @@
 #include <utility>
 
 #if PERFMON_HAVE_LIBDW
-#include <elfutils/libdwfl.h>
-
 #include "profiles/dwfl_files.hpp"
+#include "profiles/libdw.hpp"
 #endif
 
 namespace perfmon::analysis {
@@ -54,13 +53,13 @@ struct DwarfUnwinder::Process {
   std::set<std::pair<std::string, std::uint64_t>> reported;  // files and where, as reported to libdwfl
 
   ~Process() {
-    if (dwfl != nullptr) dwfl_end(dwfl);
+    if (dwfl != nullptr) dw().dwfl_end(dwfl);
   }
 
   // Reports the file mapped at `address` to libdwfl unless a reported file covers it already
   // (most frames: looked up without placing the address again); false where nothing is mapped.
   bool report(std::uint64_t address) {
-    if (dwfl_addrmodule(dwfl, address) != nullptr) return true;
+    if (dw().dwfl_addrmodule(dwfl, address) != nullptr) return true;
     std::string path;
     std::uint64_t base = 0;
     if (!(*locate)(pid, address, path, base) || path.empty() || path.front() != '/') return false;
@@ -69,17 +68,20 @@ struct DwarfUnwinder::Process {
     // dwfl_report_end, under the frames being unwound (and the machine description they use).
     const auto [file, added_now] = reported.emplace(std::move(path), base);
     if (!added_now) return false;
-    dwfl_report_begin_add(dwfl);
+    dw().dwfl_report_begin_add(dwfl);
     const bool added = report_regular_elf(dwfl, file->first, base, false) != nullptr;
-    dwfl_report_end(dwfl, nullptr, nullptr);
+    dw().dwfl_report_end(dwfl, nullptr, nullptr);
     return added;
   }
 };
 
 namespace {
 
-const Dwfl_Callbacks kOfflineCallbacks = {dwfl_build_id_find_elf, find_regular_debuginfo, dwfl_offline_section_address,
-                                          nullptr};
+const Dwfl_Callbacks* offline_callbacks() {
+  static const Dwfl_Callbacks callbacks = {dw().dwfl_build_id_find_elf, find_regular_debuginfo,
+                                           dw().dwfl_offline_section_address, nullptr};
+  return &callbacks;
+}
 
 pid_t next_thread(Dwfl*, void* process_arg, void** thread_arg) {
   if (*thread_arg != nullptr) return 0;  // one thread: the sample's
@@ -108,13 +110,13 @@ bool set_initial_registers(Dwfl_Thread* thread, void* thread_arg) {
                             PERF_REG_X86_R15, PERF_REG_X86_IP};
   Dwarf_Word values[std::size(order)];
   for (std::size_t k = 0; k < std::size(order); ++k) values[k] = r.has(order[k]) ? r[order[k]] : 0;
-  return dwfl_thread_state_registers(thread, 0, std::size(order), values);
+  return dw().dwfl_thread_state_registers(thread, 0, std::size(order), values);
 #else
   // DWARF: x0-x30, then sp; the pc apart.
   Dwarf_Word values[PERF_REG_ARM64_SP + 1];
   for (unsigned k = 0; k <= PERF_REG_ARM64_SP; ++k) values[k] = r.has(k) ? r[k] : 0;
-  if (!dwfl_thread_state_registers(thread, 0, std::size(values), values)) return false;
-  dwfl_thread_state_register_pc(thread, r[PERF_REG_ARM64_PC]);
+  if (!dw().dwfl_thread_state_registers(thread, 0, std::size(values), values)) return false;
+  dw().dwfl_thread_state_register_pc(thread, r[PERF_REG_ARM64_PC]);
   return true;
 #endif
 }
@@ -125,7 +127,7 @@ const Dwfl_Thread_Callbacks kThreadCallbacks = {next_thread,           nullptr, 
 int take_frame(Dwfl_Frame* frame, void* process_arg) {
   auto& p = *static_cast<DwarfUnwinder::Process*>(process_arg);
   Dwarf_Addr pc = 0;
-  if (!dwfl_frame_pc(frame, &pc, nullptr) || pc == 0) return DWARF_CB_ABORT;
+  if (!dw().dwfl_frame_pc(frame, &pc, nullptr) || pc == 0) return DWARF_CB_ABORT;
   p.report(pc);  // its file's CFI takes the unwinding one frame further
   p.frames->push_back(pc);
   return --p.room == 0 ? DWARF_CB_ABORT : DWARF_CB_OK;
@@ -134,7 +136,7 @@ int take_frame(Dwfl_Frame* frame, void* process_arg) {
 }  // namespace
 
 bool DwarfUnwinder::available() noexcept {
-  return true;
+  return libdw() != nullptr;
 }
 
 std::size_t DwarfUnwinder::unwind(const Sample& sample, std::uint64_t regs_mask, const Locate& locate,
@@ -147,7 +149,7 @@ std::size_t DwarfUnwinder::unwind(const Sample& sample, std::uint64_t regs_mask,
   std::unique_ptr<Process>& process = processes_[sample.pid];
   if (!process) {
     process = std::make_unique<Process>();
-    process->dwfl = dwfl_begin(&kOfflineCallbacks);
+    process->dwfl = dw().dwfl_begin(offline_callbacks());
     process->pid = sample.pid;
   }
   Process& p = *process;
@@ -162,9 +164,9 @@ std::size_t DwarfUnwinder::unwind(const Sample& sample, std::uint64_t regs_mask,
   // libdwfl learns the machine from a file: the pc's must be reported before it attaches.
   if (!p.report(regs[kPcRegister])) return 0;
   if (!p.attached)
-    p.attached = dwfl_attach_state(p.dwfl, nullptr, static_cast<pid_t>(sample.pid), &kThreadCallbacks, &p);
+    p.attached = dw().dwfl_attach_state(p.dwfl, nullptr, static_cast<pid_t>(sample.pid), &kThreadCallbacks, &p);
   if (!p.attached) return 0;
-  dwfl_getthread_frames(p.dwfl, static_cast<pid_t>(sample.tid), take_frame, &p);
+  dw().dwfl_getthread_frames(p.dwfl, static_cast<pid_t>(sample.tid), take_frame, &p);
   if (frames.size() == before) frames.push_back(regs[kPcRegister]);  // not even the pc's frame: the pc alone
   return frames.size() - before;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernel/file_mapping.hpp"
+#include "profiles/libdw.hpp"
 
 namespace perfmon::analysis {
 
@@ -24,7 +25,7 @@ Dwfl_Module* report_regular_elf(Dwfl* dwfl, const std::string& path, GElf_Addr b
   kernel::FileDescriptor file = kernel::open_regular_file(path);
   if (!file) return nullptr;
   // libdwfl takes the descriptor: it closes it, on failure too.
-  return dwfl_report_elf(dwfl, path.c_str(), path.c_str(), file.release(), base, add_p_vaddr);
+  return dw().dwfl_report_elf(dwfl, path.c_str(), path.c_str(), file.release(), base, add_p_vaddr);
 }
 
 int find_regular_debuginfo(Dwfl_Module* module, void** user_data, const char* module_name, Dwarf_Addr base,
@@ -46,8 +47,8 @@ int find_regular_debuginfo(Dwfl_Module* module, void** user_data, const char* mo
   }
   for (const std::string& candidate : candidates)
     if (exists_irregular(candidate)) return -1;
-  return dwfl_standard_find_debuginfo(module, user_data, module_name, base, file_name, debuglink_file, debuglink_crc,
-                                      debuginfo_file_name);
+  return dw().dwfl_standard_find_debuginfo(module, user_data, module_name, base, file_name, debuglink_file,
+                                           debuglink_crc, debuginfo_file_name);
 }
 
 }  // namespace perfmon::analysis
