@@ -50,6 +50,10 @@ class MetricsServer {
 
   // The port it listens on.
   std::uint16_t port() const noexcept;
+  // Serves a connection made elsewhere (one end of a socketpair, a socket accepted by another
+  // listener) as one accepted from `peer`, whose address counts towards the limits per address.
+  // The server owns `fd` from now on. Throws perfmon::Error (Limit) where it takes no more.
+  void serve_connection(int fd, const sockaddr_storage& peer);
 
   struct State;
 

@@ -88,6 +88,10 @@ class SymbolTables {
   // modules loaded after that are not named.
   const std::string_view* function_in_kernel(std::uint64_t address, std::uint64_t& into);
 
+  // Where separate debug files are looked for, as constructed: where a stack unwinder that reads
+  // the same files looks too.
+  const std::string& debug_root() const noexcept { return debug_root_; }
+
   struct Table;  // defined in the library only
 
  private:

@@ -75,13 +75,15 @@ struct DwarfUnwinder::Process {
   }
 };
 
-namespace {
+// libdwfl's callbacks for every session: files found by build id, their debug files beside them
+// (".debug") and under the debug root, as DebugInfo finds them.
+struct DwarfUnwinder::Settings {
+  std::string search_path;  // libdwfl's debuginfo_path
+  char* search_path_text = nullptr;
+  Dwfl_Callbacks callbacks{};
+};
 
-const Dwfl_Callbacks* offline_callbacks() {
-  static const Dwfl_Callbacks callbacks = {dw().dwfl_build_id_find_elf, find_regular_debuginfo,
-                                           dw().dwfl_offline_section_address, nullptr};
-  return &callbacks;
-}
+namespace {
 
 pid_t next_thread(Dwfl*, void* process_arg, void** thread_arg) {
   if (*thread_arg != nullptr) return 0;  // one thread: the sample's
@@ -149,7 +151,7 @@ std::size_t DwarfUnwinder::unwind(const Sample& sample, std::uint64_t regs_mask,
   std::unique_ptr<Process>& process = processes_[sample.pid];
   if (!process) {
     process = std::make_unique<Process>();
-    process->dwfl = dw().dwfl_begin(offline_callbacks());
+    process->dwfl = dw().dwfl_begin(&settings_->callbacks);
     process->pid = sample.pid;
   }
   Process& p = *process;
@@ -171,9 +173,20 @@ std::size_t DwarfUnwinder::unwind(const Sample& sample, std::uint64_t regs_mask,
   return frames.size() - before;
 }
 
+DwarfUnwinder::DwarfUnwinder(const std::string& debug_root) : settings_(std::make_unique<Settings>()) {
+  settings_->search_path = ":.debug:" + debug_root;
+  settings_->search_path_text = settings_->search_path.data();
+  if (libdw() != nullptr)
+    settings_->callbacks = {dw().dwfl_build_id_find_elf, find_regular_debuginfo, dw().dwfl_offline_section_address,
+                            &settings_->search_path_text};
+}
+
 #else  // no libdw, or an architecture it is not taught here
 
 struct DwarfUnwinder::Process {};
+struct DwarfUnwinder::Settings {};
+
+DwarfUnwinder::DwarfUnwinder(const std::string&) {}
 
 bool DwarfUnwinder::available() noexcept {
   return false;
@@ -186,7 +199,6 @@ std::size_t DwarfUnwinder::unwind(const Sample&, std::uint64_t, const Locate&, s
 
 #endif
 
-DwarfUnwinder::DwarfUnwinder() = default;
 DwarfUnwinder::~DwarfUnwinder() = default;
 
 void DwarfUnwinder::forget(std::uint32_t pid) {

@@ -21,7 +21,9 @@ class DwarfUnwinder {
   // file's byte 0). False where nothing is mapped.
   using Locate = std::function<bool(std::uint32_t pid, std::uint64_t address, std::string& path, std::uint64_t& base)>;
 
-  DwarfUnwinder();
+  // Separate debug files (whose .debug_frame a file without .eh_frame may need) are looked for
+  // beside the files and under `debug_root`, as SymbolTables looks for them.
+  explicit DwarfUnwinder(const std::string& debug_root);
   ~DwarfUnwinder();
   DwarfUnwinder(const DwarfUnwinder&) = delete;
   DwarfUnwinder& operator=(const DwarfUnwinder&) = delete;
@@ -40,9 +42,11 @@ class DwarfUnwinder {
   // Drops the session of a process whose files changed (it exec'd, or its pid is another's now).
   void forget(std::uint32_t pid);
 
-  struct Process;  // libdwfl's session of one process
+  struct Process;   // libdwfl's session of one process
+  struct Settings;  // what every session is begun with
 
  private:
+  std::unique_ptr<Settings> settings_;
   std::map<std::uint32_t, std::unique_ptr<Process>> processes_;
 };
 

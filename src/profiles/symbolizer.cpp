@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "perfmon/symbolizer.hpp"
 
-#include "profiles/dwarf_unwinder.hpp"
 #include "kernel/records.hpp"
+#include "profiles/dwarf_unwinder.hpp"
 
 #include <cinttypes>
 #include <cstdio>
@@ -27,7 +27,7 @@ void Symbolizer::record(const perf_event_header& header) {
 
 bool Symbolizer::unwind_user_stacks(std::size_t event, std::uint64_t sample_regs_user) {
   if (!analysis::DwarfUnwinder::available()) return false;
-  if (!unwinder_) unwinder_ = std::make_unique<analysis::DwarfUnwinder>();
+  if (!unwinder_) unwinder_ = std::make_unique<analysis::DwarfUnwinder>(symbols_->debug_root());
   if (unwind_masks_.size() <= event) unwind_masks_.resize(event + 1);
   unwind_masks_[event] = sample_regs_user;
   return true;

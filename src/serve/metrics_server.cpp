@@ -3,6 +3,7 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -118,6 +119,7 @@ struct Microhttpd {
   decltype(&MHD_suspend_connection) suspend_connection;
   decltype(&MHD_resume_connection) resume_connection;
   decltype(&MHD_get_connection_info) get_connection_info;
+  decltype(&MHD_add_connection) add_connection;
 };
 const Microhttpd* mhd = nullptr;
 
@@ -134,7 +136,8 @@ const Microhttpd* load_microhttpd() {
       !take(loaded.lookup_connection_value, "MHD_lookup_connection_value") ||
       !take(loaded.suspend_connection, "MHD_suspend_connection") ||
       !take(loaded.resume_connection, "MHD_resume_connection") ||
-      !take(loaded.get_connection_info, "MHD_get_connection_info"))
+      !take(loaded.get_connection_info, "MHD_get_connection_info") ||
+      !take(loaded.add_connection, "MHD_add_connection"))
     return nullptr;
   return &loaded;
 }
@@ -323,6 +326,16 @@ std::uint16_t MetricsServer::port() const noexcept {
   return bound != nullptr ? bound->port : 0;
 }
 
+void MetricsServer::serve_connection(int fd, const sockaddr_storage& peer) {
+  const socklen_t size = peer.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+  // libmicrohttpd takes the descriptor: it closes it, when it refuses it too.
+  if (mhd->add_connection(state_->daemon, fd, reinterpret_cast<const sockaddr*>(&peer), size) != MHD_YES) {
+    const int err = errno;
+    throw Error(ErrorKind::Limit, std::string("the server takes no more connections (") + std::strerror(err) + ").",
+                err);
+  }
+}
+
 #else  // built without libmicrohttpd's header
 
 struct MetricsServer::State {};
@@ -337,6 +350,10 @@ MetricsServer::~MetricsServer() = default;
 
 std::uint16_t MetricsServer::port() const noexcept {
   return 0;
+}
+
+void MetricsServer::serve_connection(int fd, const sockaddr_storage&) {
+  ::close(fd);
 }
 
 #endif

@@ -5,6 +5,7 @@
 // and each event's heaviest function annotated as perfmon annotate does.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,14 +19,16 @@
 
 namespace {
 volatile std::size_t sink;
+// The files' symbol tables and the kernel's (/proc/kallsyms), read once for every input: read for
+// each, they were most of the target's time (a seed recording names libc, whose symbols are
+// thousands). Files are named by their own symbol tables: no separate debug file (libc's is 30 MB).
+std::shared_ptr<perfmon::SymbolTables> symbols;
 }  // namespace
 
-// The process's reading of /proc/kallsyms lives while a SymbolTables holds it: this one keeps it
-// for every input, which would otherwise read the file again (most of the target's time).
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  static perfmon::SymbolTables kernel_names;
+  symbols = std::make_shared<perfmon::SymbolTables>("/nonexistent");
   std::uint64_t into = 0;
-  sink = kernel_names.function_in_kernel(~std::uint64_t{0} << 40, into) != nullptr;
+  sink = symbols->function_in_kernel(~std::uint64_t{0} << 40, into) != nullptr;
   return 0;
 }
 
@@ -34,9 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const perfmon::PerfDataReader file(std::string(reinterpret_cast<const char*>(data), size), "input");
     std::vector<std::string> names;
     for (const perfmon::PerfDataEvent& event : file.events()) names.push_back(event.name);
-    // Files named by their own symbol tables: no separate debug file (libc's is 30 MB) read again
-    // for every input.
-    perfmon::Profile profile(names, {.debug_root = "/nonexistent"});
+    perfmon::Profile profile(names, {.debug_root = "/nonexistent"}, symbols);
     for (std::size_t event = 0; event < names.size(); ++event)  // stack copies unwound, as perfmon report does
       if (file.events()[event].attr.sample_type & PERF_SAMPLE_STACK_USER)
         profile.unwind_user_stacks(event, file.events()[event].attr.sample_regs_user);
@@ -48,10 +49,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       sink = perfmon::format_folded_stacks(profile, event).size() +
              perfmon::format_flame_graph(profile, event, "fuzz").size();
     // The table alone, as perfmon report builds it without -g: each sample's leaf, no tree.
-    perfmon::Profile leaves(names, {.stacks = false, .debug_root = "/nonexistent"});
+    perfmon::Profile leaves(names, {.stacks = false, .debug_root = "/nonexistent"}, symbols);
     file.read(leaves);
     sink = perfmon::format_report_table(leaves, {}).size();
-    perfmon::AnnotationSamples samples(names, "/nonexistent");
+    perfmon::AnnotationSamples samples(names, symbols);
     file.read(samples);
     std::vector<perfmon::Annotation> annotations;
     for (std::size_t event = 0; event < samples.events(); ++event)

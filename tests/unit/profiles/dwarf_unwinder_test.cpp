@@ -43,7 +43,7 @@ TEST(DwarfUnwinder, AnAddressBetweenAFilesSegmentsLeavesTheFileReported) {
     unwinder.unwind(sample, kMask, locate, frames);
     return frames;
   };
-  DwarfUnwinder unwinder;
+  DwarfUnwinder unwinder("/usr/lib/debug");
   const std::uint64_t entry = kBase + header.e_entry;
   EXPECT_EQ(unwind_at(unwinder, entry), std::vector<std::uint64_t>{entry});
   EXPECT_TRUE(unwind_at(unwinder, kBase + 0x7fff0000).empty());
