@@ -15,7 +15,8 @@ OpenSettings open_settings(const Target& target, bool inherit, bool skip_unsuppo
   settings.skip_unsupported = skip_unsupported;
   constexpr std::uint64_t group =
       PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-  const std::uint64_t lost = kernel::supports_format_lost() ? PERF_FORMAT_LOST : 0;
+  // Probed only where asked for: a process's first perf_event_open can cost milliseconds.
+  auto lost = [] { return kernel::supports_format_lost() ? std::uint64_t{PERF_FORMAT_LOST} : 0; };
   switch (read_shape) {
     case ReadShape::None:
       break;
@@ -23,10 +24,10 @@ OpenSettings open_settings(const Target& target, bool inherit, bool skip_unsuppo
       settings.read_format = group;
       break;
     case ReadShape::GroupWithLost:
-      settings.read_format = group | lost;
+      settings.read_format = group | lost();
       break;
     case ReadShape::Lost:
-      settings.read_format = lost;
+      settings.read_format = lost();
       break;
   }
   return settings;

@@ -24,8 +24,11 @@ namespace {
 
 monitor::OpenSettings settings_for(const Target& target, const SessionOptions& options, bool user_reads,
                                    bool emulated = false) {
-  monitor::OpenSettings settings =
-      monitor::open_settings(target, options.inherit, options.skip_unsupported, monitor::ReadShape::GroupWithLost);
+  // Counted elsewhere (the emulated CPU), nothing is opened through the kernel: no probe of what
+  // its reads can hold (whose first perf_event_open in a while costs milliseconds).
+  monitor::OpenSettings settings = monitor::open_settings(
+      target, options.inherit, options.skip_unsupported,
+      emulated ? monitor::ReadShape::Group : monitor::ReadShape::GroupWithLost);
   settings.counted_elsewhere = emulated;
   settings.user_access = user_reads;
   monitor::OverflowSignals::request(settings, options);
@@ -117,7 +120,7 @@ CounterSession::CounterSession(const std::vector<EventGroup>& groups, const Targ
   s.values.resize(s.matrix.event_count() * s.matrix.locations().size());
   s.failed.resize(s.values.size());
   if (options.error_bars) s.slices.resize(s.values.size());
-  s.overflow_signals.emplace(s.matrix, options, settings_for(target, options, s.user_reads));
+  s.overflow_signals.emplace(s.matrix, options, settings_for(target, options, s.user_reads, emulated));
 }
 
 CounterSession::~CounterSession() = default;
