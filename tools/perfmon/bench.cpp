@@ -143,7 +143,8 @@ struct Benchmarked {
 // where it exits with other than 0. Throws where it cannot be run.
 std::optional<std::string> output_of(const std::vector<std::string>& command) {
   int ends[2];
-  if (::pipe2(ends, O_CLOEXEC) != 0) throw Error(ErrorKind::System, "cannot make a pipe to list the benchmarks", errno);
+  if (::pipe2(ends, O_CLOEXEC) != 0)
+    throw Error(ErrorKind::System, "cannot make a pipe to list the benchmarks.", errno);
   posix_spawn_file_actions_t actions;
   ::posix_spawn_file_actions_init(&actions);
   ::posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO);
@@ -238,7 +239,10 @@ class RegionLinking {
       if (!native && library.find(',') != std::string::npos)
         throw Error(ErrorKind::InvalidArgument, "QEMU cannot be given a library whose path holds a comma (" +
                                                     printable(library) + "): install perfmon under another prefix.");
-      settings.emplace_back("LD_PRELOAD", library);
+      const char* preloaded = std::getenv("LD_PRELOAD");  // the caller's own, kept after it
+      settings.emplace_back(
+          "LD_PRELOAD", library + (native && preloaded != nullptr && *preloaded != '\0' ? ":" + std::string(preloaded)
+                                                                                        : std::string()));
     }
     if (native) {
       for (const auto& [name, value] : settings) set(name, value);
