@@ -12,6 +12,7 @@
 
 #include "perfmon/emulated.hpp"
 #include "perfmon/metric_table.hpp"
+#include "perfmon/program_regions.hpp"
 #include "perfmon/pass_plan.hpp"
 #include "perfmon/probe.hpp"
 #include "perfmon/system_info.hpp"
@@ -277,6 +278,12 @@ void bind_counting(py::module_& module) {
   module.def("event_names", &event_names, py::arg("events"));
   module.def("probe", &probe, py::arg("events"));
   module.def("emulator", &emulator);
+  // perfmon's program regions (perfmon/program_regions.hpp), for the pytest plugin's blocks.
+  module.def("program_regions_counted", &perfmon::program_regions_counted);
+  module.def("program_region_start", [](const std::string& name) { perfmon::program_region_start(name); },
+             py::arg("name"));
+  module.def("program_region_stop", [](const std::string& name) { perfmon::program_region_stop(name); },
+             py::arg("name"));
   module.def("stat_passes", &stat_passes, py::arg("events"), py::arg("command"), py::arg("inherit"));
 }
 

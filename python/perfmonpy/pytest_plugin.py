@@ -19,12 +19,10 @@ it is no pytest11 entry point, which would import perfmonpy into every pytest se
 """
 
 import gc
-import json
 import os
 import shutil
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -88,52 +86,32 @@ def pytest_cmdline_main(config):
 
 
 class _Regions:
-    """Each test's blocks as perfmon bench --markers reads a marker library's results
-    (PERFMON_MARKERS_JSON: perfmon/marker_results.hpp), counted with perfmon's own counters of
-    the calling thread: on the emulated CPU, read from perfmon's QEMU plugin."""
+    """Each test's blocks as perfmon's program regions (perfmon/program_regions.hpp), named by the
+    test's id: counted by the library where perfmon bench --markers runs the session (the calling
+    thread's counters; on the emulated CPU, read from perfmon's QEMU plugin), and written by it to
+    PERFMON_MARKERS_JSON as the process exits."""
 
-    def __init__(self, events, path):
-        from ._counting import counters
-        self._events = events.split(",")
-        self._counters = counters(events, inherit=False)
-        self._path = path
-        self._regions = {}  # tag: [count, seconds, [[raw, enabled, running], ...], emulated]
-        self._started = None
+    def __init__(self, native):
+        self._native = native
+        self._started = False
         self._collecting = False
 
-    def start(self):
-        if self._started is not None:
+    def start(self, tag):
+        if self._started:
             raise RuntimeError("perfmon_bench blocks do not nest: end one before the next.")
         # No collection of the garbage in the block, and none owed to it from before: what a
         # collection costs is the state of the whole session, not the block's work.
         gc.collect()
         self._collecting = gc.isenabled()
         gc.disable()
-        self._started = time.perf_counter()
-        self._counters.__enter__()
+        self._started = True
+        self._native.program_region_start(tag)
 
     def stop(self, tag):
-        self._counters.__exit__(None, None, None)
+        self._native.program_region_stop(tag)
+        self._started = False
         if self._collecting:
             gc.enable()
-        seconds, self._started = time.perf_counter() - self._started, None
-        region = self._regions.setdefault(tag, [0, 0.0, [[0, 0, 0] for _ in self._events], False])
-        region[0] += 1
-        region[1] += seconds
-        values = self._counters.values
-        for sums, row in zip(region[2], values):
-            sums[0] += int(row["value"])
-            sums[1] += int(row["enabled"])
-            sums[2] += int(row["running"])
-        region[3] = bool(values["emulated"].any())
-
-    def write(self):
-        regions = [{"tag": tag, "group": 0, "thread": 0, "tid": os.getpid(), "cpu": -1, "count": count,
-                    "seconds": seconds, "values": [{"raw": raw, "enabled": enabled, "running": running}
-                                                   for raw, enabled, running in values], "emulated": emulated}
-                   for tag, (count, seconds, values, emulated) in self._regions.items()]
-        with open(self._path, "w", encoding="utf-8") as out:
-            json.dump({"groups": [self._events], "regions": regions}, out)
 
 
 _regions = None
@@ -142,19 +120,19 @@ _regions = None
 def pytest_configure(config):
     """Under perfmon bench --markers (or perfmon stat --markers): count the blocks of its events."""
     global _regions
-    path, events = os.environ.get("PERFMON_MARKERS_JSON"), os.environ.get("LIKWID_EVENTS")
-    if path and events:
+    events = os.environ.get("PERFMON_MARKERS_EVENTS")
+    if events and os.environ.get("PERFMON_MARKERS_JSON"):
         if "|" in events:
             raise pytest.UsageError("perfmon_bench counts one group of events: give perfmon one event list "
                                     f"(not {events}).")
-        _regions = _Regions(events, path)
+        from . import _perfmonpy
+        if _perfmonpy.program_regions_counted():
+            _regions = _Regions(_perfmonpy)
 
 
 def pytest_unconfigure(config):
     global _regions
-    if _regions is not None:
-        _regions.write()
-        _regions = None
+    _regions = None
 
 
 class PerfmonBench:
@@ -171,7 +149,7 @@ class PerfmonBench:
 
     def __enter__(self):
         if _regions is not None:
-            _regions.start()
+            _regions.start(self.tag)
         return self
 
     def __exit__(self, kind, value, trace):
