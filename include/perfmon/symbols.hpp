@@ -24,6 +24,7 @@ namespace perfmon {
 namespace analysis {
 class DebugInfo;
 }
+class KernelSymbolCopy;
 
 // What a file's DWARF says of the code at an address.
 struct SourcePlace {
@@ -87,6 +88,13 @@ class SymbolTables {
   // /proc/kallsyms is read once per process (about 200,000 lines), as perf reads it once per run:
   // modules loaded after that are not named.
   const std::string_view* function_in_kernel(std::uint64_t address, std::uint64_t& into);
+  // Keeps the kernel's function names in `directory` between runs, for every SymbolTables of the
+  // process: the first reading of /proc/kallsyms in a boot writes them there (a file
+  // "kernel-symbols", mode 0600), and later processes map that copy instead of making the kernel
+  // format 200,000 symbols again, as long as the boot, the modules loaded and what /proc/kallsyms
+  // shows them are the same. "" (the default) keeps none. The perfmon command keeps them in
+  // $XDG_CACHE_HOME/perfmon (~/.cache/perfmon).
+  static void keep_kernel_symbols_in(std::string directory);
 
   // Where separate debug files are looked for, as constructed: where a stack unwinder that reads
   // the same files looks too.
@@ -117,8 +125,16 @@ class SymbolTables {
   // By thread and file (null: the file has none): a libdw session answers one thread at a time,
   // and a thread of its own asks without waiting on another's.
   std::map<std::pair<std::thread::id, std::string>, std::unique_ptr<analysis::DebugInfo>> dwarf_;
-  std::shared_ptr<const Table> kernel_;              // the process's one reading of /proc/kallsyms
-  std::atomic<const Table*> kernel_table_{nullptr};  // kernel_'s, once set (under a lock)
+  // An earlier run's copy of the kernel's symbols (nullptr where there is none of this boot), and
+  // /proc/kallsyms read; once looked up in, each stays as long as these tables. Under a lock.
+  const KernelSymbolCopy* kernel_copy();
+  const Table& kernel_table();
+
+  std::shared_ptr<const KernelSymbolCopy> kernel_copy_;
+  bool kernel_copy_tried_ = false;
+  std::atomic<const KernelSymbolCopy*> kernel_copy_found_{nullptr};  // kernel_copy_'s, once found (under a lock)
+  std::shared_ptr<const Table> kernel_;                              // the process's one reading of /proc/kallsyms
+  std::atomic<const Table*> kernel_table_{nullptr};                  // kernel_'s, once set (under a lock)
 };
 
 }  // namespace perfmon

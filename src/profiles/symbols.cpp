@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "perfmon/symbols.hpp"
 
-#include "profiles/debug_info.hpp"
-#include "profiles/symbol_table.hpp"
 #include "kernel/build_id.hpp"
 #include "kernel/file_mapping.hpp"
 #include "kernel/text_file.hpp"
+#include "profiles/debug_info.hpp"
+#include "profiles/kernel_symbols.hpp"
+#include "profiles/symbol_table.hpp"
 
 #include <elf.h>
 
@@ -541,53 +542,52 @@ std::vector<SourceFrame> SymbolTables::source_frames(const std::string& path, st
 
 namespace {
 
-// The text symbols of /proc/kallsyms: "ffffffff81000000 T _stext [module]", parsed in place.
-std::shared_ptr<const SymbolTables::Table> read_kallsyms() {
-  auto table = std::make_shared<SymbolTables::Table>();
-  const std::string text = kernel::read_whole_file("/proc/kallsyms").value_or(std::string());
-  // A line a symbol, most of them functions: the table made at its size, not grown by doubling.
-  table->functions.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')));
-  for (std::string_view rest(text); !rest.empty();) {
-    const std::size_t end = rest.find('\n');
-    const std::string_view line = rest.substr(0, end);
-    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
-    std::uint64_t start = 0;
-    const auto [after, error] = std::from_chars(line.data(), line.data() + line.size(), start, 16);
-    const std::size_t at = static_cast<std::size_t>(after - line.data());
-    if (error != std::errc() || start == 0 || at + 3 >= line.size() || (line[at + 1] != 't' && line[at + 1] != 'T'))
-      continue;
-    // The name ends at the module's tab (or a space); a character loop, as find_first_of makes a
-    // call per character (a tenth of a report's time on 120,000 lines).
-    const std::string_view name = line.substr(at + 3);
-    std::size_t length = 0;
-    while (length < name.size() && name[length] != '\t' && name[length] != ' ') ++length;
-    table->functions.push_back({start, 0, table->names.keep(name.substr(0, length))});
-  }
-  // Of the names of one address (__pi___x86_indirect_thunk_r8 and __x86_indirect_thunk_r8), the
-  // lookup takes the last; in the file's order that is the one perf takes (the others get no size).
-  const auto by_start = [](const auto& a, const auto& b) { return a.start < b.start; };
-  if (!std::is_sorted(table->functions.begin(), table->functions.end(), by_start))
-    std::stable_sort(table->functions.begin(), table->functions.end(), by_start);
-  return table;
-}
+// The process's kernel symbols: read once, shared by the SymbolTables that live at a time.
+std::mutex kernel_reading;
+std::string kernel_cache_directory;                        // under kernel_reading
+std::weak_ptr<const KernelSymbolCopy> kernel_copy_shared;  // under kernel_reading
+std::weak_ptr<const SymbolTables::Table> kernel_shared;    // under kernel_reading
 
 }  // namespace
 
+void SymbolTables::keep_kernel_symbols_in(std::string directory) {
+  const std::lock_guard<std::mutex> lock(kernel_reading);
+  kernel_cache_directory = std::move(directory);
+}
+
+const KernelSymbolCopy* SymbolTables::kernel_copy() {
+  const std::lock_guard<std::mutex> lock(kernel_reading);
+  if (!kernel_copy_tried_) {
+    kernel_copy_tried_ = true;
+    kernel_copy_ = kernel_copy_shared.lock();
+    if (!kernel_copy_) kernel_copy_shared = kernel_copy_ = KernelSymbolCopy::map(kernel_cache_directory);
+    kernel_copy_found_.store(kernel_copy_.get(), std::memory_order_release);
+  }
+  return kernel_copy_.get();
+}
+
+const SymbolTables::Table& SymbolTables::kernel_table() {
+  const std::lock_guard<std::mutex> lock(kernel_reading);
+  if (!kernel_) {
+    kernel_ = kernel_shared.lock();
+    if (!kernel_) kernel_shared = kernel_ = read_kernel_symbols(kernel_cache_directory);
+    kernel_table_.store(kernel_.get(), std::memory_order_release);
+  }
+  return *kernel_;
+}
+
 const std::string_view* SymbolTables::function_in_kernel(std::uint64_t address, std::uint64_t& into) {
   // Read once, then looked up without a lock (std::call_once costs a thread-local store a call).
-  const Table* kernel_table = kernel_table_.load(std::memory_order_acquire);
-  if (kernel_table == nullptr) {
-    static std::mutex reading;
-    static std::weak_ptr<const Table> shared;
-    const std::lock_guard<std::mutex> lock(reading);
-    if (!kernel_) {
-      kernel_ = shared.lock();
-      if (!kernel_) shared = kernel_ = read_kallsyms();
-    }
-    kernel_table = kernel_.get();
-    kernel_table_.store(kernel_table, std::memory_order_release);
+  const Table* table = kernel_table_.load(std::memory_order_acquire);
+  if (table == nullptr) {
+    // An earlier run's copy, where there is one of this boot; what it does not cover, or where
+    // there is none, /proc/kallsyms names (and is looked up in from then on).
+    const KernelSymbolCopy* copy = kernel_copy_found_.load(std::memory_order_acquire);
+    if (copy != nullptr || (copy = kernel_copy()) != nullptr)
+      if (const std::string_view* name = copy->at(address, into)) return name;
+    table = &kernel_table();
   }
-  const Table::Function* function = kernel_table->at(address);
+  const Table::Function* function = table->at(address);
   if (function == nullptr) return nullptr;
   into = address - function->start;
   return &function->name;

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <span>
@@ -15,6 +16,7 @@
 #include "options.hpp"
 #include "perfmon/nearest_names.hpp"
 #include "perfmon/printable.hpp"
+#include "perfmon/symbols.hpp"
 
 namespace {
 
@@ -151,6 +153,16 @@ int finish_standard_streams(std::string_view command) {
   return 0;
 }
 
+// Where perfmon keeps what outlives a run (the kernel's symbols): $XDG_CACHE_HOME/perfmon, else
+// ~/.cache/perfmon, as the XDG base directories say; "" where neither is known.
+std::string cache_directory() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] == '/')
+    return std::string(xdg) + "/perfmon";
+  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
+    return std::string(home) + "/.cache/perfmon";
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -160,6 +172,7 @@ int main(int argc, char** argv) {
     return 129;
   }
   const std::string_view command = args[1];
+  perfmon::SymbolTables::keep_kernel_symbols_in(cache_directory());
   try {
     const int status = run_command(command, args.subspan(2));
     return status == 0 ? finish_standard_streams(command) : status;
