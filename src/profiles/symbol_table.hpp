@@ -4,15 +4,19 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "profiles/kept_text.hpp"
 #include "perfmon/symbols.hpp"
+#include "profiles/kept_text.hpp"
 
 namespace perfmon {
 
@@ -31,6 +35,10 @@ struct SymbolTables::Table {
   std::uint16_t machine = 0;       // the ELF header's e_machine
   bool names_from_symtab = false;  // else from .dynsym, or none: a separate debug file may name more
   analysis::KeptText names;        // the functions' and stubs' names (a kernel has 100,000 of them)
+
+  // The name to show for one of `functions`: a C++ name demangled when first asked, as most of a
+  // large program's are never shown. Kept as long as the table; thread-safe.
+  const std::string_view* shown_name(const Function& function) const;
 
   const Function* at(std::uint64_t address) const {
     // A stub is looked for first: a symbol before the PLT without a size (_init) would reach over it.
@@ -66,6 +74,13 @@ struct SymbolTables::Table {
                               segment.file_size - (address - segment.address));
     return std::nullopt;
   }
+
+ private:
+  mutable std::mutex demangling_;  // guards what follows, but for the slots' loads
+  mutable std::unique_ptr<std::atomic<const std::string_view*>[]> demangled_;            // by function, once shown
+  mutable std::atomic<std::atomic<const std::string_view*>*> demangled_slots_{nullptr};  // demangled_'s, once made
+  mutable std::deque<std::string_view> demangled_views_;
+  mutable analysis::KeptText demangled_text_;
 };
 
 // Reads what it needs of a 64-bit ELF file in this machine's byte order: the PT_LOAD segments, the

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <tuple>
@@ -66,7 +67,7 @@ constexpr Elf64_Half kVersionHidden = 0x8000, kVersionIndex = 0x7fff;
 
 struct Found {
   std::uint64_t start, size;
-  std::string name;
+  std::string_view name;  // as the symbol table spells it, or made here (in read_functions' `made`)
   unsigned binding;
   std::size_t version_at = std::string::npos;  // where "@VERSION" begins in the name, if appended
 };
@@ -144,8 +145,14 @@ bool is_code_label(const ElfView& elf, const Elf64_Sym& symbol) {
          (elf.sections[symbol.st_shndx].sh_flags & SHF_EXECINSTR) != 0;
 }
 
+// The functions of .symtab, else of .dynsym. C++ names are kept as the file spells them and
+// demangled when first shown (SymbolTables::Table::shown_name): a large program has 100,000 names,
+// and a profile shows a few thousand. Where the choice of a name depends on its demangled form
+// (among aliases, and beside a hidden version's), they are demangled here.
 void read_functions(const ElfView& elf, SymbolTables::Table& table) {
   std::vector<Found> found;
+  std::deque<std::string> made;  // names made here, which `found` views (a deque: they never move)
+  bool versioned = false;
   for (Elf64_Word wanted : {SHT_SYMTAB, SHT_DYNSYM}) {
     for (std::size_t index = 0; index < elf.sections.size(); ++index) {
       const Elf64_Shdr& symbols = elf.sections[index];
@@ -163,29 +170,28 @@ void read_functions(const ElfView& elf, SymbolTables::Table& table) {
         Elf64_Sym symbol;
         std::memcpy(&symbol, entries.data() + at, sizeof symbol);
         const unsigned type = ELF64_ST_TYPE(symbol.st_info);
-        if ((type != STT_FUNC && type != STT_GNU_IFUNC && !is_code_label(elf, symbol)) || symbol.st_value == 0 ||
-            symbol.st_name >= names.size())
-          continue;
-        const std::string_view tail = names.substr(symbol.st_name);
+        const bool label = type != STT_FUNC && type != STT_GNU_IFUNC;
+        if ((label && !is_code_label(elf, symbol)) || symbol.st_value == 0 || symbol.st_name >= names.size()) continue;
+        std::string_view name = names.substr(symbol.st_name);
+        name = name.substr(0, name.find('\0'));
         // Arm's mapping symbols ($x, $d, $x.42) mark code and data, they name nothing.
-        if (is_code_label(elf, symbol) && tail.size() >= 2 && tail[0] == '$' &&
-            std::string_view("adtx").find(tail[1]) != std::string_view::npos &&
-            (tail.size() == 2 || tail[2] == '\0' || tail[2] == '.'))
+        if (label && name.size() >= 2 && name[0] == '$' &&
+            std::string_view("adtx").find(name[1]) != std::string_view::npos && (name.size() == 2 || name[2] == '.'))
           continue;
-        std::string name = demangled_function_name(std::string(tail.substr(0, tail.find('\0'))));
+        Found f{symbol.st_value, symbol.st_size, name, static_cast<unsigned>(ELF64_ST_BIND(symbol.st_info))};
         const std::uint64_t nth = at / sizeof(Elf64_Sym);
-        const std::size_t plain_size = name.size();
         if (definitions != nullptr && (nth + 1) * sizeof(Elf64_Half) <= versions.size()) {
           Elf64_Half version;
           std::memcpy(&version, versions.data() + nth * sizeof version, sizeof version);
           if ((version & kVersionHidden) && (version & kVersionIndex) > VER_NDX_GLOBAL)
-            if (std::string_view v = version_name(elf, *definitions, version & kVersionIndex); !v.empty())
-              name.append("@").append(v);
+            if (std::string_view v = version_name(elf, *definitions, version & kVersionIndex); !v.empty()) {
+              std::string& spelled = made.emplace_back(demangled_function_name(std::string(name)));
+              f.version_at = spelled.size();
+              f.name = spelled.append("@").append(v);
+              versioned = true;
+            }
         }
-        // Where the version begins, taken before the name moves into the record.
-        const std::size_t version_at = plain_size < name.size() ? plain_size : std::string::npos;
-        found.push_back({symbol.st_value, symbol.st_size, std::move(name),
-                         static_cast<unsigned>(ELF64_ST_BIND(symbol.st_info)), version_at});
+        found.push_back(f);
       }
     }
     if (!found.empty()) {  // .symtab holds all of .dynsym's
@@ -193,15 +199,24 @@ void read_functions(const ElfView& elf, SymbolTables::Table& table) {
       break;
     }
   }
-  std::unordered_map<std::string_view, unsigned> versions_of;  // by plain name
-  for (const Found& f : found) ++versions_of[std::string_view(f.name).substr(0, f.version_at)];
-  for (Found& f : found)
-    if (f.version_at != std::string::npos && versions_of[std::string_view(f.name).substr(0, f.version_at)] == 1)
-      f.name.resize(f.version_at);
+  auto demangle = [&](Found& f) {
+    if (f.version_at == std::string::npos && f.name.starts_with("_Z"))
+      f.name = made.emplace_back(demangled_function_name(std::string(f.name)));
+  };
+  if (versioned) {
+    // A version is kept only where another version of the plain (demangled) name needs telling apart.
+    for (Found& f : found) demangle(f);
+    std::unordered_map<std::string_view, unsigned> versions_of;  // by plain name
+    for (const Found& f : found) ++versions_of[f.name.substr(0, f.version_at)];
+    for (Found& f : found)
+      if (f.version_at != std::string::npos && versions_of[f.name.substr(0, f.version_at)] == 1)
+        f.name = f.name.substr(0, f.version_at);
+  }
   // Of the names of one address (aliases such as btowc and __btowc), the one perf shows (its
   // choose_best_symbol): one with a size, then global before local before weak (a weak name is
   // the one to avoid: readdir64 loses to __GI___readdir64), then the fewest leading underscores,
-  // then the longest.
+  // then the longest (demangled); among equals, the first in the table's order, as perf keeps the
+  // first (its symbols__fixup_duplicate).
   auto rank = [](const Found& f) {
     const std::size_t underscores = f.name.find_first_not_of('_');
     return std::make_tuple(f.size != 0,
@@ -210,12 +225,20 @@ void read_functions(const ElfView& elf, SymbolTables::Table& table) {
                                                    : 1,
                            -static_cast<long>(underscores == std::string::npos ? 0 : underscores), f.name.size());
   };
-  std::sort(found.begin(), found.end(),
-            [&](const Found& a, const Found& b) { return a.start != b.start ? a.start < b.start : rank(a) > rank(b); });
+  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.start < b.start; });
   table.functions.clear();
-  for (const Found& f : found)
-    if (table.functions.empty() || table.functions.back().start != f.start)
-      table.functions.push_back({f.start, f.size, table.names.keep(f.name)});
+  table.functions.reserve(found.size());
+  for (std::size_t first = 0, end; first < found.size(); first = end) {
+    end = first + 1;
+    while (end < found.size() && found[end].start == found[first].start) ++end;
+    std::size_t best = first;
+    if (end - first > 1) {
+      for (std::size_t i = first; i < end; ++i) demangle(found[i]);
+      for (std::size_t i = first + 1; i < end; ++i)
+        if (rank(found[i]) > rank(found[best])) best = i;
+    }
+    table.functions.push_back({found[best].start, found[best].size, table.names.keep(found[best].name)});
+  }
 }
 
 // The symbol `index` of a symbol table section, named (demangled), or empty.
@@ -275,7 +298,7 @@ void read_plt_stubs(const ElfView& elf, SymbolTables::Table& table) {
         const SymbolTables::Table::Function* resolver =
             slot.r_addend > 0 ? table.at(static_cast<std::uint64_t>(slot.r_addend)) : nullptr;
         if (resolver != nullptr && resolver->start == static_cast<std::uint64_t>(slot.r_addend)) {
-          name = resolver->name;
+          name = *table.shown_name(*resolver);
         } else {
           char offset[40];
           std::snprintf(offset, sizeof offset, "offset_%#llx", static_cast<unsigned long long>(at));
@@ -501,7 +524,7 @@ const std::string_view* SymbolTables::function_in_file(const std::string& path, 
   const Table::Function* function = address ? table.at(*address) : nullptr;
   if (function == nullptr) return nullptr;
   into = *address - function->start;
-  return &function->name;
+  return table.shown_name(*function);
 }
 
 const SourcePlace* SymbolTables::source_in_file(const std::string& path, std::uint64_t file_offset) {
@@ -516,7 +539,7 @@ std::optional<FunctionCode> SymbolTables::function_code(const std::string& path,
   const std::optional<std::uint64_t> address = table.address_of(file_offset);
   const Table::Function* function = address ? table.at(*address) : nullptr;
   if (function == nullptr) return std::nullopt;
-  FunctionCode code{std::string(function->name), function->start, function->size, {}, table.machine};
+  FunctionCode code{std::string(*table.shown_name(*function)), function->start, function->size, {}, table.machine};
   const auto held = table.file_offset_of(function->start);
   const std::optional<kernel::FileMapping> file = kernel::FileMapping::map(root_ + path);
   if (held && file && held->first < file->bytes().size()) {
@@ -574,6 +597,26 @@ const SymbolTables::Table& SymbolTables::kernel_table() {
     kernel_table_.store(kernel_.get(), std::memory_order_release);
   }
   return *kernel_;
+}
+
+const std::string_view* SymbolTables::Table::shown_name(const Function& function) const {
+  if (!function.name.starts_with("_Z") || &function < functions.data() ||
+      &function >= functions.data() + functions.size())
+    return &function.name;
+  const auto index = static_cast<std::size_t>(&function - functions.data());
+  if (const auto* slots = demangled_slots_.load(std::memory_order_acquire))
+    if (const std::string_view* known = slots[index].load(std::memory_order_acquire)) return known;
+  const std::string readable = demangled_function_name(std::string(function.name));  // outside the lock
+  const std::lock_guard<std::mutex> lock(demangling_);
+  if (!demangled_) {
+    demangled_ = std::make_unique<std::atomic<const std::string_view*>[]>(functions.size());
+    demangled_slots_.store(demangled_.get(), std::memory_order_release);
+  }
+  std::atomic<const std::string_view*>& slot = demangled_[index];
+  if (const std::string_view* known = slot.load(std::memory_order_relaxed)) return known;
+  const std::string_view* kept = &demangled_views_.emplace_back(demangled_text_.keep(readable));
+  slot.store(kept, std::memory_order_release);
+  return kept;
 }
 
 const std::string_view* SymbolTables::function_in_kernel(std::uint64_t address, std::uint64_t& into) {

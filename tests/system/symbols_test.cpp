@@ -16,10 +16,10 @@
 #include <sstream>
 #include <string>
 
-#include "profiles/symbol_table.hpp"
 #include "kernel/build_id.hpp"
 #include "perfmon/symbolizer.hpp"
 #include "perfmon/symbols.hpp"
+#include "profiles/symbol_table.hpp"
 
 namespace perfmon {
 namespace {
@@ -168,6 +168,25 @@ TEST_F(StrippedFiles, HiddenSymbolVersionsAreNamedWithTheirVersion) {
   EXPECT_EQ(*alone, "only_hidden_function");
 }
 
+// Of two names of one function that rank alike, the first in the symbol table, as perf keeps it.
+TEST_F(StrippedFiles, AliasesThatRankAlikeAreNamedByTheFirstInTheTable) {
+  const std::string library = (dir_ / "libversioned.so").string();
+  fs::copy_file(VERSIONED_LIBRARY, library);
+  const std::uint64_t offset = file_offset_of(library, "alias_alike_a");
+  ASSERT_NE(offset, 0u);
+  const std::string listing = output_of("readelf -sW '" + library + "'");
+  const std::size_t symtab = listing.find("'.symtab'");
+  ASSERT_NE(symtab, std::string::npos);
+  const std::size_t a = listing.find(" alias_alike_a\n", symtab), b = listing.find(" alias_alike_b\n", symtab);
+  ASSERT_NE(a, std::string::npos);
+  ASSERT_NE(b, std::string::npos);
+  SymbolTables symbols((dir_ / "no-root").string());
+  std::uint64_t into = 1;
+  const std::string_view* name = symbols.function_in_file(library, offset, into);
+  ASSERT_NE(name, nullptr);
+  EXPECT_EQ(*name, a < b ? "alias_alike_a" : "alias_alike_b");
+}
+
 // Where SymbolTables finds DWARF for perfmon_leaf: its line lies in the worker's source, on the
 // line that adds to the sink.
 TEST_F(StrippedFiles, SourceLinesComeFromTheDebugFile) {
@@ -304,7 +323,8 @@ TEST(PltStubs, AreNamedAsObjdumpNamesThem) {
       const std::string label = line.substr(open + 2, close - open - 2);
       if (!label.ends_with("@plt") || label.find('+') != std::string::npos || label.starts_with("_Z")) continue;
       std::uint64_t into = 1;
-      const std::string_view* name = symbols.function_in_file(file, std::stoull(line.substr(at + 16), nullptr, 16), into);
+      const std::string_view* name =
+          symbols.function_in_file(file, std::stoull(line.substr(at + 16), nullptr, 16), into);
       ASSERT_NE(name, nullptr) << line;
       EXPECT_EQ(*name, label) << line;
       EXPECT_EQ(into, 0u) << line;
