@@ -78,4 +78,14 @@ const EventCatalog& catalog(std::uint8_t selector) {
   return *catalogs[selector % catalogs.size()];
 }
 
+std::shared_ptr<SymbolTables> recording_symbols() {
+  static const std::shared_ptr<SymbolTables> symbols = [] {
+    auto tables = std::make_shared<SymbolTables>("/nonexistent");
+    std::uint64_t into = 0;
+    (void)tables->function_in_kernel(~std::uint64_t{0} << 40, into);
+    return tables;
+  }();
+  return symbols;
+}
+
 }  // namespace perfmon::fuzz

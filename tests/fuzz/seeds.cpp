@@ -132,9 +132,9 @@ int main(int argc, char** argv) {
   // Metric expressions in perf's language: the first byte picks the inputs' values.
   Corpus metrics(out, "metric_expression");
   for (const char* text :
-       {"instructions / cycles", "d_ratio(a, b) * 100", "1 + 2 * 3 % 4 - -5", "a if b > 1 | c & d ^ e else min(a, max(b, c))",
-        "#slots * cpu@topdown\\-retiring@ / source_count(x)", "has_event(cpu@cycles@) + strcmp_cpuid_str(0x410fd0c0)",
-        "(((1e-3)))", "NaN", "x ? y", "hv@PM\\,chip\\=?@"})
+       {"instructions / cycles", "d_ratio(a, b) * 100", "1 + 2 * 3 % 4 - -5",
+        "a if b > 1 | c & d ^ e else min(a, max(b, c))", "#slots * cpu@topdown\\-retiring@ / source_count(x)",
+        "has_event(cpu@cycles@) + strcmp_cpuid_str(0x410fd0c0)", "(((1e-3)))", "NaN", "x ? y", "hv@PM\\,chip\\=?@"})
     metrics.add(std::string(1, '\x05') + text);
 
   Corpus cpus(out, "cpu_list");
@@ -190,15 +190,17 @@ int main(int argc, char** argv) {
   }
 
   // perf.data files as perfmon record writes them, from the recordings the caller names (PERFMON_FUZZ_PERF_DATA,
-  // colon-separated).
-  Corpus files(out, "perf_data");
+  // colon-separated): the same seeds for the report's target and the annotation's.
+  Corpus files(out, "perf_data"), annotated(out, "perf_data_annotate");
   if (const char* recordings = std::getenv("PERFMON_FUZZ_PERF_DATA")) {
     std::istringstream paths(recordings);
     for (std::string path; std::getline(paths, path, ':');) {
       std::ifstream in(path, std::ios::binary);
       std::stringstream content;
       content << in.rdbuf();
-      if (!content.str().empty()) files.add(content.str());
+      if (content.str().empty()) continue;
+      files.add(content.str());
+      annotated.add(content.str());
     }
   }
   return 0;
