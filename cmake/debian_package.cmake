@@ -25,7 +25,7 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 # Loaded when first needed, not linked (dpkg-shlibdeps cannot see them): libpfm4's CPU-model event
 # tables, Capstone's disassembly (annotate) and libdw's DWARF (source lines, --call-graph dwarf) are
 # part of what perfmon is; serve's HTTP and --emulate's QEMU are recommended.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3, python3-numpy, libpfm4, libcapstone4, libdw1")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3, python3-numpy, libpfm4, libcapstone4, libdw1, zlib1g")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libmicrohttpd12, qemu-user")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "linux-perf")
 set(CPACK_STRIP_FILES ON)

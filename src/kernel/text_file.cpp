@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <fstream>
+#include <string_view>
 
 #include "kernel/fd.hpp"
 #include "kernel/file_mapping.hpp"
@@ -13,10 +13,21 @@
 namespace perfmon::kernel {
 
 std::string read_first_line(const std::string& path) {
-  std::ifstream in(path);
+  // read(2) rather than a stream: a stream's buffer and locale cost more than the read itself, and
+  // a command reads dozens of these files (each PMU's type and CPUs) at start.
+  const FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   std::string line;
-  std::getline(in, line);
-  return line;
+  if (!file) return line;
+  char chunk[512];
+  for (;;) {
+    const ssize_t got = ::read(file.get(), chunk, sizeof chunk);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return line;
+    const std::string_view text(chunk, static_cast<std::size_t>(got));
+    const std::size_t end = text.find('\n');
+    line.append(text.substr(0, end));
+    if (end != std::string_view::npos) return line;
+  }
 }
 
 namespace {

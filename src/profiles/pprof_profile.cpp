@@ -11,15 +11,16 @@
 #include <optional>
 #include <span>
 
-#include "profiles/flat_index.hpp"
-#include "profiles/name_table.hpp"
-#include "profiles/protobuf_writer.hpp"
-#include "profiles/recorded_processes.hpp"
 #include "kernel/build_id.hpp"
+#include "kernel/loaded_library.hpp"
 #include "kernel/records.hpp"
 #include "perfmon/error.hpp"
 #include "perfmon/profile.hpp"
 #include "perfmon/symbolizer.hpp"
+#include "profiles/flat_index.hpp"
+#include "profiles/name_table.hpp"
+#include "profiles/protobuf_writer.hpp"
+#include "profiles/recorded_processes.hpp"
 
 namespace perfmon {
 
@@ -69,19 +70,46 @@ enum Function : unsigned { kFunctionIdOwn = 1, kName = 2, kSystemName = 3, kFunc
 }  // namespace field
 
 #if PERFMON_HAVE_ZLIB
+// The zlib functions gzip calls, looked up in libz.so.1 when a profile is first gzipped.
+struct Zlib {
+  decltype(&deflateInit2_) init = nullptr;
+  decltype(&deflateBound) bound = nullptr;
+  decltype(&deflate) compress = nullptr;
+  decltype(&deflateEnd) end = nullptr;
+  std::string missing;  // why it cannot be used; empty when it can
+};
+
+const Zlib& zlib() {
+  static const Zlib loaded = [] {
+    Zlib lib;
+    const kernel::LoadedLibrary library(PERFMON_ZLIB_SONAME);
+    if (!library.loaded() || !library.find("deflateInit2_", lib.init) || !library.find("deflateBound", lib.bound) ||
+        !library.find("deflate", lib.compress) || !library.find("deflateEnd", lib.end))
+      lib.missing = "a pprof profile is gzipped with zlib, which cannot be loaded (" +
+                    (library.loaded() ? std::string(PERFMON_ZLIB_SONAME " lacks deflate") : library.why()) +
+                    "); install Debian's zlib1g package";
+    return lib;
+  }();
+  return loaded;
+}
+
 std::string gzip(const std::string& data) {
+  const Zlib& lib = zlib();
+  if (!lib.missing.empty()) throw Error(ErrorKind::Unsupported, lib.missing + ".");
   z_stream stream{};
-  // windowBits 15 + 16: a gzip header and trailer around the deflate stream.
-  if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+  // windowBits 15 + 16: a gzip header and trailer around the deflate stream (deflateInit2 is a
+  // macro for deflateInit2_ with the header's version and size).
+  if (lib.init(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+               static_cast<int>(sizeof(z_stream))) != Z_OK)
     throw Error(ErrorKind::System, "zlib could not start compressing the profile.");
-  std::string out(deflateBound(&stream, data.size()), '\0');
+  std::string out(lib.bound(&stream, data.size()), '\0');
   stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
   stream.avail_in = static_cast<uInt>(data.size());
   stream.next_out = reinterpret_cast<Bytef*>(out.data());
   stream.avail_out = static_cast<uInt>(out.size());
-  const int result = deflate(&stream, Z_FINISH);
+  const int result = lib.compress(&stream, Z_FINISH);
   out.resize(stream.total_out);
-  deflateEnd(&stream);
+  lib.end(&stream);
   if (result != Z_STREAM_END) throw Error(ErrorKind::System, "zlib could not compress the profile.");
   return out;
 }
