@@ -566,34 +566,44 @@ std::vector<SourceFrame> SymbolTables::source_frames(const std::string& path, st
 namespace {
 
 // The process's kernel symbols: read once, shared by the SymbolTables that live at a time.
-std::mutex kernel_reading;
-std::string kernel_cache_directory;                        // under kernel_reading
-std::weak_ptr<const KernelSymbolCopy> kernel_copy_shared;  // under kernel_reading
-std::weak_ptr<const SymbolTables::Table> kernel_shared;    // under kernel_reading
+// Made when first used, not at every start of every program that links the library.
+struct KernelShared {
+  std::mutex reading;
+  std::string cache_directory;                        // under `reading`
+  std::weak_ptr<const KernelSymbolCopy> copy;         // under `reading`
+  std::weak_ptr<const SymbolTables::Table> kallsyms;  // under `reading`
+};
+KernelShared& kernel_shared() {
+  static KernelShared shared;
+  return shared;
+}
 
 }  // namespace
 
 void SymbolTables::keep_kernel_symbols_in(std::string directory) {
-  const std::lock_guard<std::mutex> lock(kernel_reading);
-  kernel_cache_directory = std::move(directory);
+  KernelShared& shared = kernel_shared();
+  const std::lock_guard<std::mutex> lock(shared.reading);
+  shared.cache_directory = std::move(directory);
 }
 
 const KernelSymbolCopy* SymbolTables::kernel_copy() {
-  const std::lock_guard<std::mutex> lock(kernel_reading);
+  KernelShared& shared = kernel_shared();
+  const std::lock_guard<std::mutex> lock(shared.reading);
   if (!kernel_copy_tried_) {
     kernel_copy_tried_ = true;
-    kernel_copy_ = kernel_copy_shared.lock();
-    if (!kernel_copy_) kernel_copy_shared = kernel_copy_ = KernelSymbolCopy::map(kernel_cache_directory);
+    kernel_copy_ = shared.copy.lock();
+    if (!kernel_copy_) shared.copy = kernel_copy_ = KernelSymbolCopy::map(shared.cache_directory);
     kernel_copy_found_.store(kernel_copy_.get(), std::memory_order_release);
   }
   return kernel_copy_.get();
 }
 
 const SymbolTables::Table& SymbolTables::kernel_table() {
-  const std::lock_guard<std::mutex> lock(kernel_reading);
+  KernelShared& shared = kernel_shared();
+  const std::lock_guard<std::mutex> lock(shared.reading);
   if (!kernel_) {
-    kernel_ = kernel_shared.lock();
-    if (!kernel_) kernel_shared = kernel_ = read_kernel_symbols(kernel_cache_directory);
+    kernel_ = shared.kallsyms.lock();
+    if (!kernel_) shared.kallsyms = kernel_ = read_kernel_symbols(shared.cache_directory);
     kernel_table_.store(kernel_.get(), std::memory_order_release);
   }
   return *kernel_;
