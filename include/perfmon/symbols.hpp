@@ -95,6 +95,11 @@ class SymbolTables {
   // shows them are the same. "" (the default) keeps none. The perfmon command keeps them in
   // $XDG_CACHE_HOME/perfmon (~/.cache/perfmon).
   static void keep_kernel_symbols_in(std::string directory);
+  // Writes that copy now where the directory keep_kernel_symbols_in gave has none of this boot and
+  // modules, so that the process after this one finds it (perfmon record does, after a recording
+  // that may hold kernel samples: the report after it does not pay for /proc/kallsyms). Nothing
+  // where no directory was given, or this process already read or mapped the kernel's symbols.
+  static void keep_kernel_symbols_now();
 
   // Where separate debug files are looked for, as constructed: where a stack unwinder that reads
   // the same files looks too.

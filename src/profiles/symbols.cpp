@@ -586,6 +586,14 @@ void SymbolTables::keep_kernel_symbols_in(std::string directory) {
   shared.cache_directory = std::move(directory);
 }
 
+void SymbolTables::keep_kernel_symbols_now() {
+  KernelShared& shared = kernel_shared();
+  const std::lock_guard<std::mutex> lock(shared.reading);
+  if (shared.cache_directory.empty() || !shared.copy.expired() || !shared.kallsyms.expired()) return;
+  if (KernelSymbolCopy::map(shared.cache_directory)) return;
+  read_kernel_symbols(shared.cache_directory);  // for the copy it writes
+}
+
 const KernelSymbolCopy* SymbolTables::kernel_copy() {
   KernelShared& shared = kernel_shared();
   const std::lock_guard<std::mutex> lock(shared.reading);

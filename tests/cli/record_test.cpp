@@ -67,6 +67,34 @@ TEST_F(Record, TracepointSamplesAreEveryCallInPerfScript) {
   EXPECT_NE(evlist.find("{ sample_period, sample_freq }: 1,"), std::string::npos) << evlist;
 }
 
+// A recording whose events may sample the kernel keeps the kernel's symbols for the report after
+// it (docs/cli.md), which then names kernel addresses as a report that read /proc/kallsyms does;
+// one of user space alone keeps none.
+TEST_F(Record, KeepsTheKernelsSymbolsForTheReportAfterIt) {
+  const std::string kept = (dir_ / "kept").string(), user_only = (dir_ / "user-only").string();
+  // A context switch is sampled in the kernel's scheduler.
+  Result r = run({"/usr/bin/env", "XDG_CACHE_HOME=" + kept, PERFMON, "record", "-q", "-e", "context-switches", "-c",
+                  "1", "-o", file_, "--", WORKER, "sleep", "5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  struct stat copy {};
+  ASSERT_EQ(stat((kept + "/perfmon/kernel-symbols").c_str(), &copy), 0) << "no copy of the kernel's symbols kept";
+  EXPECT_EQ(copy.st_mode & 0777, 0600u);
+  const std::vector<std::string> report = {PERFMON, "report", "--stdio", "--sort", "sym", "-i", file_};
+  std::vector<std::string> from_copy = {"/usr/bin/env", "XDG_CACHE_HOME=" + kept};
+  from_copy.insert(from_copy.end(), report.begin(), report.end());
+  std::vector<std::string> from_kallsyms = {"/usr/bin/env", "XDG_CACHE_HOME=" + (dir_ / "none").string()};
+  from_kallsyms.insert(from_kallsyms.end(), report.begin(), report.end());
+  const Result named = run(from_copy), read = run(from_kallsyms);
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_NE(named.out.find("[k] schedule"), std::string::npos) << named.out;
+  EXPECT_EQ(named.out, read.out);
+
+  r = run({"/usr/bin/env", "XDG_CACHE_HOME=" + user_only, PERFMON, "record", "-q", "-e", "task-clock:u", "-o",
+           (dir_ / "user.data").string(), "--", WORKER, "getppid", "100"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(user_only + "/perfmon/kernel-symbols")) << "a recording of user space kept them";
+}
+
 TEST_F(Record, SpinningFunctionTopsPerfReport) {
   Result r = run({PERFMON, "record", "-e", "cpu-clock", "-o", file_, "--", WORKER, "loop", "400000000"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -33,6 +33,7 @@
 #include "perfmon/probe.hpp"
 #include "perfmon/recording.hpp"
 #include "perfmon/sampler.hpp"
+#include "perfmon/symbols.hpp"
 #include "perfmon/target.hpp"
 #include "perfmon/workload.hpp"
 #include "targets.hpp"
@@ -477,6 +478,14 @@ int record_emulated(const RecordOptions& o, std::vector<std::string> command_lin
   return exit.exit_code();
 }
 
+// After a recording whose events may sample the kernel: the kernel's symbols kept for the report
+// that follows it (docs/cli.md), once per boot, after the run and its summary.
+void keep_kernel_symbols_for(const std::vector<EventGroup>& groups) {
+  for (const EventGroup& group : groups)
+    for (const Event& event : group.events)
+      if (!event.attr.exclude_kernel) return SymbolTables::keep_kernel_symbols_now();
+}
+
 // `command_line` is perfmon's own, for the file's CMDLINE section.
 int record(const RecordOptions& o, std::vector<std::string> command_line) {
   const bool switching = o.switching.when != RecordOptions::SwitchOutput::When::Never;
@@ -557,6 +566,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
   if (parts) {
     if (live && !o.quiet) std::fputc('\n', stderr);
     parts->end(lost_sentence);
+    keep_kernel_symbols_for(groups);
     return workload ? exit.exit_code() : 0;
   }
   out->commit();
@@ -567,6 +577,7 @@ int record(const RecordOptions& o, std::vector<std::string> command_line) {
                  static_cast<unsigned long long>(sampler.stats().samples), static_cast<double>(file.data_bytes()) / 1e6,
                  out->name().c_str(), lost.c_str());
   }
+  keep_kernel_symbols_for(groups);
   return workload ? exit.exit_code() : 0;
 }
 
